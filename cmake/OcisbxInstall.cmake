@@ -1,0 +1,18 @@
+include(CMakePackageConfigHelpers)
+install(TARGETS ocisbx ocisbx_static EXPORT ocisbxTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS ocisbx_cli ocisbx_emulator RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ocisbx DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+  FILES_MATCHING PATTERN "*.h")
+install(EXPORT ocisbxTargets NAMESPACE ocisbx:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ocisbx)
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/ocisbxConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/ocisbxConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ocisbx)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/ocisbxConfigVersion.cmake
+  COMPATIBILITY SameMajorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/ocisbxConfig.cmake ${PROJECT_BINARY_DIR}/ocisbxConfigVersion.cmake
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ocisbx)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/ocisbx.pc.in ${PROJECT_BINARY_DIR}/ocisbx.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/ocisbx.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

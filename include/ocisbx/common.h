@@ -1,0 +1,105 @@
+/* libocisbx: version, status codes, errors, global init, logging.
+ *
+ * Conventions (see docs and design.md): every fallible call returns int, 0 on
+ * success or a negative OCISBX_E* code; details of the last failure on the
+ * calling thread are read with ocisbx_error_last(). Strings the library
+ * returns through a char ** out-parameter are freed with ocisbx_free(). */
+#ifndef OCISBX_COMMON_H
+#define OCISBX_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(OCISBX_BUILDING) && (defined(__GNUC__) || defined(__clang__))
+#define OCISBX_API __attribute__((visibility("default")))
+#else
+#define OCISBX_API
+#endif
+
+#define OCISBX_VERSION_MAJOR 0
+#define OCISBX_VERSION_MINOR 1
+#define OCISBX_VERSION_PATCH 0
+
+/* Status codes. Values are stable: new codes are only ever added. */
+typedef enum ocisbx_status {
+    OCISBX_OK = 0,
+    OCISBX_EINVAL = -1,        /* a bad argument from the caller */
+    OCISBX_ENOMEM = -2,        /* out of memory */
+    OCISBX_ENOTFOUND = -3,     /* the resource (or file) does not exist: HTTP 404 */
+    OCISBX_ECONFLICT = -4,     /* wrong state or conflicting change: HTTP 409/412 */
+    OCISBX_ERATELIMIT = -5,    /* too many requests: HTTP 429 */
+    OCISBX_ETIMEOUT = -6,      /* a deadline passed */
+    OCISBX_ECANCELED = -7,     /* canceled by the caller (callback returned non-zero) */
+    OCISBX_EDENIED = -8,       /* denied by the harness gate */
+    OCISBX_ENOTUNIQUE = -9,    /* an edit's old text occurs more than once */
+    OCISBX_EINTEGRITY = -10,   /* a SHA-256 or signature check failed */
+    OCISBX_ECONFIG = -11,      /* bad configuration (config file, key file, options) */
+    OCISBX_EAUTH = -12,        /* authentication refused or impossible: HTTP 401 */
+    OCISBX_ETRANSPORT = -13,   /* connection, TLS or protocol failure */
+    OCISBX_EIO = -14,          /* local file or stream I/O */
+    OCISBX_EPARSE = -15,       /* malformed data (JSON, dates, durations, headers) */
+    OCISBX_ESERVICE = -16,     /* any other error answer from the service (HTTP 4xx/5xx) */
+    OCISBX_ETOOLARGE = -17,    /* a body or value above a limit: HTTP 413 */
+    OCISBX_EUNSUPPORTED = -18, /* not supported (version, algorithm, platform) */
+    OCISBX_EFORBIDDEN = -19    /* not permitted (path outside /workspace, policy) */
+} ocisbx_status;
+
+/* "0.1.0" */
+OCISBX_API const char *ocisbx_version(void);
+/* A short fixed name for a status code, e.g. "not found". Never NULL. */
+OCISBX_API const char *ocisbx_strerror(int code);
+
+/* Reference-counted and thread-safe: every init needs one cleanup. Calls that
+ * need it (HTTP) initialise on first use too, but a program that creates
+ * threads should call it once first. */
+OCISBX_API int ocisbx_global_init(void);
+OCISBX_API void ocisbx_global_cleanup(void);
+
+/* Frees any string or buffer the library returned. free(NULL) is a no-op. */
+OCISBX_API void ocisbx_free(void *p);
+
+/* ---- errors ------------------------------------------------------------ */
+/* The last failure on the calling thread; valid until the next library call
+ * on this thread. Never NULL: after a success the code is OCISBX_OK. */
+typedef struct ocisbx_error ocisbx_error;
+OCISBX_API const ocisbx_error *ocisbx_error_last(void);
+OCISBX_API int ocisbx_error_code(const ocisbx_error *e);
+/* A complete one-line message naming what failed (file, key, field, status,
+ * request id). Never NULL, never contains a secret. */
+OCISBX_API const char *ocisbx_error_message(const ocisbx_error *e);
+/* HTTP status of the answer that failed, 0 when the failure was not an answer. */
+OCISBX_API int ocisbx_error_http_status(const ocisbx_error *e);
+/* The service's error code ("NotAuthorizedOrNotFound"), or NULL. */
+OCISBX_API const char *ocisbx_error_service_code(const ocisbx_error *e);
+/* The opc-request-id of the failed request, or NULL. */
+OCISBX_API const char *ocisbx_error_request_id(const ocisbx_error *e);
+OCISBX_API void ocisbx_error_clear(void);
+
+/* ---- logging ------------------------------------------------------------ */
+typedef enum ocisbx_log_level {
+    OCISBX_LOG_ERROR = 0,
+    OCISBX_LOG_WARN = 1,
+    OCISBX_LOG_INFO = 2,
+    OCISBX_LOG_DEBUG = 3
+} ocisbx_log_level;
+/* Called for each log line at or below max_level (one line, no newline).
+ * Lines never contain a secret: Authorization values, tokens, keys and
+ * passphrases are redacted before the callback sees them. Global; may be
+ * called from any thread that uses the library. fn NULL turns logging off. */
+typedef void (*ocisbx_log_fn)(int level, const char *line, void *user_data);
+OCISBX_API void ocisbx_set_log(ocisbx_log_fn fn, int max_level, void *user_data);
+
+/* A pull-style byte source: fill up to cap bytes of buf, return the count
+ * (0 at the end), or a negative OCISBX_E* code. */
+typedef int64_t (*ocisbx_read_fn)(void *buf, size_t cap, void *user_data);
+/* A push-style byte sink: consume len bytes; non-zero return cancels. */
+typedef int (*ocisbx_write_fn)(const void *data, size_t len, void *user_data);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,7 @@
+/* libocisbx: the whole public API. */
+#ifndef OCISBX_H
+#define OCISBX_H
+#include "common.h"
+#include "util.h"
+#include "auth.h"
+#endif

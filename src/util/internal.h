@@ -1,0 +1,80 @@
+/* Internal helpers shared by every layer (not installed). */
+#ifndef OCISBX_UTIL_INTERNAL_H
+#define OCISBX_UTIL_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ocisbx/common.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define OCISBX_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define OCISBX_PRINTF(f, a)
+#endif
+
+/* ---- growable byte buffer; data is always NUL-terminated when non-NULL ---- */
+typedef struct ocisbx_buf {
+    char *data;
+    size_t len;
+    size_t cap;
+} ocisbx_buf;
+
+#define OCISBX_BUF_INIT {NULL, 0, 0}
+void ocisbx_buf_init(ocisbx_buf *b);
+int ocisbx_buf_reserve(ocisbx_buf *b, size_t extra);
+int ocisbx_buf_append(ocisbx_buf *b, const void *data, size_t len);
+int ocisbx_buf_appends(ocisbx_buf *b, const char *s);
+int ocisbx_buf_appendf(ocisbx_buf *b, const char *fmt, ...) OCISBX_PRINTF(2, 3);
+int ocisbx_buf_vappendf(ocisbx_buf *b, const char *fmt, va_list ap) OCISBX_PRINTF(2, 0);
+void ocisbx_buf_clear(ocisbx_buf *b); /* len = 0, keeps memory */
+/* Hands the data to the caller (never NULL on success: "" for empty). */
+char *ocisbx_buf_detach(ocisbx_buf *b);
+void ocisbx_buf_free(ocisbx_buf *b);
+/* Wipes (OPENSSL_cleanse) the whole capacity, then frees: for secrets. */
+void ocisbx_buf_wipe_free(ocisbx_buf *b);
+
+/* ---- strings ---- */
+char *ocisbx_strdup(const char *s);              /* NULL -> NULL */
+char *ocisbx_strndup(const char *s, size_t n);
+char *ocisbx_asprintf(const char *fmt, ...) OCISBX_PRINTF(1, 2);
+int ocisbx_strcasecmp(const char *a, const char *b); /* ASCII only, locale-free */
+int ocisbx_strncasecmp(const char *a, const char *b, size_t n);
+/* Wipes a NUL-terminated secret, then frees it. NULL is a no-op. */
+void ocisbx_free_secret(char *s);
+/* Wipes n bytes (OPENSSL_cleanse). */
+void ocisbx_wipe(void *p, size_t n);
+
+/* ---- errors ----
+ * Every failing internal function sets the thread's last error and returns
+ * the code: `return ocisbx_fail(OCISBX_ECONFIG, "config file %s: ...", path);` */
+int ocisbx_fail(int code, const char *fmt, ...) OCISBX_PRINTF(2, 3);
+/* A failure that is an answer from a server. svc_code and request_id may be NULL. */
+int ocisbx_fail_http(int code, int http_status, const char *svc_code, const char *request_id,
+                     const char *fmt, ...) OCISBX_PRINTF(5, 6);
+/* Prefixes the current error message with context ("writing /workspace/a: ").
+ * Returns the current code (so: return ocisbx_error_wrap("...") ). */
+int ocisbx_error_wrap(const char *fmt, ...) OCISBX_PRINTF(1, 2);
+/* Out of memory: sets a static message without allocating. */
+int ocisbx_fail_nomem(void);
+/* Saves and restores the thread's last error (cleanup code that must not
+ * overwrite the failure it is cleaning up after). */
+typedef struct ocisbx_error_saved ocisbx_error_saved;
+ocisbx_error_saved *ocisbx_error_save(void);
+void ocisbx_error_restore(ocisbx_error_saved *s); /* restores and frees */
+/* Maps an HTTP error status to an OCISBX_E* code. */
+int ocisbx_status_from_http(int http_status);
+
+/* ---- logging ---- */
+void ocisbx_log(int level, const char *fmt, ...) OCISBX_PRINTF(2, 3);
+bool ocisbx_log_enabled(int level);
+/* Redacts secrets in a log line in place: the value after "authorization:"
+ * or "x-app-token:" (any case), "Signature ..." parameters, and "ST$<token>". */
+void ocisbx_log_redact(char *line);
+
+/* ---- global init (refcounted) ---- */
+int ocisbx_global_ensure(void); /* init once for the process lifetime if nobody did */
+
+#endif
