@@ -4,4 +4,5 @@
 #include "common.h"
 #include "util.h"
 #include "auth.h"
+#include "api.h"
 #endif

@@ -1,8 +1,158 @@
-/* Placeholder: the CLI is being written (raw-request first). */
+/* ocisbx [global options] <command> [<subcommand>] [options]
+ * Global options may come before or after the command; they are taken out
+ * of argv before the command sees it. */
+#include <stddef.h>
 #include <stdio.h>
-#include "ocisbx/ocisbx.h"
-int main(void)
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+const cli_command cli_commands[] = {
+    {"raw-request", "sign and send any request (or print it with --dry-run)", cmd_raw_request},
+    {"sandbox", "create|get|list|update|stop|delete|extend|suspend|resume", cmd_sandbox},
+    {"command", "run|run-and-wait|run-and-stream|get|list|output|events|cancel", cmd_command},
+    {"file", "read|write", cmd_file},
+    {"snapshot", "create|get|list|delete", cmd_snapshot},
+    {NULL, NULL, NULL},
+};
+
+static void usage(FILE *out)
 {
-    printf("ocisbx %s\n", ocisbx_version());
-    return 0;
+    fprintf(out, "usage: ocisbx [global options] <command> [<subcommand>] [options]\n\ncommands:\n");
+    for (const cli_command *c = cli_commands; c->name; c++)
+        fprintf(out, "  %-12s %s\n", c->name, c->summary);
+    fprintf(out, "\nglobal options (before or after the command):\n"
+                 "  --config-file FILE   OCI config file (default $OCI_CONFIG_FILE or ~/.oci/config)\n"
+                 "  --profile NAME       profile (env OCI_SANDBOX_PROFILE; default DEFAULT)\n"
+                 "  --auth KIND          api_key|security_token|instance_principal|resource_principal\n"
+                 "  --region REGION      region (env OCI_SANDBOX_REGION)\n"
+                 "  --endpoint URL       service endpoint (env OCI_SANDBOX_ENDPOINT)\n"
+                 "  --api-version V      API version path segment (env OCI_SANDBOX_API_VERSION; "
+                 "default " CLI_DEFAULT_API_VERSION ")\n"
+                 "  --ca-bundle FILE     PEM CA bundle for https\n"
+                 "  --version, --help\n");
+}
+
+typedef struct global_opt {
+    const char *name;
+    size_t offset;
+} global_opt;
+
+#define G(field) offsetof(cli_globals, field)
+static const global_opt global_opts[] = {
+    {"config-file", G(config_file)}, {"profile", G(profile)},     {"auth", G(auth)},
+    {"region", G(region)},           {"endpoint", G(endpoint)},   {"api-version", G(api_version)},
+    {"ca-bundle", G(ca_bundle)},     {NULL, 0},
+};
+
+static const char *env_or_null(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+static int check_auth(const char *auth)
+{
+    static const char *const kinds[] = {OCISBX_AUTH_API_KEY, OCISBX_AUTH_SECURITY_TOKEN,
+                                        OCISBX_AUTH_INSTANCE_PRINCIPAL, OCISBX_AUTH_RESOURCE_PRINCIPAL, NULL};
+    for (const char *const *k = kinds; *k; k++)
+        if (strcmp(*k, auth) == 0)
+            return 0;
+    return cli_error(CLI_EXIT_USAGE,
+                     "--auth %s: not one of api_key, security_token, instance_principal, resource_principal", auth);
+}
+
+int main(int argc, char **argv)
+{
+    cli_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    if (!rest)
+        return cli_error(CLI_EXIT_FAIL, "out of memory");
+    int nrest = 0;
+    bool help = false, version = false, no_more = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (no_more) {
+            rest[nrest++] = argv[i];
+            continue;
+        }
+        if (strcmp(arg, "--") == 0) {
+            no_more = true;
+            rest[nrest++] = argv[i];
+            continue;
+        }
+        bool taken = false;
+        for (const global_opt *g = global_opts; g->name && !taken; g++) {
+            const char *value = NULL;
+            int m = cli_opt_value(argc, argv, &i, g->name, &value);
+            if (m < 0) {
+                free(rest);
+                return CLI_EXIT_USAGE;
+            }
+            if (m > 0) {
+                if (!*value) {
+                    free(rest);
+                    return cli_error(CLI_EXIT_USAGE, "option --%s: empty value", g->name);
+                }
+                *(const char **)((char *)&ctx.g + g->offset) = value;
+                taken = true;
+            }
+        }
+        if (taken)
+            continue;
+        if (strcmp(arg, "--version") == 0) {
+            version = true;
+        } else if ((strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) && nrest == 0) {
+            help = true; /* after the command, --help is the command's */
+        } else {
+            rest[nrest++] = argv[i];
+        }
+    }
+    if (version) {
+        printf("ocisbx %s\n", ocisbx_version());
+        free(rest);
+        return CLI_EXIT_OK;
+    }
+    if (help || nrest == 0) {
+        usage(help ? stdout : stderr);
+        free(rest);
+        return help ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+    }
+    /* The environment fills what the options left open. */
+    if (!ctx.g.profile)
+        ctx.g.profile = env_or_null("OCI_SANDBOX_PROFILE");
+    if (!ctx.g.region)
+        ctx.g.region = env_or_null("OCI_SANDBOX_REGION");
+    if (!ctx.g.endpoint)
+        ctx.g.endpoint = env_or_null("OCI_SANDBOX_ENDPOINT");
+    if (!ctx.g.api_version)
+        ctx.g.api_version = env_or_null("OCI_SANDBOX_API_VERSION");
+    if (!ctx.g.api_version)
+        ctx.g.api_version = CLI_DEFAULT_API_VERSION;
+    ctx.g.project_id = env_or_null("OCI_SANDBOX_PROJECT_ID");
+    if (ctx.g.auth && check_auth(ctx.g.auth) != 0) {
+        free(rest);
+        return CLI_EXIT_USAGE;
+    }
+
+    const cli_command *cmd = cli_commands;
+    while (cmd->name && strcmp(cmd->name, rest[0]) != 0)
+        cmd++;
+    int status;
+    if (!cmd->name) {
+        status = cli_error(CLI_EXIT_USAGE, "unknown command %s (see ocisbx --help)", rest[0]);
+    } else if (ocisbx_global_init() != 0) {
+        status = cli_fail_last();
+    } else {
+        status = cmd->fn(&ctx, nrest, rest);
+        ocisbx_credentials_free(ctx.creds);
+        ocisbx_config_free(ctx.config);
+        free(ctx.endpoint);
+        ocisbx_global_cleanup();
+    }
+    free(rest);
+    fflush(stdout);
+    return status;
 }

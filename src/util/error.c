@@ -104,6 +104,9 @@ int ocisbx_error_wrap(const char *fmt, ...)
     memcpy(last_error.message + pn, old, on);
     last_error.message[pn + on] = '\0';
     ocisbx_log_redact(last_error.message);
+    /* Never turn a failure into success when the callee forgot to set the error. */
+    if (last_error.code == OCISBX_OK)
+        last_error.code = OCISBX_EINVAL;
     return last_error.code;
 }
 

@@ -1,0 +1,395 @@
+/* libocisbx api layer: the REST client for every generative_ai_sandbox
+ * operation (see docs/wire.md for the wire contract).
+ *
+ * - A client (ocisbx_client) is made from options: the endpoint (or a
+ *   region), the API version, the credentials and the http transport
+ *   options. One client is used by one thread at a time; it reuses its
+ *   connection across calls.
+ * - Models are opaque and read with typed getters. Strings they return are
+ *   owned by the model (valid until it is freed); absent fields read as NULL
+ *   (strings) or "not present" (the int getters return 0 and leave *out).
+ *   Every model can be had as its JSON text (_to_json, camelCase field
+ *   names exactly as the service sends them, unknown fields kept).
+ * - Request details are opaque builders with setters, or made from JSON
+ *   text (_from_json). Any operation can also be called with JSON in and
+ *   JSON out (ocisbx_client_call_json), for FFI users.
+ * - Every call returns 0 or a negative OCISBX_E* code; the error object
+ *   (ocisbx_error_last) holds the HTTP status, the service's code and
+ *   message and the opc-request-id of a failed answer. */
+#ifndef OCISBX_API_H
+#define OCISBX_API_H
+
+#include "common.h"
+#include "auth.h"
+#include "http.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The largest request body the service takes [public]; a larger file write
+ * is refused before sending (write in parts: the backend layer does). */
+#define OCISBX_FILE_PART_MAX (8 * 1024 * 1024)
+/* CreateSandboxDetails.expiresInMinutes: 1..2880 (48 h). */
+#define OCISBX_EXPIRES_IN_MINUTES_MAX 2880
+#define OCISBX_DEFAULT_API_VERSION "20231130"
+
+/* ---- client options ------------------------------------------------------ */
+typedef struct ocisbx_client_options ocisbx_client_options;
+OCISBX_API int ocisbx_client_options_new(ocisbx_client_options **out);
+OCISBX_API void ocisbx_client_options_free(ocisbx_client_options *o);
+/* Base URL ("https://host[:port][/prefix]"). When unset: $OCI_SANDBOX_ENDPOINT,
+ * else https://inference.generativeai.<region>.oci.<realm domain> with the
+ * region from set_region, $OCI_SANDBOX_REGION or the credentials. */
+OCISBX_API int ocisbx_client_options_set_endpoint(ocisbx_client_options *o, const char *url);
+/* Region name or short code ("us-chicago-1", "ord"). */
+OCISBX_API int ocisbx_client_options_set_region(ocisbx_client_options *o, const char *region);
+/* Path segment after the endpoint. Unset: $OCI_SANDBOX_API_VERSION, else
+ * "20231130". */
+OCISBX_API int ocisbx_client_options_set_api_version(ocisbx_client_options *o, const char *version);
+/* Referenced, not copied; overrides credentials set in the http options. */
+OCISBX_API int ocisbx_client_options_set_credentials(ocisbx_client_options *o, ocisbx_credentials *creds);
+/* Transport options (timeouts, retries, CA bundle, ...): copied. */
+OCISBX_API int ocisbx_client_options_set_http_options(ocisbx_client_options *o, const ocisbx_http_options *h);
+/* Ask event streams for application/x-ndjson instead of text/event-stream
+ * (both are parsed whatever the answer is). */
+OCISBX_API int ocisbx_client_options_set_prefer_ndjson(ocisbx_client_options *o, int prefer);
+/* How often an event stream is resumed without receiving a new event before
+ * giving up (default 8). */
+OCISBX_API int ocisbx_client_options_set_stream_resume_limit(ocisbx_client_options *o, int limit);
+
+/* ---- the client ------------------------------------------------------------ */
+typedef struct ocisbx_client ocisbx_client;
+/* opts NULL: everything from the environment; credentials are then needed
+ * in the http options or the call fails unsigned. */
+OCISBX_API int ocisbx_client_new(const ocisbx_client_options *opts, ocisbx_client **out);
+OCISBX_API void ocisbx_client_free(ocisbx_client *c);
+/* The resolved endpoint (no trailing '/') and API version. */
+OCISBX_API const char *ocisbx_client_endpoint(const ocisbx_client *c);
+OCISBX_API const char *ocisbx_client_api_version(const ocisbx_client *c);
+/* opc-request-id of the last call's answer (or the one sent), or NULL. */
+OCISBX_API const char *ocisbx_client_last_request_id(const ocisbx_client *c);
+
+/* ---- models: Sandbox and SandboxSummary -------------------------------------- */
+typedef struct ocisbx_sandbox ocisbx_sandbox;
+OCISBX_API int ocisbx_sandbox_from_json(const char *json, size_t len, ocisbx_sandbox **out);
+OCISBX_API int ocisbx_sandbox_to_json(const ocisbx_sandbox *s, char **out);
+OCISBX_API void ocisbx_sandbox_free(ocisbx_sandbox *s);
+OCISBX_API const char *ocisbx_sandbox_id(const ocisbx_sandbox *s);
+OCISBX_API const char *ocisbx_sandbox_project_id(const ocisbx_sandbox *s);
+OCISBX_API const char *ocisbx_sandbox_display_name(const ocisbx_sandbox *s);
+OCISBX_API const char *ocisbx_sandbox_runtime(const ocisbx_sandbox *s);
+OCISBX_API const char *ocisbx_sandbox_shape(const ocisbx_sandbox *s);
+/* CREATING, RUNNING, UPDATING, STOPPING, STOPPED, SUSPENDING, SUSPENDED,
+ * RESUMING, FAILED, DELETED (or a state this version does not know). */
+OCISBX_API const char *ocisbx_sandbox_lifecycle_state(const ocisbx_sandbox *s);
+OCISBX_API const char *ocisbx_sandbox_lifecycle_details(const ocisbx_sandbox *s);
+OCISBX_API const char *ocisbx_sandbox_warmpool_name(const ocisbx_sandbox *s);
+OCISBX_API const char *ocisbx_sandbox_published_port_auth_mode(const ocisbx_sandbox *s);
+OCISBX_API int ocisbx_sandbox_expires_in_minutes(const ocisbx_sandbox *s, int64_t *out);
+/* RFC 3339 text as sent (parse with ocisbx_time_parse_rfc3339). */
+OCISBX_API const char *ocisbx_sandbox_time_created(const ocisbx_sandbox *s);
+OCISBX_API const char *ocisbx_sandbox_time_updated(const ocisbx_sandbox *s);
+OCISBX_API const char *ocisbx_sandbox_time_expires(const ocisbx_sandbox *s);
+OCISBX_API const char *ocisbx_sandbox_time_stopped(const ocisbx_sandbox *s);
+OCISBX_API size_t ocisbx_sandbox_published_port_count(const ocisbx_sandbox *s);
+/* Returns 0 when i is out of range. */
+OCISBX_API int64_t ocisbx_sandbox_published_port(const ocisbx_sandbox *s, size_t i);
+OCISBX_API const char *ocisbx_sandbox_published_port_url(const ocisbx_sandbox *s, size_t i);
+/* The etag header of get_sandbox, or NULL. */
+OCISBX_API const char *ocisbx_sandbox_etag(const ocisbx_sandbox *s);
+
+/* ---- models: SandboxCommand ------------------------------------------------- */
+typedef struct ocisbx_command ocisbx_command;
+OCISBX_API int ocisbx_command_from_json(const char *json, size_t len, ocisbx_command **out);
+OCISBX_API int ocisbx_command_to_json(const ocisbx_command *c, char **out);
+OCISBX_API void ocisbx_command_free(ocisbx_command *c);
+OCISBX_API const char *ocisbx_command_id(const ocisbx_command *c);
+OCISBX_API const char *ocisbx_command_sandbox_id(const ocisbx_command *c);
+OCISBX_API const char *ocisbx_command_command(const ocisbx_command *c);
+OCISBX_API const char *ocisbx_command_cwd(const ocisbx_command *c);
+OCISBX_API size_t ocisbx_command_arg_count(const ocisbx_command *c);
+OCISBX_API const char *ocisbx_command_arg(const ocisbx_command *c, size_t i);
+/* ACCEPTED, RUNNING, SUCCEEDED, FAILED, CANCELED, TIMED_OUT. */
+OCISBX_API const char *ocisbx_command_lifecycle_state(const ocisbx_command *c);
+/* 1 and *out set when the command reported an exit status, else 0. */
+OCISBX_API int ocisbx_command_exit_code(const ocisbx_command *c, int *out);
+/* runAndWait's output: stdout (whether the service sends the output object
+ * or a plain string), stderr (NULL when the service sent only a string). */
+OCISBX_API const char *ocisbx_command_stdout(const ocisbx_command *c);
+OCISBX_API const char *ocisbx_command_stderr(const ocisbx_command *c);
+OCISBX_API const char *ocisbx_command_time_created(const ocisbx_command *c);
+OCISBX_API const char *ocisbx_command_time_started(const ocisbx_command *c);
+OCISBX_API const char *ocisbx_command_time_finished(const ocisbx_command *c);
+
+/* ---- models: SandboxCommandOutput ------------------------------------------- */
+typedef struct ocisbx_command_output ocisbx_command_output;
+OCISBX_API int ocisbx_command_output_from_json(const char *json, size_t len, ocisbx_command_output **out);
+OCISBX_API int ocisbx_command_output_to_json(const ocisbx_command_output *o, char **out);
+OCISBX_API void ocisbx_command_output_free(ocisbx_command_output *o);
+OCISBX_API const char *ocisbx_command_output_command_id(const ocisbx_command_output *o);
+OCISBX_API const char *ocisbx_command_output_stdout(const ocisbx_command_output *o);
+OCISBX_API const char *ocisbx_command_output_stderr(const ocisbx_command_output *o);
+OCISBX_API int ocisbx_command_output_exit_code(const ocisbx_command_output *o, int *out);
+OCISBX_API int ocisbx_command_output_last_seq(const ocisbx_command_output *o, int64_t *out);
+
+/* ---- models: SandboxCommandEvent -------------------------------------------- */
+typedef struct ocisbx_command_event ocisbx_command_event;
+typedef enum ocisbx_event_kind {
+    OCISBX_EVENT_OTHER = 0, /* a kind this version does not know */
+    OCISBX_EVENT_STARTED = 1,
+    OCISBX_EVENT_STDOUT = 2,
+    OCISBX_EVENT_STDERR = 3,
+    OCISBX_EVENT_FINISHED = 4
+} ocisbx_event_kind;
+OCISBX_API int ocisbx_command_event_from_json(const char *json, size_t len, ocisbx_command_event **out);
+OCISBX_API int ocisbx_command_event_to_json(const ocisbx_command_event *e, char **out);
+OCISBX_API void ocisbx_command_event_free(ocisbx_command_event *e);
+OCISBX_API const char *ocisbx_command_event_command_id(const ocisbx_command_event *e);
+OCISBX_API int64_t ocisbx_command_event_seq(const ocisbx_command_event *e);
+OCISBX_API const char *ocisbx_command_event_timestamp(const ocisbx_command_event *e);
+/* The "event" field as sent, and as an enum. */
+OCISBX_API const char *ocisbx_command_event_type(const ocisbx_command_event *e);
+OCISBX_API int ocisbx_command_event_kind(const ocisbx_command_event *e);
+/* The chunk of STDOUT/STDERR ("" otherwise); *len its byte length (may be NULL). */
+OCISBX_API const char *ocisbx_command_event_data(const ocisbx_command_event *e, size_t *len);
+OCISBX_API int ocisbx_command_event_exit_code(const ocisbx_command_event *e, int *out);
+
+/* ---- models: SandboxFile, SandboxSnapshot -------------------------------------- */
+typedef struct ocisbx_sandbox_file ocisbx_sandbox_file;
+OCISBX_API int ocisbx_sandbox_file_from_json(const char *json, size_t len, ocisbx_sandbox_file **out);
+OCISBX_API int ocisbx_sandbox_file_to_json(const ocisbx_sandbox_file *f, char **out);
+OCISBX_API void ocisbx_sandbox_file_free(ocisbx_sandbox_file *f);
+OCISBX_API const char *ocisbx_sandbox_file_sandbox_id(const ocisbx_sandbox_file *f);
+OCISBX_API const char *ocisbx_sandbox_file_path(const ocisbx_sandbox_file *f);
+OCISBX_API const char *ocisbx_sandbox_file_content_sha256(const ocisbx_sandbox_file *f);
+
+typedef struct ocisbx_snapshot ocisbx_snapshot;
+OCISBX_API int ocisbx_snapshot_from_json(const char *json, size_t len, ocisbx_snapshot **out);
+OCISBX_API int ocisbx_snapshot_to_json(const ocisbx_snapshot *s, char **out);
+OCISBX_API void ocisbx_snapshot_free(ocisbx_snapshot *s);
+OCISBX_API const char *ocisbx_snapshot_id(const ocisbx_snapshot *s);
+OCISBX_API const char *ocisbx_snapshot_sandbox_id(const ocisbx_snapshot *s);
+OCISBX_API const char *ocisbx_snapshot_display_name(const ocisbx_snapshot *s);
+OCISBX_API const char *ocisbx_snapshot_runtime(const ocisbx_snapshot *s);
+/* CREATING, ACTIVE, DELETING, DELETED, FAILED. */
+OCISBX_API const char *ocisbx_snapshot_lifecycle_state(const ocisbx_snapshot *s);
+OCISBX_API int ocisbx_snapshot_size_bytes(const ocisbx_snapshot *s, int64_t *out);
+OCISBX_API const char *ocisbx_snapshot_time_created(const ocisbx_snapshot *s);
+OCISBX_API const char *ocisbx_snapshot_time_expires(const ocisbx_snapshot *s);
+
+/* ---- collections (one page of a list) ----------------------------------------- */
+/* Items are owned by the collection. next_page: the opc-next-page header,
+ * NULL on the last page. */
+typedef struct ocisbx_sandbox_collection ocisbx_sandbox_collection;
+OCISBX_API size_t ocisbx_sandbox_collection_count(const ocisbx_sandbox_collection *l);
+OCISBX_API const ocisbx_sandbox *ocisbx_sandbox_collection_item(const ocisbx_sandbox_collection *l, size_t i);
+OCISBX_API const char *ocisbx_sandbox_collection_next_page(const ocisbx_sandbox_collection *l);
+OCISBX_API int ocisbx_sandbox_collection_to_json(const ocisbx_sandbox_collection *l, char **out);
+OCISBX_API void ocisbx_sandbox_collection_free(ocisbx_sandbox_collection *l);
+
+typedef struct ocisbx_command_collection ocisbx_command_collection;
+OCISBX_API size_t ocisbx_command_collection_count(const ocisbx_command_collection *l);
+OCISBX_API const ocisbx_command *ocisbx_command_collection_item(const ocisbx_command_collection *l, size_t i);
+OCISBX_API const char *ocisbx_command_collection_next_page(const ocisbx_command_collection *l);
+OCISBX_API int ocisbx_command_collection_to_json(const ocisbx_command_collection *l, char **out);
+OCISBX_API void ocisbx_command_collection_free(ocisbx_command_collection *l);
+
+typedef struct ocisbx_snapshot_collection ocisbx_snapshot_collection;
+OCISBX_API size_t ocisbx_snapshot_collection_count(const ocisbx_snapshot_collection *l);
+OCISBX_API const ocisbx_snapshot *ocisbx_snapshot_collection_item(const ocisbx_snapshot_collection *l, size_t i);
+OCISBX_API const char *ocisbx_snapshot_collection_next_page(const ocisbx_snapshot_collection *l);
+OCISBX_API int ocisbx_snapshot_collection_to_json(const ocisbx_snapshot_collection *l, char **out);
+OCISBX_API void ocisbx_snapshot_collection_free(ocisbx_snapshot_collection *l);
+
+/* ---- request details ------------------------------------------------------------ */
+/* CreateSandboxDetails. expiresInMinutes must be 1..2880 (a lifetime that
+ * never ends, -1, is refused); the deprecated expirationDuration is never
+ * sent: from JSON it is converted to whole minutes (rounded up). */
+typedef struct ocisbx_create_sandbox_details ocisbx_create_sandbox_details;
+OCISBX_API int ocisbx_create_sandbox_details_new(ocisbx_create_sandbox_details **out);
+OCISBX_API int ocisbx_create_sandbox_details_from_json(const char *json, size_t len,
+                                                       ocisbx_create_sandbox_details **out);
+OCISBX_API int ocisbx_create_sandbox_details_to_json(const ocisbx_create_sandbox_details *d, char **out);
+OCISBX_API void ocisbx_create_sandbox_details_free(ocisbx_create_sandbox_details *d);
+OCISBX_API int ocisbx_create_sandbox_details_set_display_name(ocisbx_create_sandbox_details *d, const char *v);
+OCISBX_API int ocisbx_create_sandbox_details_set_runtime(ocisbx_create_sandbox_details *d, const char *v);
+/* SMALL, MEDIUM or LARGE. */
+OCISBX_API int ocisbx_create_sandbox_details_set_shape(ocisbx_create_sandbox_details *d, const char *v);
+OCISBX_API int ocisbx_create_sandbox_details_set_expires_in_minutes(ocisbx_create_sandbox_details *d,
+                                                                    int64_t minutes);
+OCISBX_API int ocisbx_create_sandbox_details_add_env(ocisbx_create_sandbox_details *d, const char *name,
+                                                     const char *value);
+OCISBX_API int ocisbx_create_sandbox_details_set_warmpool_name(ocisbx_create_sandbox_details *d, const char *v);
+OCISBX_API int ocisbx_create_sandbox_details_add_publish_port(ocisbx_create_sandbox_details *d, const char *port);
+OCISBX_API int ocisbx_create_sandbox_details_set_published_port_auth_mode(ocisbx_create_sandbox_details *d,
+                                                                          const char *v);
+OCISBX_API int ocisbx_create_sandbox_details_set_credential_profile_label(ocisbx_create_sandbox_details *d,
+                                                                          const char *v);
+/* source {sourceType: SNAPSHOT, snapshotId}. */
+OCISBX_API int ocisbx_create_sandbox_details_set_source_snapshot(ocisbx_create_sandbox_details *d,
+                                                                 const char *snapshot_id);
+
+/* RunSandboxCommandDetails: command (required, run by a shell), args, cwd
+ * (absolute), environment, timeout (ISO 8601, checked). */
+typedef struct ocisbx_run_command_details ocisbx_run_command_details;
+OCISBX_API int ocisbx_run_command_details_new(const char *command, ocisbx_run_command_details **out);
+OCISBX_API int ocisbx_run_command_details_from_json(const char *json, size_t len, ocisbx_run_command_details **out);
+OCISBX_API int ocisbx_run_command_details_to_json(const ocisbx_run_command_details *d, char **out);
+OCISBX_API void ocisbx_run_command_details_free(ocisbx_run_command_details *d);
+OCISBX_API int ocisbx_run_command_details_add_arg(ocisbx_run_command_details *d, const char *arg);
+OCISBX_API int ocisbx_run_command_details_set_cwd(ocisbx_run_command_details *d, const char *cwd);
+OCISBX_API int ocisbx_run_command_details_add_env(ocisbx_run_command_details *d, const char *name,
+                                                  const char *value);
+OCISBX_API int ocisbx_run_command_details_set_timeout(ocisbx_run_command_details *d, const char *iso8601);
+
+/* Query parameters of the list operations; each uses those its route
+ * allows (docs/wire.md) and ignores the others. */
+typedef struct ocisbx_list_options ocisbx_list_options;
+OCISBX_API int ocisbx_list_options_new(ocisbx_list_options **out);
+OCISBX_API void ocisbx_list_options_free(ocisbx_list_options *o);
+/* name: the query parameter's name ("projectId", "lifecycleState",
+ * "sortBy", "sortOrder", "displayName", "compartmentId", "sandboxId",
+ * "page"); value NULL removes it. */
+OCISBX_API int ocisbx_list_options_set(ocisbx_list_options *o, const char *name, const char *value);
+/* 0: the service's default. */
+OCISBX_API int ocisbx_list_options_set_limit(ocisbx_list_options *o, int limit);
+
+/* ---- sandbox operations ------------------------------------------------------------ */
+OCISBX_API int ocisbx_client_create_sandbox(ocisbx_client *c, const char *project_id,
+                                            const ocisbx_create_sandbox_details *d, ocisbx_sandbox **out);
+OCISBX_API int ocisbx_client_get_sandbox(ocisbx_client *c, const char *sandbox_id, ocisbx_sandbox **out);
+OCISBX_API int ocisbx_client_list_sandboxes(ocisbx_client *c, const ocisbx_list_options *o,
+                                            ocisbx_sandbox_collection **out);
+OCISBX_API int ocisbx_client_update_sandbox(ocisbx_client *c, const char *sandbox_id, const char *display_name,
+                                            ocisbx_sandbox **out);
+OCISBX_API int ocisbx_client_delete_sandbox(ocisbx_client *c, const char *sandbox_id);
+OCISBX_API int ocisbx_client_stop_sandbox(ocisbx_client *c, const char *sandbox_id, int is_force);
+/* additional_duration: ISO 8601 ("PT30M"). out may be NULL. */
+OCISBX_API int ocisbx_client_extend_sandbox(ocisbx_client *c, const char *sandbox_id,
+                                            const char *additional_duration, ocisbx_sandbox **out);
+OCISBX_API int ocisbx_client_suspend_sandbox(ocisbx_client *c, const char *sandbox_id);
+OCISBX_API int ocisbx_client_resume_sandbox(ocisbx_client *c, const char *sandbox_id);
+/* Polls get_sandbox every poll_ms until lifecycleState is `state`; fails at
+ * once (OCISBX_ECONFLICT naming the state) on FAILED or DELETED unless that
+ * is the target, and with OCISBX_ETIMEOUT after timeout_ms. Waiting for
+ * DELETED also ends on a 404 (then *out is NULL). out may be NULL. */
+OCISBX_API int ocisbx_client_wait_sandbox(ocisbx_client *c, const char *sandbox_id, const char *state,
+                                          int64_t timeout_ms, int64_t poll_ms, ocisbx_sandbox **out);
+
+/* ---- command operations -------------------------------------------------------------- */
+OCISBX_API int ocisbx_client_run_command(ocisbx_client *c, const char *sandbox_id,
+                                         const ocisbx_run_command_details *d, ocisbx_command **out);
+OCISBX_API int ocisbx_client_run_command_and_wait(ocisbx_client *c, const char *sandbox_id,
+                                                  const ocisbx_run_command_details *d, ocisbx_command **out);
+OCISBX_API int ocisbx_client_get_command(ocisbx_client *c, const char *sandbox_id, const char *command_id,
+                                         ocisbx_command **out);
+OCISBX_API int ocisbx_client_list_commands(ocisbx_client *c, const char *sandbox_id, const ocisbx_list_options *o,
+                                           ocisbx_command_collection **out);
+/* from_seq <= 0: from the start. */
+OCISBX_API int ocisbx_client_get_command_output(ocisbx_client *c, const char *sandbox_id, const char *command_id,
+                                                int64_t from_seq, ocisbx_command_output **out);
+OCISBX_API int ocisbx_client_cancel_command(ocisbx_client *c, const char *sandbox_id, const char *command_id);
+
+/* One callback per event, in seq order, each seq exactly once (a dropped
+ * connection is resumed from the last seen seq + 1, and repeated events are
+ * skipped). The event is valid during the call only. A non-zero return
+ * cancels the stream (OCISBX_ECANCELED). */
+typedef int (*ocisbx_event_fn)(const ocisbx_command_event *ev, void *user_data);
+/* Streams events from from_seq (<= 0: the start) until FINISHED, or until
+ * until_seq (0: no limit) has been delivered. */
+OCISBX_API int ocisbx_client_stream_command_events(ocisbx_client *c, const char *sandbox_id, const char *command_id,
+                                                   int64_t from_seq, int64_t until_seq, ocisbx_event_fn fn,
+                                                   void *user_data);
+/* Runs a command and streams its events until FINISHED (a dropped stream is
+ * resumed through the events operation). *command_id (may be NULL) gets the
+ * command's id once known, freed with ocisbx_free. */
+OCISBX_API int ocisbx_client_run_command_and_stream(ocisbx_client *c, const char *sandbox_id,
+                                                    const ocisbx_run_command_details *d, ocisbx_event_fn fn,
+                                                    void *user_data, char **command_id);
+
+/* ---- file operations ---------------------------------------------------------------- */
+/* Every write sends the body's base64 SHA-256 in opc-content-sha256 and
+ * compares it with the one the service returns (a mismatch or none:
+ * OCISBX_EINTEGRITY). Bodies above OCISBX_FILE_PART_MAX are refused
+ * (OCISBX_ETOOLARGE). out may be NULL. */
+OCISBX_API int ocisbx_client_write_file(ocisbx_client *c, const char *sandbox_id, const char *file_path,
+                                        const void *data, size_t len, ocisbx_sandbox_file **out);
+/* From a local file, streamed (memory bounded). */
+OCISBX_API int ocisbx_client_write_file_from_path(ocisbx_client *c, const char *sandbox_id, const char *file_path,
+                                                  const char *local_path, ocisbx_sandbox_file **out);
+/* From a callback of len bytes (len >= 0). With rewind the body is read
+ * twice (hash, then send) and memory stays small; without it the body is
+ * read once into memory (at most OCISBX_FILE_PART_MAX) unless sha256_b64
+ * gives its hash, in which case it is streamed and never retried. */
+OCISBX_API int ocisbx_client_write_file_from_callback(ocisbx_client *c, const char *sandbox_id,
+                                                      const char *file_path, int64_t len, ocisbx_read_fn read,
+                                                      ocisbx_rewind_fn rewind, void *user_data,
+                                                      const char *sha256_b64, ocisbx_sandbox_file **out);
+/* Reads a file; its content is checked against the answer's
+ * opc-content-sha256 (mismatch or none: OCISBX_EINTEGRITY). A missing file
+ * is OCISBX_ENOTFOUND. *data is freed with ocisbx_free. */
+OCISBX_API int ocisbx_client_read_file(ocisbx_client *c, const char *sandbox_id, const char *file_path,
+                                       unsigned char **data, size_t *len);
+/* To a local file: written to a temporary name beside it and renamed only
+ * once the content checks out. */
+OCISBX_API int ocisbx_client_read_file_to_path(ocisbx_client *c, const char *sandbox_id, const char *file_path,
+                                               const char *local_path);
+/* To a callback, as it arrives (memory bounded). The check happens at the
+ * end: on OCISBX_EINTEGRITY the bytes already delivered must be discarded. */
+OCISBX_API int ocisbx_client_read_file_to_callback(ocisbx_client *c, const char *sandbox_id, const char *file_path,
+                                                   ocisbx_write_fn write, void *user_data);
+
+/* ---- snapshot operations -------------------------------------------------------------- */
+/* display_name and expiration_duration (ISO 8601) may be NULL. */
+OCISBX_API int ocisbx_client_create_snapshot(ocisbx_client *c, const char *sandbox_id, const char *display_name,
+                                             const char *expiration_duration, ocisbx_snapshot **out);
+OCISBX_API int ocisbx_client_get_snapshot(ocisbx_client *c, const char *snapshot_id, ocisbx_snapshot **out);
+OCISBX_API int ocisbx_client_delete_snapshot(ocisbx_client *c, const char *snapshot_id);
+/* Uses sandboxId, limit and page from o. */
+OCISBX_API int ocisbx_client_list_snapshots(ocisbx_client *c, const ocisbx_list_options *o,
+                                            ocisbx_snapshot_collection **out);
+/* As ocisbx_client_wait_sandbox, for a snapshot (FAILED/DELETED terminal). */
+OCISBX_API int ocisbx_client_wait_snapshot(ocisbx_client *c, const char *snapshot_id, const char *state,
+                                           int64_t timeout_ms, int64_t poll_ms, ocisbx_snapshot **out);
+
+/* ---- pagination: iterators over every page --------------------------------------------- */
+/* next: 0 with *item set (owned by the iterator, valid until the next call),
+ * or 0 with *item NULL after the last item; a failed page fetch returns its
+ * code. The options are copied; their "page" is the starting page. */
+typedef struct ocisbx_sandbox_iter ocisbx_sandbox_iter;
+OCISBX_API int ocisbx_client_iter_sandboxes(ocisbx_client *c, const ocisbx_list_options *o,
+                                            ocisbx_sandbox_iter **out);
+OCISBX_API int ocisbx_sandbox_iter_next(ocisbx_sandbox_iter *it, const ocisbx_sandbox **item);
+OCISBX_API void ocisbx_sandbox_iter_free(ocisbx_sandbox_iter *it);
+
+typedef struct ocisbx_command_iter ocisbx_command_iter;
+OCISBX_API int ocisbx_client_iter_commands(ocisbx_client *c, const char *sandbox_id, const ocisbx_list_options *o,
+                                           ocisbx_command_iter **out);
+OCISBX_API int ocisbx_command_iter_next(ocisbx_command_iter *it, const ocisbx_command **item);
+OCISBX_API void ocisbx_command_iter_free(ocisbx_command_iter *it);
+
+typedef struct ocisbx_snapshot_iter ocisbx_snapshot_iter;
+OCISBX_API int ocisbx_client_iter_snapshots(ocisbx_client *c, const ocisbx_list_options *o,
+                                            ocisbx_snapshot_iter **out);
+OCISBX_API int ocisbx_snapshot_iter_next(ocisbx_snapshot_iter *it, const ocisbx_snapshot **item);
+OCISBX_API void ocisbx_snapshot_iter_free(ocisbx_snapshot_iter *it);
+
+/* ---- JSON in, JSON out (FFI) ------------------------------------------------------------- */
+/* Calls an operation by its name in the route table ("GetSandbox",
+ * "CreateSandbox", "ListSandboxes", ... see docs/wire.md).
+ * params_json: an object of the path and query parameters by their wire
+ * names ({"sandboxId": "...", "limit": 10}); body_json: the request model
+ * (NULL for none). *response_json gets the answer's model, "{}" for an
+ * answer without a body; a list also carries "opcNextPage" when there is a
+ * next page. File and event-stream operations are not available here (use
+ * their typed functions). Request models are checked like the typed ones. */
+OCISBX_API int ocisbx_client_call_json(ocisbx_client *c, const char *operation, const char *params_json,
+                                       const char *body_json, char **response_json);
+/* The operation names, for discovery: NULL past the end. */
+OCISBX_API const char *ocisbx_operation_name(size_t i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

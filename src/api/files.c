@@ -1,0 +1,301 @@
+/* File operations: writes carry the body's SHA-256 (opc-content-sha256) and
+ * check the one the service returns; reads check the content against it. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api/client_internal.h"
+#include "ocisbx/util.h"
+
+#define SHA_HEADER "opc-content-sha256"
+#define HASH_CHUNK (64 * 1024)
+
+static int file_request(ocisbx_client *c, ocisbx_op op, const char *sandbox_id, const char *path,
+                        ocisbx_http_request **out)
+{
+    if (!path || path[0] != '/')
+        return ocisbx_fail(OCISBX_EINVAL, "file path '%s': must be absolute (under /workspace)", path ? path : "");
+    ocisbx_param p[] = {{"sandboxId", sandbox_id}, {"filePath", path}};
+    return ocisbx_client_request(c, op, p, 2, NULL, out);
+}
+
+static int send_raw(ocisbx_client *c, ocisbx_http_request *req, ocisbx_http_response **resp)
+{
+    *resp = NULL;
+    int rc = ocisbx_http_send(c->http, req, resp);
+    const char *rid = *resp ? ocisbx_http_response_request_id(*resp) : ocisbx_http_request_request_id(req);
+    ocisbx_client_note_request_id(c, rid);
+    return rc;
+}
+
+/* ---- writes ---- */
+static int finish_write(ocisbx_client *c, ocisbx_http_request *req, const char *path, const char *sha,
+                        ocisbx_sandbox_file **out)
+{
+    ocisbx_http_response *resp = NULL;
+    int rc = ocisbx_http_request_add_header(req, SHA_HEADER, sha);
+    if (!rc) rc = ocisbx_http_request_set_content_type(req, "application/octet-stream");
+    if (!rc) rc = send_raw(c, req, &resp);
+    if (rc) {
+        ocisbx_http_response_free(resp);
+        return rc;
+    }
+    const char *rid = ocisbx_http_response_request_id(resp);
+    size_t len = 0;
+    const char *body = ocisbx_http_response_body(resp, &len);
+    ocisbx_model *m = NULL;
+    if (len) {
+        rc = ocisbx_model_parse(&ocisbx_md_file, body, len, &m);
+        if (rc) ocisbx_error_wrap("WriteSandboxFile %s (opc-request-id: %s): ", path, rid ? rid : "none");
+    }
+    const char *hdr = ocisbx_http_response_header(resp, SHA_HEADER);
+    const char *model_sha = m ? ocisbx_model_str(m, "contentSha256") : NULL;
+    if (!rc && !hdr && !model_sha)
+        rc = ocisbx_fail(OCISBX_EINTEGRITY, "write %s: the service returned no %s to confirm the content "
+                                            "(opc-request-id: %s)", path, SHA_HEADER, rid ? rid : "none");
+    const char *got = hdr && strcmp(hdr, sha) != 0 ? hdr : (model_sha && strcmp(model_sha, sha) != 0 ? model_sha : NULL);
+    if (!rc && got)
+        rc = ocisbx_fail(OCISBX_EINTEGRITY, "write %s: the service stored SHA-256 %s, the client sent %s "
+                                            "(opc-request-id: %s)", path, got, sha, rid ? rid : "none");
+    if (!rc && m) ocisbx_model_set_meta(m, NULL, rid, NULL);
+    ocisbx_http_response_free(resp);
+    if (!rc && out)
+        *out = (ocisbx_sandbox_file *)(void *)m;
+    else
+        ocisbx_model_free(m);
+    return rc;
+}
+
+static int too_large(const char *path, uint64_t len)
+{
+    return ocisbx_fail(OCISBX_ETOOLARGE, "write %s: %llu bytes is above the service's %d-byte body limit "
+                                         "(write it in parts)", path, (unsigned long long)len, OCISBX_FILE_PART_MAX);
+}
+
+int ocisbx_client_write_file(ocisbx_client *c, const char *sandbox_id, const char *file_path, const void *data,
+                             size_t len, ocisbx_sandbox_file **out)
+{
+    if (out) *out = NULL;
+    if (!data && len) return ocisbx_fail(OCISBX_EINVAL, "write %s: NULL data", file_path ? file_path : "");
+    if (len > OCISBX_FILE_PART_MAX) return too_large(file_path, len);
+    char sha[OCISBX_SHA256_B64_LEN + 1];
+    ocisbx_http_request *req = NULL;
+    int rc = ocisbx_sha256_base64(data ? data : "", len, sha);
+    if (!rc) rc = file_request(c, OCISBX_OP_WRITE_FILE, sandbox_id, file_path, &req);
+    if (!rc) rc = ocisbx_http_request_set_body(req, data ? data : "", len);
+    if (!rc) rc = ocisbx_http_request_set_body_sha256(req, sha, len);
+    if (!rc) rc = finish_write(c, req, file_path, sha, out);
+    ocisbx_http_request_free(req);
+    return rc;
+}
+
+static int64_t file_read_fn(void *buf, size_t cap, void *ud)
+{
+    FILE *f = ud;
+    size_t n = fread(buf, 1, cap, f);
+    if (n == 0 && ferror(f)) return ocisbx_fail(OCISBX_EIO, "reading the local file: %s", strerror(errno));
+    return (int64_t)n;
+}
+
+int ocisbx_client_write_file_from_path(ocisbx_client *c, const char *sandbox_id, const char *file_path,
+                                       const char *local_path, ocisbx_sandbox_file **out)
+{
+    if (out) *out = NULL;
+    if (!local_path) return ocisbx_fail(OCISBX_EINVAL, "write %s: no local file", file_path ? file_path : "");
+    FILE *f = fopen(local_path, "rb");
+    if (!f) return ocisbx_fail(OCISBX_EIO, "write %s: cannot open %s: %s", file_path, local_path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return ocisbx_fail(OCISBX_EIO, "write %s: %s is not a regular file", file_path, local_path);
+    }
+    if ((uint64_t)st.st_size > OCISBX_FILE_PART_MAX) {
+        fclose(f);
+        return too_large(file_path, (uint64_t)st.st_size);
+    }
+    char sha[OCISBX_SHA256_B64_LEN + 1];
+    uint64_t total = 0;
+    int rc = ocisbx_sha256_stream(file_read_fn, f, sha, &total);
+    fclose(f);
+    if (rc) return ocisbx_error_wrap("write %s from %s: ", file_path, local_path);
+    if (total > OCISBX_FILE_PART_MAX) return too_large(file_path, total);
+    ocisbx_http_request *req = NULL;
+    rc = file_request(c, OCISBX_OP_WRITE_FILE, sandbox_id, file_path, &req);
+    if (!rc) rc = ocisbx_http_request_set_body_file(req, local_path);
+    if (!rc) rc = ocisbx_http_request_set_body_sha256(req, sha, total);
+    if (!rc) rc = finish_write(c, req, file_path, sha, out);
+    ocisbx_http_request_free(req);
+    return rc;
+}
+
+int ocisbx_client_write_file_from_callback(ocisbx_client *c, const char *sandbox_id, const char *file_path,
+                                           int64_t len, ocisbx_read_fn read, ocisbx_rewind_fn rewind,
+                                           void *user_data, const char *sha256_b64, ocisbx_sandbox_file **out)
+{
+    if (out) *out = NULL;
+    if (!read || len < 0) return ocisbx_fail(OCISBX_EINVAL, "write %s: a reader and a length >= 0 are required",
+                                             file_path ? file_path : "");
+    if ((uint64_t)len > OCISBX_FILE_PART_MAX) return too_large(file_path, (uint64_t)len);
+    int rc;
+    if (!sha256_b64 && !rewind) {
+        /* one pass only: hold the part in memory (bounded by the part size) */
+        ocisbx_buf b = OCISBX_BUF_INIT;
+        rc = ocisbx_buf_reserve(&b, (size_t)len);
+        while (!rc) {
+            if (b.len > (size_t)len) break;
+            rc = ocisbx_buf_reserve(&b, HASH_CHUNK);
+            int64_t n = rc ? 0 : read(b.data + b.len, HASH_CHUNK, user_data);
+            if (n < 0) rc = (int)n;
+            if (n <= 0) break;
+            b.len += (size_t)n;
+        }
+        if (!rc && b.len != (size_t)len)
+            rc = ocisbx_fail(OCISBX_EIO, "write %s: the reader gave %zu bytes, %lld announced", file_path, b.len,
+                             (long long)len);
+        if (!rc) rc = ocisbx_client_write_file(c, sandbox_id, file_path, b.data ? b.data : "", b.len, out);
+        ocisbx_buf_free(&b);
+        return rc;
+    }
+    char sha[OCISBX_SHA256_B64_LEN + 1];
+    if (sha256_b64) {
+        if (strlen(sha256_b64) != OCISBX_SHA256_B64_LEN)
+            return ocisbx_fail(OCISBX_EINVAL, "write %s: '%s' is not a base64 SHA-256", file_path, sha256_b64);
+        memcpy(sha, sha256_b64, sizeof sha);
+    } else {
+        uint64_t total = 0;
+        rc = ocisbx_sha256_stream(read, user_data, sha, &total);
+        if (!rc && total != (uint64_t)len)
+            rc = ocisbx_fail(OCISBX_EIO, "write %s: the reader gave %llu bytes, %lld announced", file_path,
+                             (unsigned long long)total, (long long)len);
+        if (!rc && rewind(user_data) != 0)
+            rc = ocisbx_fail(OCISBX_EIO, "write %s: the reader could not rewind", file_path);
+        if (rc) return rc;
+    }
+    ocisbx_http_request *req = NULL;
+    rc = file_request(c, OCISBX_OP_WRITE_FILE, sandbox_id, file_path, &req);
+    if (!rc) rc = ocisbx_http_request_set_body_callback(req, len, read, rewind, user_data);
+    if (!rc) rc = ocisbx_http_request_set_body_sha256(req, sha, (uint64_t)len);
+    if (!rc) rc = finish_write(c, req, file_path, sha, out);
+    ocisbx_http_request_free(req);
+    return rc;
+}
+
+/* ---- reads ---- */
+typedef struct read_ctx {
+    ocisbx_sha256_ctx *sha;
+    ocisbx_write_fn write;
+    void *user_data;
+    bool canceled;
+    uint64_t total;
+} read_ctx;
+
+static int on_read(const void *data, size_t len, void *ud)
+{
+    read_ctx *r = ud;
+    if (ocisbx_sha256_update(r->sha, data, len)) return 1;
+    r->total += len;
+    if (r->write(data, len, r->user_data) != 0) {
+        r->canceled = true;
+        return 1;
+    }
+    return 0;
+}
+
+int ocisbx_client_read_file_to_callback(ocisbx_client *c, const char *sandbox_id, const char *file_path,
+                                        ocisbx_write_fn write, void *user_data)
+{
+    if (!write) return ocisbx_fail(OCISBX_EINVAL, "read %s: no writer", file_path ? file_path : "");
+    read_ctx r = {NULL, write, user_data, false, 0};
+    ocisbx_http_request *req = NULL;
+    ocisbx_http_response *resp = NULL;
+    int rc = ocisbx_sha256_new(&r.sha);
+    if (!rc) rc = file_request(c, OCISBX_OP_READ_FILE, sandbox_id, file_path, &req);
+    if (!rc) rc = ocisbx_http_request_set_streaming(req, 1);
+    if (!rc) rc = ocisbx_http_request_set_sink_callback(req, on_read, &r);
+    if (!rc) rc = send_raw(c, req, &resp);
+    if (r.canceled) rc = ocisbx_fail(OCISBX_ECANCELED, "read %s: canceled by the writer", file_path);
+    if (!rc) {
+        const char *rid = ocisbx_http_response_request_id(resp);
+        const char *want = ocisbx_http_response_header(resp, SHA_HEADER);
+        unsigned char digest[OCISBX_SHA256_LEN];
+        char got[OCISBX_SHA256_B64_LEN + 1];
+        char *b64 = NULL;
+        rc = ocisbx_sha256_final(r.sha, digest);
+        if (!rc) rc = ocisbx_base64_encode(digest, sizeof digest, &b64);
+        if (!rc) {
+            snprintf(got, sizeof got, "%s", b64);
+            ocisbx_free(b64);
+            if (!want)
+                rc = ocisbx_fail(OCISBX_EINTEGRITY, "read %s: the answer has no %s to check the content against "
+                                                    "(opc-request-id: %s)", file_path, SHA_HEADER, rid ? rid : "none");
+            else if (strcmp(want, got) != 0)
+                rc = ocisbx_fail(OCISBX_EINTEGRITY, "read %s: content SHA-256 %s does not match %s %s (%llu bytes, "
+                                                    "opc-request-id: %s)", file_path, got, SHA_HEADER, want,
+                                 (unsigned long long)r.total, rid ? rid : "none");
+        }
+    }
+    ocisbx_http_response_free(resp);
+    ocisbx_http_request_free(req);
+    ocisbx_sha256_free(r.sha);
+    return rc;
+}
+
+static int to_buf(const void *data, size_t len, void *ud)
+{
+    return ocisbx_buf_append(ud, data, len) != 0;
+}
+
+int ocisbx_client_read_file(ocisbx_client *c, const char *sandbox_id, const char *file_path, unsigned char **data,
+                            size_t *len)
+{
+    if (!data) return ocisbx_fail(OCISBX_EINVAL, "read %s: data is NULL", file_path ? file_path : "");
+    *data = NULL;
+    if (len) *len = 0;
+    ocisbx_buf b = OCISBX_BUF_INIT;
+    int rc = ocisbx_client_read_file_to_callback(c, sandbox_id, file_path, to_buf, &b);
+    if (rc) {
+        ocisbx_buf_free(&b);
+        return rc;
+    }
+    if (len) *len = b.len;
+    *data = (unsigned char *)ocisbx_buf_detach(&b);
+    return *data ? 0 : ocisbx_fail_nomem();
+}
+
+static int to_file(const void *data, size_t len, void *ud)
+{
+    return fwrite(data, 1, len, ud) != len;
+}
+
+int ocisbx_client_read_file_to_path(ocisbx_client *c, const char *sandbox_id, const char *file_path,
+                                    const char *local_path)
+{
+    if (!local_path || !local_path[0]) return ocisbx_fail(OCISBX_EINVAL, "read %s: no local path", file_path);
+    char *tmp = ocisbx_asprintf("%s.ocisbx-XXXXXX", local_path);
+    if (!tmp) return ocisbx_fail_nomem();
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        int rc = ocisbx_fail(OCISBX_EIO, "read %s: cannot create a file beside %s: %s", file_path, local_path,
+                             strerror(errno));
+        free(tmp);
+        return rc;
+    }
+    FILE *f = fdopen(fd, "wb");
+    if (!f) {
+        close(fd);
+        unlink(tmp);
+        free(tmp);
+        return ocisbx_fail(OCISBX_EIO, "read %s: %s", file_path, strerror(errno));
+    }
+    int rc = ocisbx_client_read_file_to_callback(c, sandbox_id, file_path, to_file, f);
+    if (rc == OCISBX_ECANCELED) rc = ocisbx_fail(OCISBX_EIO, "read %s: writing %s failed", file_path, local_path);
+    if (fclose(f) != 0 && !rc) rc = ocisbx_fail(OCISBX_EIO, "read %s: writing %s: %s", file_path, local_path, strerror(errno));
+    if (!rc && rename(tmp, local_path) != 0)
+        rc = ocisbx_fail(OCISBX_EIO, "read %s: cannot rename to %s: %s", file_path, local_path, strerror(errno));
+    if (rc) unlink(tmp);
+    free(tmp);
+    return rc;
+}

@@ -1,0 +1,109 @@
+/* Models (internal): every model is a cJSON tree checked against a schema
+ * from the one model table (model_table.c). Keeping the JSON means unknown
+ * fields survive, every model can be had as JSON text, and typed getters
+ * read straight from the tree. */
+#ifndef OCISBX_API_MODEL_INTERNAL_H
+#define OCISBX_API_MODEL_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "util/internal.h"
+
+typedef enum ocisbx_ftype {
+    OCISBX_F_STRING,
+    OCISBX_F_INT,        /* a JSON number with no fraction, fits int64 */
+    OCISBX_F_BOOL,
+    OCISBX_F_STRING_ARRAY,
+    OCISBX_F_OBJECT,     /* sub: the nested model */
+    OCISBX_F_OBJECT_ARRAY,
+    OCISBX_F_ENV,        /* [{name, value}] or {name: value}: the spec leaves the form open */
+    OCISBX_F_OUTPUT      /* a string, or a SandboxCommandOutput object */
+} ocisbx_ftype;
+
+typedef struct ocisbx_model_def ocisbx_model_def;
+
+typedef struct ocisbx_field_def {
+    const char *name;
+    ocisbx_ftype type;
+    bool required;
+    const ocisbx_model_def *sub;
+} ocisbx_field_def;
+
+struct ocisbx_model_def {
+    const char *name; /* the service's model name, used in error messages */
+    const ocisbx_field_def *fields;
+    size_t nfields;
+    const ocisbx_model_def *items; /* collections: the model of items[] */
+};
+
+/* The model table (model_table.c). */
+extern const ocisbx_model_def ocisbx_md_sandbox;
+extern const ocisbx_model_def ocisbx_md_sandbox_summary;
+extern const ocisbx_model_def ocisbx_md_sandbox_collection;
+extern const ocisbx_model_def ocisbx_md_command;
+extern const ocisbx_model_def ocisbx_md_command_collection;
+extern const ocisbx_model_def ocisbx_md_command_output;
+extern const ocisbx_model_def ocisbx_md_command_event;
+extern const ocisbx_model_def ocisbx_md_file;
+extern const ocisbx_model_def ocisbx_md_snapshot;
+extern const ocisbx_model_def ocisbx_md_snapshot_collection;
+extern const ocisbx_model_def ocisbx_md_create_sandbox_details;
+extern const ocisbx_model_def ocisbx_md_update_sandbox_details;
+extern const ocisbx_model_def ocisbx_md_run_command_details;
+extern const ocisbx_model_def ocisbx_md_extend_details;
+extern const ocisbx_model_def ocisbx_md_stop_details;
+extern const ocisbx_model_def ocisbx_md_empty_details;
+extern const ocisbx_model_def ocisbx_md_create_snapshot_details;
+extern const ocisbx_model_def ocisbx_md_error;
+/* Every model above, for lookups by name and the fuzz target. */
+extern const ocisbx_model_def *const ocisbx_model_defs[];
+extern const size_t ocisbx_model_defs_count;
+const ocisbx_model_def *ocisbx_model_def_find(const char *name);
+
+/* Limits of CreateSandboxDetails.expiresInMinutes [public: at most 48 h]. */
+#define OCISBX_MAX_EXPIRES_MINUTES 2880
+
+typedef struct ocisbx_model {
+    const ocisbx_model_def *def;
+    cJSON *json;
+    bool owned;                 /* json is freed with the model */
+    struct ocisbx_model *items; /* collections: views into json */
+    size_t nitems;
+    char *next_page;            /* opc-next-page */
+    char *etag;
+    char *request_id;           /* opc-request-id of the answer */
+} ocisbx_model;
+
+/* Checks j against def; errors are OCISBX_EPARSE naming model.field. */
+int ocisbx_model_validate(const ocisbx_model_def *def, const cJSON *j);
+/* Parses text, validates, and wraps (taking the tree). */
+int ocisbx_model_parse(const ocisbx_model_def *def, const char *text, size_t len, ocisbx_model **out);
+/* Wraps an already-validated tree (takes ownership). */
+int ocisbx_model_wrap(const ocisbx_model_def *def, cJSON *json, ocisbx_model **out);
+/* An empty object of this model (request details built with setters). */
+int ocisbx_model_new_empty(const ocisbx_model_def *def, ocisbx_model **out);
+void ocisbx_model_free(ocisbx_model *m);
+int ocisbx_model_to_json(const ocisbx_model *m, char **out);
+int ocisbx_model_set_meta(ocisbx_model *m, const char *etag, const char *request_id, const char *next_page);
+
+/* Typed reads; NULL / false when absent or null. */
+const char *ocisbx_model_str(const ocisbx_model *m, const char *field);
+bool ocisbx_model_int(const ocisbx_model *m, const char *field, int64_t *out);
+bool ocisbx_model_bool(const ocisbx_model *m, const char *field, bool *out);
+const cJSON *ocisbx_model_get(const ocisbx_model *m, const char *field);
+
+/* Writes for request details (replace the field; value NULL removes it). */
+int ocisbx_model_put_str(ocisbx_model *m, const char *field, const char *value);
+int ocisbx_model_put_int(ocisbx_model *m, const char *field, int64_t value);
+int ocisbx_model_put_bool(ocisbx_model *m, const char *field, bool value);
+int ocisbx_model_append_str(ocisbx_model *m, const char *field, const char *value);
+/* Appends {name, value} to an [{name, value}] array. */
+int ocisbx_model_append_env(ocisbx_model *m, const char *field, const char *name, const char *value);
+
+/* cJSON's number as int64 when it is integral and in range. */
+bool ocisbx_json_int64(const cJSON *j, int64_t *out);
+
+#endif

@@ -1,0 +1,117 @@
+/* THE model table: every request and response model of the sandbox service
+ * with its JSON field names and types. Field names are [public] (the SDK
+ * references); the types of a few fields the references leave open are
+ * [decided] and marked. To follow the real service, change this file only.
+ * Unknown fields in answers are kept and ignored; known ones must have these
+ * types. */
+#include <string.h>
+
+#include "api/model_internal.h"
+
+#define S(n) {n, OCISBX_F_STRING, false, NULL}
+#define SR(n) {n, OCISBX_F_STRING, true, NULL}
+#define I(n) {n, OCISBX_F_INT, false, NULL}
+#define IR(n) {n, OCISBX_F_INT, true, NULL}
+#define B(n) {n, OCISBX_F_BOOL, false, NULL}
+#define SA(n) {n, OCISBX_F_STRING_ARRAY, false, NULL}
+#define O(n, d) {n, OCISBX_F_OBJECT, false, &d}
+#define OA(n, d) {n, OCISBX_F_OBJECT_ARRAY, false, &d}
+#define ENV(n) {n, OCISBX_F_ENV, false, NULL}
+#define DEF(var, name, fields, items) \
+    const ocisbx_model_def var = {name, fields, sizeof fields / sizeof fields[0], items}
+
+static const ocisbx_field_def f_published_port[] = {I("port"), S("url")};
+static DEF(md_published_port, "PublishedPort", f_published_port, NULL);
+
+static const ocisbx_field_def f_source[] = {S("sourceType"), S("snapshotId")};
+static DEF(md_source, "SandboxSource", f_source, NULL);
+
+#define SANDBOX_FIELDS                                                                        \
+    SR("id"), S("projectId"), S("compartmentId"), S("displayName"), S("runtime"), S("shape"), \
+        S("lifecycleState"), S("lifecycleDetails"), OA("publishedPorts", md_published_port),  \
+        S("publishedPortAuthMode"), S("warmpoolName"), I("expiresInMinutes"),                 \
+        S("timeCreated"), S("timeUpdated"), S("timeExpires"), S("timeStopped"),               \
+        O("source", md_source)
+
+static const ocisbx_field_def f_sandbox[] = {SANDBOX_FIELDS};
+DEF(ocisbx_md_sandbox, "Sandbox", f_sandbox, NULL);
+static const ocisbx_field_def f_sandbox_summary[] = {SANDBOX_FIELDS};
+DEF(ocisbx_md_sandbox_summary, "SandboxSummary", f_sandbox_summary, NULL);
+static const ocisbx_field_def f_sandbox_collection[] = {OA("items", ocisbx_md_sandbox_summary)};
+DEF(ocisbx_md_sandbox_collection, "SandboxCollection", f_sandbox_collection, &ocisbx_md_sandbox_summary);
+
+static const ocisbx_field_def f_output[] = {S("commandId"), I("exitCode"), S("stdout"), S("stderr"),
+                                            I("lastSeq")};
+DEF(ocisbx_md_command_output, "SandboxCommandOutput", f_output, NULL);
+
+static const ocisbx_field_def f_command[] = {
+    SR("id"), S("sandboxId"), S("command"), SA("args"), S("cwd"), ENV("environmentVariables"),
+    S("lifecycleState"), I("exitCode"),
+    /* [decided] output: the SandboxCommandOutput object, or its stdout as a string */
+    {"output", OCISBX_F_OUTPUT, false, &ocisbx_md_command_output},
+    S("timeout"), S("timeCreated"), S("timeStarted"), S("timeFinished"), S("timeUpdated")};
+DEF(ocisbx_md_command, "SandboxCommand", f_command, NULL);
+static const ocisbx_field_def f_command_collection[] = {OA("items", ocisbx_md_command)};
+DEF(ocisbx_md_command_collection, "SandboxCommandCollection", f_command_collection, &ocisbx_md_command);
+
+static const ocisbx_field_def f_event[] = {S("commandId"), IR("seq"), S("timestamp"),
+                                           {"event", OCISBX_F_STRING, true, NULL}, S("data"),
+                                           I("exitCode")};
+DEF(ocisbx_md_command_event, "SandboxCommandEvent", f_event, NULL);
+
+static const ocisbx_field_def f_file[] = {S("sandboxId"), S("filePath"), S("contentSha256")};
+DEF(ocisbx_md_file, "SandboxFile", f_file, NULL);
+
+static const ocisbx_field_def f_snapshot[] = {SR("id"), S("sandboxId"), S("displayName"), I("sizeBytes"),
+                                              S("runtime"), S("lifecycleState"), S("timeExpires"),
+                                              S("timeCreated")};
+DEF(ocisbx_md_snapshot, "SandboxSnapshot", f_snapshot, NULL);
+static const ocisbx_field_def f_snapshot_collection[] = {OA("items", ocisbx_md_snapshot)};
+DEF(ocisbx_md_snapshot_collection, "SandboxSnapshotCollection", f_snapshot_collection, &ocisbx_md_snapshot);
+
+/* ---- request details ---- */
+static const ocisbx_field_def f_create_sandbox[] = {
+    S("displayName"), S("runtime"), S("shape"), I("expiresInMinutes"),
+    S("expirationDuration"), /* deprecated: accepted from JSON, converted, never sent */
+    {"environmentVariables", OCISBX_F_ENV, false, NULL}, S("warmpoolName"), SA("publishPorts"),
+    S("publishedPortAuthMode"), S("credentialProfileLabel"), O("source", md_source)};
+DEF(ocisbx_md_create_sandbox_details, "CreateSandboxDetails", f_create_sandbox, NULL);
+
+static const ocisbx_field_def f_update_sandbox[] = {S("displayName")};
+DEF(ocisbx_md_update_sandbox_details, "UpdateSandboxDetails", f_update_sandbox, NULL);
+
+static const ocisbx_field_def f_run_command[] = {SR("command"), SA("args"), S("cwd"),
+                                                 ENV("environmentVariables"), S("timeout")};
+DEF(ocisbx_md_run_command_details, "RunSandboxCommandDetails", f_run_command, NULL);
+
+static const ocisbx_field_def f_extend[] = {SR("additionalDuration")};
+DEF(ocisbx_md_extend_details, "ExtendSandboxDetails", f_extend, NULL);
+
+static const ocisbx_field_def f_stop[] = {B("isForce")};
+DEF(ocisbx_md_stop_details, "StopSandboxDetails", f_stop, NULL);
+
+/* resume, suspend and cancel send "{}" */
+const ocisbx_model_def ocisbx_md_empty_details = {"EmptyDetails", NULL, 0, NULL};
+
+static const ocisbx_field_def f_create_snapshot[] = {SR("sandboxId"), S("displayName"),
+                                                     S("expirationDuration")};
+DEF(ocisbx_md_create_snapshot_details, "CreateSandboxSnapshotDetails", f_create_snapshot, NULL);
+
+static const ocisbx_field_def f_error[] = {S("code"), S("message")};
+DEF(ocisbx_md_error, "ErrorResponse", f_error, NULL);
+
+const ocisbx_model_def *const ocisbx_model_defs[] = {
+    &ocisbx_md_sandbox, &ocisbx_md_sandbox_summary, &ocisbx_md_sandbox_collection,
+    &ocisbx_md_command, &ocisbx_md_command_collection, &ocisbx_md_command_output,
+    &ocisbx_md_command_event, &ocisbx_md_file, &ocisbx_md_snapshot, &ocisbx_md_snapshot_collection,
+    &ocisbx_md_create_sandbox_details, &ocisbx_md_update_sandbox_details,
+    &ocisbx_md_run_command_details, &ocisbx_md_extend_details, &ocisbx_md_stop_details,
+    &ocisbx_md_empty_details, &ocisbx_md_create_snapshot_details, &ocisbx_md_error};
+const size_t ocisbx_model_defs_count = sizeof ocisbx_model_defs / sizeof ocisbx_model_defs[0];
+
+const ocisbx_model_def *ocisbx_model_def_find(const char *name)
+{
+    for (size_t i = 0; name && i < ocisbx_model_defs_count; i++)
+        if (strcmp(ocisbx_model_defs[i]->name, name) == 0) return ocisbx_model_defs[i];
+    return NULL;
+}

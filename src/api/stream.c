@@ -1,0 +1,207 @@
+/* Event streams over HTTP: one callback per event, and resumption after a
+ * dropped connection from the last delivered seq + 1 (events already
+ * delivered are skipped), until FINISHED. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api/client_internal.h"
+#include "api/events.h"
+
+typedef struct stream_ctx {
+    ocisbx_client *c;
+    ocisbx_event_parser parser;
+    ocisbx_event_tracker tracker;
+    ocisbx_event_fn fn;
+    void *user_data;
+    bool user_canceled;
+    bool progress; /* a new event arrived on this connection */
+    int err;       /* a parse failure inside the sink */
+    char *command_id;
+} stream_ctx;
+
+static int on_event_text(const char *json, size_t len, void *ud)
+{
+    stream_ctx *s = ud;
+    ocisbx_model *m = NULL;
+    int rc = ocisbx_model_parse(&ocisbx_md_command_event, json, len, &m);
+    if (rc) {
+        s->err = ocisbx_error_wrap("event stream: ");
+        return 1;
+    }
+    const char *cid = ocisbx_model_str(m, "commandId");
+    if (cid && !s->command_id && !(s->command_id = ocisbx_strdup(cid))) {
+        ocisbx_model_free(m);
+        s->err = ocisbx_fail_nomem();
+        return 1;
+    }
+    int64_t seq = 0;
+    ocisbx_model_int(m, "seq", &seq);
+    const char *type = ocisbx_model_str(m, "event");
+    bool finished = type && strcmp(type, "FINISHED") == 0;
+    int stop = 0;
+    if (ocisbx_event_tracker_accept(&s->tracker, seq, finished)) {
+        s->progress = true;
+        if (s->fn((const ocisbx_command_event *)(const void *)m, s->user_data) != 0) {
+            s->user_canceled = true;
+            stop = 1;
+        }
+    }
+    ocisbx_model_free(m);
+    if (ocisbx_event_tracker_done(&s->tracker)) stop = 1;
+    return stop;
+}
+
+static int on_bytes(const void *data, size_t len, void *ud)
+{
+    stream_ctx *s = ud;
+    int rc = ocisbx_event_parser_feed(&s->parser, data, len);
+    if (rc < 0) s->err = rc;
+    return rc != 0;
+}
+
+static void backoff(int n)
+{
+    int64_t ms = 100;
+    for (int i = 1; i < n && ms < 5000; i++) ms *= 2;
+    if (ms > 5000) ms = 5000;
+    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+static int prepare(stream_ctx *s, ocisbx_http_request *req)
+{
+    int rc = ocisbx_http_request_set_streaming(req, 1);
+    if (!rc)
+        rc = ocisbx_http_request_add_header(req, "accept",
+                                            s->c->prefer_ndjson ? "application/x-ndjson" : "text/event-stream");
+    if (!rc) rc = ocisbx_http_request_set_sink_callback(req, on_bytes, s);
+    return rc;
+}
+
+static int events_request(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_http_request **out)
+{
+    char from[24], until[24];
+    snprintf(from, sizeof from, "%lld", (long long)ocisbx_event_tracker_resume_from(&s->tracker));
+    snprintf(until, sizeof until, "%lld", (long long)until_seq);
+    ocisbx_param p[] = {{"sandboxId", sandbox_id}, {"commandId", s->command_id}, {"fromSeq", from}, {"untilSeq", until}};
+    int rc = ocisbx_client_request(s->c, OCISBX_OP_STREAM_COMMAND_EVENTS, p, until_seq > 0 ? 4 : 3, NULL, out);
+    if (!rc) {
+        rc = prepare(s, *out);
+        if (rc) {
+            ocisbx_http_request_free(*out);
+            *out = NULL;
+        }
+    }
+    return rc;
+}
+
+/* first: the request of the first connection (runAndStream), or NULL to
+ * start with the events operation. */
+static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_http_request *first)
+{
+    const char *what = first ? "RunSandboxCommandAndStream" : "StreamSandboxCommandEvents";
+    int no_progress = 0;
+    for (;;) {
+        ocisbx_http_request *req = NULL;
+        bool own = true;
+        int rc;
+        if (first && !s->command_id) {
+            /* same request object: the same opc-retry-token, so a resent
+             * run that never answered is not run twice */
+            req = first;
+            own = false;
+            rc = 0;
+        } else {
+            rc = events_request(s, sandbox_id, until_seq, &req);
+        }
+        if (rc) return rc;
+        s->progress = false;
+        ocisbx_http_response *resp = NULL;
+        rc = ocisbx_http_send(s->c->http, req, &resp);
+        const char *rid = resp ? ocisbx_http_response_request_id(resp) : ocisbx_http_request_request_id(req);
+        ocisbx_client_note_request_id(s->c, rid);
+        bool answered_error = resp && ocisbx_http_response_status(resp) >= 300;
+        ocisbx_http_response_free(resp);
+        if (own) ocisbx_http_request_free(req);
+        if (!answered_error && !s->err && !s->user_canceled && !ocisbx_event_tracker_done(&s->tracker)) {
+            int frc = ocisbx_event_parser_finish(&s->parser); /* a last NDJSON line without newline */
+            if (frc < 0 && !s->err) s->err = frc;
+        } else {
+            ocisbx_event_parser_finish(&s->parser);
+        }
+        if (s->err) return s->err;
+        if (s->user_canceled) return ocisbx_fail(OCISBX_ECANCELED, "%s: canceled by the event callback", what);
+        if (ocisbx_event_tracker_done(&s->tracker)) {
+            ocisbx_error_clear();
+            return 0;
+        }
+        if (answered_error) return rc;
+        if (rc && rc != OCISBX_ETRANSPORT && rc != OCISBX_ETIMEOUT) return rc;
+        no_progress = s->progress ? 0 : no_progress + 1;
+        if (no_progress > s->c->resume_limit)
+            return ocisbx_fail(OCISBX_ETRANSPORT,
+                               "%s: the stream of command %s ended before FINISHED %d times in a row without a new "
+                               "event (last seq %lld)",
+                               what, s->command_id ? s->command_id : "(unknown)", no_progress,
+                               (long long)s->tracker.last_seq);
+        ocisbx_log(OCISBX_LOG_INFO, "%s: stream of command %s dropped (%s); resuming from seq %lld", what,
+                   s->command_id ? s->command_id : "(unknown)", rc ? ocisbx_strerror(rc) : "ended early",
+                   (long long)ocisbx_event_tracker_resume_from(&s->tracker));
+        if (no_progress > 0) backoff(no_progress);
+    }
+}
+
+static void ctx_init(stream_ctx *s, ocisbx_client *c, ocisbx_event_fn fn, void *ud, int64_t from, int64_t until)
+{
+    memset(s, 0, sizeof *s);
+    s->c = c;
+    s->fn = fn;
+    s->user_data = ud;
+    ocisbx_event_parser_init(&s->parser, OCISBX_STREAM_AUTO, on_event_text, s);
+    ocisbx_event_tracker_init(&s->tracker, from, until);
+}
+
+int ocisbx_client_stream_command_events(ocisbx_client *c, const char *sandbox_id, const char *command_id,
+                                        int64_t from_seq, int64_t until_seq, ocisbx_event_fn fn, void *user_data)
+{
+    if (!c || !fn) return ocisbx_fail(OCISBX_EINVAL, "stream command events: client and callback are required");
+    if (!command_id || !command_id[0]) return ocisbx_fail(OCISBX_EINVAL, "stream command events: command id is required");
+    if (until_seq > 0 && from_seq > until_seq)
+        return ocisbx_fail(OCISBX_EINVAL, "stream command events: fromSeq %lld is after untilSeq %lld",
+                           (long long)from_seq, (long long)until_seq);
+    stream_ctx s;
+    ctx_init(&s, c, fn, user_data, from_seq, until_seq);
+    s.command_id = ocisbx_strdup(command_id);
+    int rc = s.command_id ? run(&s, sandbox_id, until_seq, NULL) : ocisbx_fail_nomem();
+    ocisbx_event_parser_release(&s.parser);
+    free(s.command_id);
+    return rc;
+}
+
+int ocisbx_client_run_command_and_stream(ocisbx_client *c, const char *sandbox_id, const ocisbx_run_command_details *d,
+                                         ocisbx_event_fn fn, void *user_data, char **command_id)
+{
+    if (command_id) *command_id = NULL;
+    if (!c || !fn) return ocisbx_fail(OCISBX_EINVAL, "run command and stream: client and callback are required");
+    const ocisbx_model *body = (const ocisbx_model *)(const void *)d;
+    if (!body || !ocisbx_model_str(body, "command"))
+        return ocisbx_fail(OCISBX_EINVAL, "RunSandboxCommandDetails.command: required");
+    stream_ctx s;
+    ctx_init(&s, c, fn, user_data, 0, 0);
+    ocisbx_param p[] = {{"sandboxId", sandbox_id}};
+    ocisbx_http_request *first = NULL;
+    int rc = ocisbx_client_request(c, OCISBX_OP_RUN_COMMAND_AND_STREAM, p, 1, body, &first);
+    if (!rc) rc = prepare(&s, first);
+    if (!rc) rc = run(&s, sandbox_id, 0, first);
+    ocisbx_http_request_free(first);
+    ocisbx_event_parser_release(&s.parser);
+    if (command_id && s.command_id) {
+        *command_id = s.command_id;
+        s.command_id = NULL;
+    }
+    free(s.command_id);
+    return rc;
+}

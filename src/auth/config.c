@@ -1,0 +1,429 @@
+/* The OCI configuration file (~/.oci/config): INI sections, [DEFAULT]
+ * inherited by every profile, '#'/';' comment lines, `key = value`.
+ * Strict like the SDKs' reader (Python configparser): duplicate sections or
+ * keys are errors rather than silently shadowing each other. Values may be
+ * secrets (pass_phrase), so no message ever quotes a line of the file. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ocisbx/auth.h"
+#include "util/internal.h"
+
+#define DEFAULT_PROFILE "DEFAULT"
+#define MAX_CONFIG_SIZE (1024 * 1024)
+/* Bounds for the duplicate checks (quadratic): far above any real file. */
+#define MAX_SECTIONS 10000
+#define MAX_KEYS_PER_SECTION 10000
+
+struct entry {
+    char *key;   /* lowercased */
+    char *value; /* wiped on free: any value may be a secret */
+};
+
+struct entries {
+    struct entry *v;
+    size_t n, cap;
+};
+
+struct ocisbx_config {
+    char *file;
+    char *profile;
+    struct entries defaults; /* [DEFAULT] */
+    struct entries own;      /* the selected profile (empty when it is DEFAULT) */
+};
+
+/* A slice of the input text. */
+struct span {
+    const char *p;
+    size_t n;
+};
+
+static void entries_free(struct entries *e)
+{
+    for (size_t i = 0; i < e->n; i++) {
+        free(e->v[i].key);
+        ocisbx_free_secret(e->v[i].value);
+    }
+    free(e->v);
+    e->v = NULL;
+    e->n = e->cap = 0;
+}
+
+static const char *entries_get(const struct entries *e, const char *key)
+{
+    for (size_t i = 0; i < e->n; i++)
+        if (strcmp(e->v[i].key, key) == 0)
+            return e->v[i].value;
+    return NULL;
+}
+
+static int entries_add(struct entries *e, struct span key, struct span value)
+{
+    if (e->n == e->cap) {
+        size_t cap = e->cap ? e->cap * 2 : 8;
+        struct entry *v = realloc(e->v, cap * sizeof *v);
+        if (!v)
+            return ocisbx_fail_nomem();
+        e->v = v;
+        e->cap = cap;
+    }
+    char *k = ocisbx_strndup(key.p, key.n);
+    char *val = ocisbx_strndup(value.p, value.n);
+    if (!k || !val) {
+        free(k);
+        ocisbx_free_secret(val);
+        return ocisbx_fail_nomem();
+    }
+    for (char *c = k; *c; c++)
+        if (*c >= 'A' && *c <= 'Z')
+            *c = (char)(*c - 'A' + 'a');
+    e->v[e->n].key = k;
+    e->v[e->n].value = val;
+    e->n++;
+    return 0;
+}
+
+void ocisbx_config_free(ocisbx_config *cfg)
+{
+    if (!cfg)
+        return;
+    entries_free(&cfg->defaults);
+    entries_free(&cfg->own);
+    free(cfg->file);
+    free(cfg->profile);
+    free(cfg);
+}
+
+const char *ocisbx_config_get(const ocisbx_config *cfg, const char *key)
+{
+    if (!cfg || !key)
+        return NULL;
+    const char *v = entries_get(&cfg->own, key);
+    return v ? v : entries_get(&cfg->defaults, key);
+}
+
+const char *ocisbx_config_file(const ocisbx_config *cfg) { return cfg ? cfg->file : NULL; }
+const char *ocisbx_config_profile(const ocisbx_config *cfg) { return cfg ? cfg->profile : NULL; }
+
+static const char *home_dir(void)
+{
+    const char *h = getenv("HOME");
+    if (h && *h)
+        return h;
+    struct passwd *pw = getpwuid(getuid());
+    return pw && pw->pw_dir ? pw->pw_dir : NULL;
+}
+
+/* "~" and "~/x" become $HOME and $HOME/x; "~user" is left alone (as the SDKs
+ * do not expand it either). NULL on out of memory. */
+static char *expand_tilde(const char *path)
+{
+    if (path[0] == '~' && (path[1] == '\0' || path[1] == '/')) {
+        const char *home = home_dir();
+        if (home)
+            return ocisbx_asprintf("%s%s", home, path + 1);
+    }
+    return ocisbx_strdup(path);
+}
+
+static int expand_entry(struct entries *e, const char *key)
+{
+    for (size_t i = 0; i < e->n; i++) {
+        if (strcmp(e->v[i].key, key) != 0)
+            continue;
+        char *x = expand_tilde(e->v[i].value);
+        if (!x)
+            return ocisbx_fail_nomem();
+        ocisbx_free_secret(e->v[i].value);
+        e->v[i].value = x;
+    }
+    return 0;
+}
+
+static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+
+static struct span trim(struct span s)
+{
+    while (s.n && is_space(s.p[0])) {
+        s.p++;
+        s.n--;
+    }
+    while (s.n && is_space(s.p[s.n - 1]))
+        s.n--;
+    return s;
+}
+
+static bool span_eq(struct span a, struct span b) { return a.n == b.n && memcmp(a.p, b.p, a.n) == 0; }
+
+static bool span_eq_nocase(struct span a, struct span b)
+{
+    return a.n == b.n && ocisbx_strncasecmp(a.p, b.p, a.n) == 0;
+}
+
+static bool span_is(struct span a, const char *s)
+{
+    return a.n == strlen(s) && memcmp(a.p, s, a.n) == 0;
+}
+
+/* Names and lines of what has been seen: sections in the file, keys in the
+ * current section (for the duplicate checks and the list of profiles). */
+struct seen {
+    struct span name;
+    size_t line;
+};
+struct seen_list {
+    struct seen *v;
+    size_t n, cap;
+};
+
+static int seen_add(struct seen_list *l, struct span name, size_t line)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 8;
+        struct seen *v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return ocisbx_fail_nomem();
+        l->v = v;
+        l->cap = cap;
+    }
+    l->v[l->n].name = name;
+    l->v[l->n].line = line;
+    l->n++;
+    return 0;
+}
+
+struct parser {
+    const char *name; /* the file name, for messages */
+    const char *profile;
+    ocisbx_config *cfg;
+    struct seen_list sections;
+    struct seen_list keys; /* of the current section */
+    struct entries *target; /* where the current section's values go, or NULL */
+    bool in_section;
+    struct span section;
+};
+
+static int parse_section(struct parser *ps, struct span line, size_t lineno)
+{
+    if (line.n < 2 || line.p[line.n - 1] != ']')
+        return ocisbx_fail(OCISBX_ECONFIG, "config file %s:%zu: malformed section header (expected [name])",
+                           ps->name, lineno);
+    struct span name = trim((struct span){line.p + 1, line.n - 2});
+    if (name.n == 0)
+        return ocisbx_fail(OCISBX_ECONFIG, "config file %s:%zu: empty section name", ps->name, lineno);
+    for (size_t i = 0; i < name.n; i++)
+        if (name.p[i] == '[' || name.p[i] == ']')
+            return ocisbx_fail(OCISBX_ECONFIG, "config file %s:%zu: malformed section header (expected [name])",
+                               ps->name, lineno);
+    if (ps->sections.n >= MAX_SECTIONS)
+        return ocisbx_fail(OCISBX_ECONFIG, "config file %s:%zu: more than %d sections", ps->name, lineno,
+                           MAX_SECTIONS);
+    for (size_t i = 0; i < ps->sections.n; i++)
+        if (span_eq(ps->sections.v[i].name, name))
+            return ocisbx_fail(OCISBX_ECONFIG, "config file %s:%zu: duplicate section [%.*s] (first at line %zu)",
+                               ps->name, lineno, (int)(name.n > 200 ? 200 : name.n), name.p,
+                               ps->sections.v[i].line);
+    int rc = seen_add(&ps->sections, name, lineno);
+    if (rc)
+        return rc;
+    ps->keys.n = 0;
+    ps->in_section = true;
+    ps->section = name;
+    if (span_is(name, DEFAULT_PROFILE))
+        ps->target = &ps->cfg->defaults;
+    else if (span_is(name, ps->profile))
+        ps->target = &ps->cfg->own;
+    else
+        ps->target = NULL;
+    return 0;
+}
+
+static int parse_key_value(struct parser *ps, struct span line, size_t lineno)
+{
+    const char *eq = memchr(line.p, '=', line.n);
+    if (!eq)
+        return ocisbx_fail(OCISBX_ECONFIG,
+                           "config file %s:%zu: malformed line (expected key = value, [section] or a # or ; comment)",
+                           ps->name, lineno);
+    struct span key = trim((struct span){line.p, (size_t)(eq - line.p)});
+    struct span value = trim((struct span){eq + 1, line.n - (size_t)(eq - line.p) - 1});
+    if (key.n == 0)
+        return ocisbx_fail(OCISBX_ECONFIG, "config file %s:%zu: malformed line (no key before '=')", ps->name,
+                           lineno);
+    int kn = (int)(key.n > 100 ? 100 : key.n);
+    if (!ps->in_section)
+        return ocisbx_fail(OCISBX_ECONFIG, "config file %s:%zu: key '%.*s' before any [section]", ps->name,
+                           lineno, kn, key.p);
+    if (ps->keys.n >= MAX_KEYS_PER_SECTION)
+        return ocisbx_fail(OCISBX_ECONFIG, "config file %s:%zu: more than %d keys in one section", ps->name,
+                           lineno, MAX_KEYS_PER_SECTION);
+    for (size_t i = 0; i < ps->keys.n; i++)
+        if (span_eq_nocase(ps->keys.v[i].name, key))
+            return ocisbx_fail(OCISBX_ECONFIG,
+                               "config file %s:%zu: duplicate key '%.*s' in [%.*s] (first at line %zu)", ps->name,
+                               lineno, kn, key.p, (int)(ps->section.n > 200 ? 200 : ps->section.n),
+                               ps->section.p, ps->keys.v[i].line);
+    int rc = seen_add(&ps->keys, key, lineno);
+    if (rc)
+        return rc;
+    return ps->target ? entries_add(ps->target, key, value) : 0;
+}
+
+static int parse_line(struct parser *ps, struct span raw, size_t lineno)
+{
+    if (memchr(raw.p, '\0', raw.n))
+        return ocisbx_fail(OCISBX_ECONFIG, "config file %s:%zu: malformed line (contains a NUL byte)", ps->name,
+                           lineno);
+    struct span line = trim(raw);
+    if (line.n == 0 || line.p[0] == '#' || line.p[0] == ';')
+        return 0;
+    if (line.p[0] == '[')
+        return parse_section(ps, line, lineno);
+    return parse_key_value(ps, line, lineno);
+}
+
+static int profile_not_found(const struct parser *ps)
+{
+    ocisbx_buf b = OCISBX_BUF_INIT;
+    for (size_t i = 0; i < ps->sections.n; i++) {
+        struct span s = ps->sections.v[i].name;
+        if (ocisbx_buf_appendf(&b, "%s%.*s", i ? ", " : "", (int)(s.n > 100 ? 100 : s.n), s.p)) {
+            ocisbx_buf_free(&b);
+            return ocisbx_fail_nomem();
+        }
+    }
+    int rc;
+    if (ps->sections.n)
+        rc = ocisbx_fail(OCISBX_ECONFIG, "config file %s: profile [%s] not found (profiles there: %s)", ps->name,
+                         ps->profile, b.data);
+    else
+        rc = ocisbx_fail(OCISBX_ECONFIG, "config file %s: profile [%s] not found (the file has no profiles)",
+                         ps->name, ps->profile);
+    ocisbx_buf_free(&b);
+    return rc;
+}
+
+int ocisbx_config_parse(const char *text, size_t len, const char *name, const char *profile, ocisbx_config **out)
+{
+    if (!out)
+        return ocisbx_fail(OCISBX_EINVAL, "config: no output pointer");
+    *out = NULL;
+    if (!text && len)
+        return ocisbx_fail(OCISBX_EINVAL, "config: no text");
+    if (!name)
+        name = "<memory>";
+    if (!profile || !*profile)
+        profile = DEFAULT_PROFILE;
+
+    ocisbx_config *cfg = calloc(1, sizeof *cfg);
+    if (!cfg)
+        return ocisbx_fail_nomem();
+    cfg->file = ocisbx_strdup(name);
+    cfg->profile = ocisbx_strdup(profile);
+    if (!cfg->file || !cfg->profile) {
+        ocisbx_config_free(cfg);
+        return ocisbx_fail_nomem();
+    }
+    struct parser ps = {.name = cfg->file, .profile = cfg->profile, .cfg = cfg};
+    int rc = 0;
+    size_t lineno = 0, pos = 0;
+    /* a UTF-8 byte order mark, as some Windows editors write */
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+        pos = 3;
+    while (rc == 0 && pos < len) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t end = nl ? (size_t)(nl - text) : len;
+        rc = parse_line(&ps, (struct span){text + pos, end - pos}, ++lineno);
+        pos = end + 1;
+    }
+    if (rc == 0) {
+        bool found = false;
+        for (size_t i = 0; i < ps.sections.n && !found; i++)
+            found = span_is(ps.sections.v[i].name, profile);
+        if (!found)
+            rc = profile_not_found(&ps);
+    }
+    if (rc == 0)
+        rc = expand_entry(&cfg->defaults, "key_file");
+    if (rc == 0)
+        rc = expand_entry(&cfg->defaults, "security_token_file");
+    if (rc == 0)
+        rc = expand_entry(&cfg->own, "key_file");
+    if (rc == 0)
+        rc = expand_entry(&cfg->own, "security_token_file");
+    free(ps.sections.v);
+    free(ps.keys.v);
+    if (rc) {
+        ocisbx_config_free(cfg);
+        return rc;
+    }
+    *out = cfg;
+    return 0;
+}
+
+/* Reads the whole file into a buffer the caller wipes (it holds pass_phrase). */
+static int read_config_file(const char *path, ocisbx_buf *b)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        if (e == ENOENT || e == ENOTDIR)
+            return ocisbx_fail(OCISBX_ECONFIG, "config file %s: not found", path);
+        return ocisbx_fail(OCISBX_ECONFIG, "config file %s: cannot open: %s", path, strerror(e));
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return ocisbx_fail(OCISBX_ECONFIG, "config file %s: not a regular file", path);
+    }
+    int rc = 0;
+    for (;;) {
+        if (b->len > MAX_CONFIG_SIZE) {
+            rc = ocisbx_fail(OCISBX_ECONFIG, "config file %s: larger than %d bytes", path, MAX_CONFIG_SIZE);
+            break;
+        }
+        rc = ocisbx_buf_reserve(b, 4096);
+        if (rc)
+            break;
+        ssize_t r = read(fd, b->data + b->len, b->cap - b->len - 1);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = ocisbx_fail(OCISBX_ECONFIG, "config file %s: cannot read: %s", path, strerror(errno));
+            break;
+        }
+        if (r == 0)
+            break;
+        b->len += (size_t)r;
+        b->data[b->len] = '\0';
+    }
+    close(fd);
+    return rc;
+}
+
+int ocisbx_config_load(const char *path, const char *profile, ocisbx_config **out)
+{
+    if (!out)
+        return ocisbx_fail(OCISBX_EINVAL, "config: no output pointer");
+    *out = NULL;
+    if (!path || !*path) {
+        const char *env = getenv("OCI_CONFIG_FILE");
+        path = env && *env ? env : "~/.oci/config";
+    }
+    char *full = expand_tilde(path);
+    if (!full)
+        return ocisbx_fail_nomem();
+    ocisbx_buf b = OCISBX_BUF_INIT;
+    int rc = read_config_file(full, &b);
+    if (rc == 0)
+        rc = ocisbx_config_parse(b.data ? b.data : "", b.len, full, profile, out);
+    ocisbx_buf_wipe_free(&b);
+    free(full);
+    return rc;
+}

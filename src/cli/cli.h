@@ -1,0 +1,108 @@
+/* The ocisbx program's frame: global options, the command table, and the
+ * helpers every command file uses (credentials, transport, JSON output,
+ * one-line errors). Commands: int cmd_x(cli_ctx *ctx, int argc, char **argv)
+ * where argv[0] is the command name and the global options are already
+ * removed; they return the process exit status. */
+#ifndef OCISBX_CLI_H
+#define OCISBX_CLI_H
+
+#include <stdbool.h>
+
+#include <cjson/cJSON.h>
+
+#include "ocisbx/ocisbx.h"
+#include "ocisbx/http.h"
+
+#define CLI_EXIT_OK 0
+#define CLI_EXIT_FAIL 1  /* a failure (service error, I/O, bad config) */
+#define CLI_EXIT_USAGE 2 /* bad command line */
+
+#define CLI_DEFAULT_API_VERSION "20231130"
+
+/* Global options after the environment is applied (options win). NULL when
+ * not given anywhere. */
+typedef struct cli_globals {
+    const char *config_file; /* --config-file (else OCI_CONFIG_FILE / ~/.oci/config) */
+    const char *profile;     /* --profile, OCI_SANDBOX_PROFILE */
+    const char *auth;        /* --auth (api_key when NULL) */
+    const char *region;      /* --region, OCI_SANDBOX_REGION */
+    const char *endpoint;    /* --endpoint, OCI_SANDBOX_ENDPOINT */
+    const char *api_version; /* --api-version, OCI_SANDBOX_API_VERSION, else "20231130" */
+    const char *ca_bundle;   /* --ca-bundle */
+    const char *project_id;  /* OCI_SANDBOX_PROJECT_ID (commands add --project-id) */
+} cli_globals;
+
+typedef struct cli_ctx {
+    cli_globals g;
+    /* Made on demand by the helpers below and freed by main. */
+    ocisbx_config *config;
+    ocisbx_credentials *creds;
+    char *endpoint; /* resolved endpoint, no trailing '/' */
+} cli_ctx;
+
+typedef int (*cli_cmd_fn)(cli_ctx *ctx, int argc, char **argv);
+typedef struct cli_command {
+    const char *name;
+    const char *summary;
+    cli_cmd_fn fn;
+} cli_command;
+/* Ends with a {NULL, NULL, NULL} entry. */
+extern const cli_command cli_commands[];
+
+/* Entry points (cmd_raw_request.c; the four others in their own files). */
+int cmd_raw_request(cli_ctx *ctx, int argc, char **argv);
+int cmd_sandbox(cli_ctx *ctx, int argc, char **argv);
+int cmd_command(cli_ctx *ctx, int argc, char **argv);
+int cmd_file(cli_ctx *ctx, int argc, char **argv);
+int cmd_snapshot(cli_ctx *ctx, int argc, char **argv);
+
+/* ---- errors ---- */
+/* Prints "ocisbx: <message>" (one line) on stderr; returns exit_code. */
+int cli_error(int exit_code, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Prints the library's last error message as above; returns CLI_EXIT_FAIL. */
+int cli_fail_last(void);
+
+/* ---- option parsing for command files ---- */
+/* Matches argv[*i] against "--name VALUE" or "--name=VALUE". Returns 1 and
+ * sets *value (advancing *i past a separate value), 0 when it is another
+ * argument, -1 after printing a usage error when the value is missing. */
+int cli_opt_value(int argc, char **argv, int *i, const char *name, const char **value);
+/* True when argv[i] is exactly "--name". */
+bool cli_opt_flag(const char *arg, const char *name);
+/* Prints "ocisbx: <cmd>: unknown option <arg>" and returns CLI_EXIT_USAGE. */
+int cli_unknown_option(const char *cmd, const char *arg);
+
+/* ---- configuration, credentials, transport ---- */
+/* Loads the config file/profile once (cached in ctx). Prints and returns
+ * CLI_EXIT_FAIL on failure. */
+int cli_config(cli_ctx *ctx, ocisbx_config **out);
+/* Builds the credentials selected by --auth once (cached in ctx; not a new
+ * reference). Prints the error and returns CLI_EXIT_FAIL on failure. */
+int cli_credentials(cli_ctx *ctx, ocisbx_credentials **out);
+/* The region: --region / OCI_SANDBOX_REGION, else the profile's or the
+ * provider's; resolved to a full name. NULL on failure (error printed). */
+const char *cli_region(cli_ctx *ctx);
+/* The service endpoint: --endpoint / OCI_SANDBOX_ENDPOINT, else
+ * https://inference.generativeai.<region>.oci.<realm domain>. No trailing
+ * '/'. Prints and returns CLI_EXIT_FAIL on failure. */
+int cli_endpoint(cli_ctx *ctx, const char **out);
+/* A signed transport with the ctx's credentials and --ca-bundle. Plain
+ * http is allowed only when url (the endpoint or --url) is http:// to a
+ * loopback host. Prints and returns CLI_EXIT_FAIL on failure; free the
+ * handle with ocisbx_http_free. */
+int cli_http(cli_ctx *ctx, const char *url, ocisbx_http **out);
+
+/* ---- output ---- */
+/* Pretty-printed JSON and a newline on stdout. */
+int cli_print_json(const cJSON *json);
+/* Parses text as JSON and pretty-prints it; text that is not JSON is
+ * written as it is. */
+int cli_print_json_text(const char *text, size_t len);
+/* Reads a whole file ("-" for stdin) into memory; error printed. */
+int cli_read_file(const char *path, char **data, size_t *len);
+
+#endif

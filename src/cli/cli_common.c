@@ -1,0 +1,245 @@
+/* Helpers shared by the CLI's commands. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cli_error(int exit_code, const char *fmt, ...)
+{
+    char line[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    for (char *p = line; *p; p++) /* keep it one line */
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    fprintf(stderr, "ocisbx: %s\n", line);
+    return exit_code;
+}
+
+int cli_fail_last(void)
+{
+    return cli_error(CLI_EXIT_FAIL, "%s", ocisbx_error_message(ocisbx_error_last()));
+}
+
+int cli_opt_value(int argc, char **argv, int *i, const char *name, const char **value)
+{
+    const char *arg = argv[*i];
+    if (strncmp(arg, "--", 2) != 0)
+        return 0;
+    size_t n = strlen(name);
+    if (strncmp(arg + 2, name, n) != 0)
+        return 0;
+    if (arg[2 + n] == '=') {
+        *value = arg + 3 + n;
+        return 1;
+    }
+    if (arg[2 + n] != '\0')
+        return 0;
+    if (*i + 1 >= argc) {
+        cli_error(CLI_EXIT_USAGE, "option --%s needs a value", name);
+        return -1;
+    }
+    *value = argv[++*i];
+    return 1;
+}
+
+bool cli_opt_flag(const char *arg, const char *name)
+{
+    return strncmp(arg, "--", 2) == 0 && strcmp(arg + 2, name) == 0;
+}
+
+int cli_unknown_option(const char *cmd, const char *arg)
+{
+    return cli_error(CLI_EXIT_USAGE, "%s: unknown option %s (see --help)", cmd, arg);
+}
+
+int cli_config(cli_ctx *ctx, ocisbx_config **out)
+{
+    if (!ctx->config && ocisbx_config_load(ctx->g.config_file, ctx->g.profile, &ctx->config) != 0)
+        return cli_fail_last();
+    *out = ctx->config;
+    return 0;
+}
+
+static bool is_principal(const char *auth)
+{
+    return auth && (strcmp(auth, OCISBX_AUTH_INSTANCE_PRINCIPAL) == 0 ||
+                    strcmp(auth, OCISBX_AUTH_RESOURCE_PRINCIPAL) == 0);
+}
+
+int cli_credentials(cli_ctx *ctx, ocisbx_credentials **out)
+{
+    if (!ctx->creds) {
+        ocisbx_config *cfg = NULL;
+        if (!is_principal(ctx->g.auth) && cli_config(ctx, &cfg) != 0)
+            return CLI_EXIT_FAIL;
+        if (ocisbx_credentials_new(ctx->g.auth, cfg, &ctx->creds) != 0)
+            return cli_fail_last();
+    }
+    *out = ctx->creds;
+    return 0;
+}
+
+const char *cli_region(cli_ctx *ctx)
+{
+    const char *name = ctx->g.region;
+    if (!name) {
+        ocisbx_credentials *c = NULL;
+        if (cli_credentials(ctx, &c) != 0)
+            return NULL;
+        name = ocisbx_credentials_region(c);
+        if (!name && ctx->config)
+            name = ocisbx_config_get(ctx->config, "region");
+    }
+    if (!name) {
+        cli_error(CLI_EXIT_FAIL, "no region: give --region, set OCI_SANDBOX_REGION or add region to the profile");
+        return NULL;
+    }
+    char *full = NULL;
+    if (ocisbx_region_resolve(name, &full) != 0) {
+        cli_fail_last();
+        return NULL;
+    }
+    /* Kept for the program's life in a static: one region per run. */
+    static char region[128];
+    snprintf(region, sizeof region, "%s", full);
+    ocisbx_free(full);
+    return region;
+}
+
+int cli_endpoint(cli_ctx *ctx, const char **out)
+{
+    if (!ctx->endpoint) {
+        if (ctx->g.endpoint) {
+            ctx->endpoint = strdup(ctx->g.endpoint);
+        } else {
+            const char *region = cli_region(ctx);
+            if (!region)
+                return CLI_EXIT_FAIL;
+            size_t n = strlen(region) + strlen(ocisbx_region_domain(region)) + 64;
+            if ((ctx->endpoint = malloc(n)) != NULL)
+                snprintf(ctx->endpoint, n, "https://inference.generativeai.%s.oci.%s", region,
+                         ocisbx_region_domain(region));
+        }
+        if (!ctx->endpoint)
+            return cli_error(CLI_EXIT_FAIL, "out of memory");
+        size_t len = strlen(ctx->endpoint);
+        while (len > 0 && ctx->endpoint[len - 1] == '/')
+            ctx->endpoint[--len] = '\0';
+    }
+    *out = ctx->endpoint;
+    return 0;
+}
+
+/* http://<loopback>[:port]/... : the only plain-http URLs the CLI allows. */
+static bool loopback_http(const char *url)
+{
+    if (!url || strncmp(url, "http://", 7) != 0)
+        return false;
+    const char *h = url + 7;
+    size_t n = strcspn(h, "/?#");
+    char host[256];
+    if (n >= sizeof host)
+        return false;
+    memcpy(host, h, n);
+    host[n] = '\0';
+    char *at = strrchr(host, '@');
+    char *hp = at ? at + 1 : host;
+    if (*hp == '[') {
+        char *rb = strchr(hp, ']');
+        if (!rb)
+            return false;
+        *rb = '\0';
+        hp++;
+    } else {
+        char *colon = strchr(hp, ':');
+        if (colon)
+            *colon = '\0';
+    }
+    return strcmp(hp, "localhost") == 0 || strcmp(hp, "::1") == 0 || strncmp(hp, "127.", 4) == 0;
+}
+
+int cli_http(cli_ctx *ctx, const char *url, ocisbx_http **out)
+{
+    ocisbx_credentials *creds = NULL;
+    if (cli_credentials(ctx, &creds) != 0)
+        return CLI_EXIT_FAIL;
+    ocisbx_http_options *o = NULL;
+    int rc = ocisbx_http_options_new(&o);
+    if (rc == 0)
+        rc = ocisbx_http_options_set_credentials(o, creds);
+    if (rc == 0 && ctx->g.ca_bundle)
+        rc = ocisbx_http_options_set_ca_bundle(o, ctx->g.ca_bundle);
+    /* The transport refuses non-loopback http itself; this only opts in. */
+    if (rc == 0 && loopback_http(url))
+        rc = ocisbx_http_options_set_allow_plain_http(o, 1);
+    if (rc == 0)
+        rc = ocisbx_http_options_set_user_agent_suffix(o, "ocisbx-cli");
+    if (rc == 0)
+        rc = ocisbx_http_new(o, out);
+    ocisbx_http_options_free(o);
+    return rc == 0 ? 0 : cli_fail_last();
+}
+
+int cli_print_json(const cJSON *json)
+{
+    char *text = cJSON_Print(json);
+    if (!text)
+        return cli_error(CLI_EXIT_FAIL, "out of memory printing JSON");
+    int ok = printf("%s\n", text) >= 0;
+    cJSON_free(text);
+    return ok ? 0 : cli_error(CLI_EXIT_FAIL, "writing to stdout failed");
+}
+
+int cli_print_json_text(const char *text, size_t len)
+{
+    cJSON *j = len ? cJSON_ParseWithLength(text, len) : NULL;
+    if (!j) {
+        if (len && fwrite(text, 1, len, stdout) != len)
+            return cli_error(CLI_EXIT_FAIL, "writing to stdout failed");
+        return 0;
+    }
+    int rc = cli_print_json(j);
+    cJSON_Delete(j);
+    return rc;
+}
+
+int cli_read_file(const char *path, char **data, size_t *len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!f)
+        return cli_error(CLI_EXIT_FAIL, "%s: %s", path, strerror(errno));
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        if (n == cap) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    bool err = !buf || ferror(f);
+    if (f != stdin)
+        fclose(f);
+    if (err) {
+        free(buf);
+        return cli_error(CLI_EXIT_FAIL, "%s: read error", strcmp(path, "-") == 0 ? "stdin" : path);
+    }
+    *data = buf;
+    *len = n;
+    return 0;
+}

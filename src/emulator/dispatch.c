@@ -1,0 +1,310 @@
+/* One request, start to end, without a socket: request id, fault rules, body
+ * limit, authentication, route, retry token, handler. */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "emulator/emu.h"
+
+#define RETRY_KEEP_MS (24LL * 3600 * 1000)
+
+static bool fault_path_match(const char *pattern, const char *path)
+{
+    size_t n = strlen(pattern);
+    if (n < 3 || strcmp(pattern + n - 3, "/**") != 0)
+        return fnmatch(pattern, path, FNM_PATHNAME) == 0;
+    /* "prefix/" + "**": the path's leading segments match prefix (itself or below) */
+    char *prefix = ocisbx_strndup(pattern, n - 3);
+    if (!prefix)
+        return false;
+    size_t segs = 0;
+    for (const char *p = prefix; *p; p++)
+        segs += *p == '/';
+    const char *q = path;
+    size_t seen = 0;
+    while (*q && !(q > path && *q == '/' && seen == segs)) {
+        seen += *q == '/';
+        if (seen > segs)
+            break;
+        q++;
+    }
+    char *head = ocisbx_strndup(path, (size_t)(q - path));
+    bool ok = head && fnmatch(prefix, head, FNM_PATHNAME) == 0;
+    free(head);
+    free(prefix);
+    return ok;
+}
+
+/* The first matching rule with firings left (and drawn by its probability). */
+static emu_fault *pick_fault(emu_server *s, const char *method, const char *rel)
+{
+    for (size_t i = 0; i < s->cfg->n_faults; i++) {
+        emu_fault *f = &s->cfg->faults[i];
+        if (f->times >= 0 && f->fired >= f->times)
+            continue;
+        if (f->method && strcmp(f->method, "*") && ocisbx_strcasecmp(f->method, method))
+            continue;
+        if (f->path && !fault_path_match(f->path, rel))
+            continue;
+        if (f->probability < 1.0) {
+            double r = (double)(emu_rand(s) >> 11) / 9007199254740992.0;
+            if (r >= f->probability)
+                continue;
+        }
+        f->fired++;
+        return f;
+    }
+    return NULL;
+}
+
+static const char *status_code_name(int status)
+{
+    switch (status) {
+    case 400: return "InvalidParameter";
+    case 401: return "NotAuthenticated";
+    case 404: return "NotAuthorizedOrNotFound";
+    case 409: return "IncorrectState";
+    case 412: return "PreconditionFailed";
+    case 413: return "PayloadTooLarge";
+    case 429: return "TooManyRequests";
+    case 500: return "InternalServerError";
+    case 502: return "BadGateway";
+    case 503: return "ServiceUnavailable";
+    case 504: return "GatewayTimeout";
+    default: return "Error";
+    }
+}
+
+static emu_retry *retry_find(emu_server *s, const char *key)
+{
+    for (size_t i = 0; i < s->n_retries; i++)
+        if (!strcmp(s->retries[i]->key, key))
+            return s->retries[i];
+    return NULL;
+}
+
+void emu_retry_free(emu_retry *r)
+{
+    if (!r)
+        return;
+    free(r->key);
+    free(r->content_type);
+    free(r->body);
+    for (int i = 0; i < 4; i++) {
+        free(r->hdr_names[i]);
+        free(r->hdr_values[i]);
+    }
+    free(r);
+}
+
+static void retry_remove(emu_server *s, emu_retry *r)
+{
+    for (size_t i = 0; i < s->n_retries; i++) {
+        if (s->retries[i] == r) {
+            s->retries[i] = s->retries[--s->n_retries];
+            emu_retry_free(r);
+            return;
+        }
+    }
+}
+
+void emu_retry_tick(emu_server *s, int64_t now)
+{
+    for (size_t i = 0; i < s->n_retries;) {
+        emu_retry *r = s->retries[i];
+        if (r->done && now - r->t_ms > RETRY_KEEP_MS) {
+            retry_remove(s, r);
+            s->dirty = true;
+        } else {
+            i++;
+        }
+    }
+}
+
+static void retry_store(emu_retry *r, const emu_response *resp)
+{
+    static const char *const keep[] = {"etag", "opc-content-sha256", "opc-next-page", "retry-after"};
+    r->status = resp->status;
+    r->content_type = ocisbx_strdup(resp->content_type);
+    r->body = ocisbx_strndup(resp->body.data ? resp->body.data : "", resp->body.len);
+    r->body_len = resp->body.len;
+    int k = 0;
+    for (size_t i = 0; i < 4; i++) {
+        const char *v = emu_response_get_header(resp, keep[i]);
+        if (v) {
+            r->hdr_names[k] = ocisbx_strdup(keep[i]);
+            r->hdr_values[k] = ocisbx_strdup(v);
+            k++;
+        }
+    }
+    if (resp->stream)
+        snprintf(r->command_id, sizeof r->command_id, "%s", resp->stream->cmd->id);
+    r->done = true;
+}
+
+static void retry_replay(emu_server *s, const emu_request *req, const emu_retry *r, emu_response *resp)
+{
+    if (r->command_id[0] && emu_command_replay_stream(s, req, r->command_id, resp) == 0)
+        return;
+    resp->status = r->status;
+    snprintf(resp->content_type, sizeof resp->content_type, "%s", r->content_type ? r->content_type : "");
+    ocisbx_buf_clear(&resp->body);
+    ocisbx_buf_append(&resp->body, r->body ? r->body : "", r->body_len);
+    for (int i = 0; i < 4 && r->hdr_names[i]; i++)
+        emu_response_header(resp, r->hdr_names[i], r->hdr_values[i]);
+}
+
+static void route(emu_server *s, const emu_request *req, const emu_route *rt, emu_response *resp)
+{
+    switch (rt->id) {
+    case EMU_R_SANDBOX_CREATE:
+    case EMU_R_SANDBOX_LIST:
+    case EMU_R_SANDBOX_GET:
+    case EMU_R_SANDBOX_UPDATE:
+    case EMU_R_SANDBOX_DELETE:
+    case EMU_R_SANDBOX_STOP:
+    case EMU_R_SANDBOX_EXTEND:
+    case EMU_R_SANDBOX_SUSPEND:
+    case EMU_R_SANDBOX_RESUME:
+        emu_h_sandbox(s, req, rt, resp);
+        break;
+    case EMU_R_FILE_WRITE:
+    case EMU_R_FILE_READ:
+        emu_h_file(s, req, rt, resp);
+        break;
+    case EMU_R_SNAPSHOT_CREATE:
+    case EMU_R_SNAPSHOT_LIST:
+    case EMU_R_SNAPSHOT_GET:
+    case EMU_R_SNAPSHOT_DELETE:
+        emu_h_snapshot(s, req, rt, resp);
+        break;
+    case EMU_R_NONE:
+        emu_error(resp, 404, "NotAuthorizedOrNotFound", "no such route");
+        break;
+    default:
+        emu_h_command(s, req, rt, resp);
+    }
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+void emu_handle(emu_server *s, const emu_request *req, emu_response *resp)
+{
+    const char *rid = emu_request_header(req, "opc-request-id");
+    char gen[40];
+    if (!rid || !emu_valid_request_id(rid)) {
+        emu_new_id("emu-", gen, sizeof gen);
+        for (char *p = gen; *p; p++)
+            if (*p >= 'a' && *p <= 'z')
+                *p = (char)(*p - 32);
+        rid = gen;
+    }
+    emu_response_header(resp, "opc-request-id", rid);
+
+    size_t plen = strlen(s->api_version) + 1;
+    const char *path = req->path ? req->path : "";
+    if (path[0] != '/' || strncmp(path + 1, s->api_version, plen - 1) != 0 || (path[plen] != '/' && path[plen] != 0)) {
+        emu_error(resp, 404, "NotAuthorizedOrNotFound", "no such path: the API lives under /%s/", s->api_version);
+        return;
+    }
+    const char *rel = path[plen] ? path + plen : "/";
+
+    pthread_mutex_lock(&s->mu);
+    emu_fault *f = pick_fault(s, req->method, rel);
+    int delay = f ? f->delay_ms : 0, cut = f ? f->cut_after_events : 0, status = f ? f->status : 0;
+    int retry_after = f ? f->retry_after_s : -1;
+    bool reset = f && f->reset;
+    pthread_mutex_unlock(&s->mu);
+    if (reset) {
+        resp->reset = true;
+        return;
+    }
+    if (status) {
+        if (retry_after >= 0) {
+            char ra[16];
+            snprintf(ra, sizeof ra, "%d", retry_after);
+            emu_response_header(resp, "retry-after", ra);
+        }
+        emu_error(resp, status, status_code_name(status), "injected fault (tenancy file rule)");
+        return;
+    }
+    if (delay > 0)
+        sleep_ms(delay);
+
+    if (req->body_too_large) {
+        emu_error(resp, 413, "PayloadTooLarge", "the request body is larger than %lld bytes",
+                  (long long)s->cfg->limits.max_body_bytes);
+        return;
+    }
+    if (emu_authenticate(s, req, resp) != 0)
+        return;
+
+    emu_route rt;
+    int mrc = emu_route_match(req->method, rel, &rt);
+    if (mrc == 405) {
+        emu_error(resp, 405, "MethodNotAllowed", "%s is not allowed on %s", req->method, rel);
+        return;
+    }
+    if (mrc != 0) {
+        emu_error(resp, 404, "NotAuthorizedOrNotFound", "no such route: %s %s", req->method, rel);
+        return;
+    }
+
+    const char *token = !strcmp(req->method, "POST") ? emu_request_header(req, "opc-retry-token") : NULL;
+    if (token && (!emu_valid_request_id(token) || strlen(token) > 64)) {
+        emu_error(resp, 400, "InvalidParameter", "opc-retry-token must be 1-64 letters, digits, '_' or '-'");
+        return;
+    }
+    pthread_mutex_lock(&s->mu);
+    emu_retry *r = NULL;
+    if (token) {
+        char *key = ocisbx_asprintf("%s %s %s", token, req->method, rel);
+        emu_retry *old;
+        while ((old = retry_find(s, key)) && !old->done && !s->stopping)
+            pthread_cond_wait(&s->cv, &s->mu);
+        if (old && old->done) {
+            free(key);
+            retry_replay(s, req, old, resp);
+            goto done;
+        }
+        r = calloc(1, sizeof *r);
+        if (r && s->n_retries == s->cap_retries) {
+            size_t cap = s->cap_retries ? s->cap_retries * 2 : 16;
+            emu_retry **a = realloc(s->retries, cap * sizeof *a);
+            if (a) {
+                s->retries = a;
+                s->cap_retries = cap;
+            }
+        }
+        if (r && s->n_retries < s->cap_retries) {
+            r->key = key;
+            r->t_ms = emu_now_ms();
+            s->retries[s->n_retries++] = r;
+        } else {
+            free(key);
+            free(r);
+            r = NULL;
+        }
+    }
+    route(s, req, &rt, resp);
+    if (r) {
+        /* only a success is remembered: a refused request may be retried */
+        if (resp->status < 400)
+            retry_store(r, resp);
+        else
+            retry_remove(s, r);
+        s->dirty = true;
+        pthread_cond_broadcast(&s->cv);
+    }
+done:
+    if (resp->stream)
+        resp->stream->cut_after = cut;
+    pthread_mutex_unlock(&s->mu);
+}

@@ -1,0 +1,395 @@
+/* ocisbx-emulator internals: the tenancy configuration, the request and
+ * response objects the HTTP layer hands to the handlers (so every handler can
+ * be driven without a socket, as the fuzz target does), and the state. */
+#ifndef OCISBX_EMU_H
+#define OCISBX_EMU_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "util/internal.h"
+
+struct ocisbx_pubkey;
+struct emu_proc;
+
+/* ---- the tenancy file (config.c) ------------------------------------------- */
+typedef struct emu_user {
+    char *id;
+    char *fingerprint;
+    struct ocisbx_pubkey *key;
+} emu_user;
+
+typedef struct emu_token {
+    char *token;
+    struct ocisbx_pubkey *key;
+    int64_t expires_ms;
+} emu_token;
+
+typedef struct emu_project {
+    char *id;
+    bool allow_network;
+    char **warmpools;
+    size_t n_warmpools;
+} emu_project;
+
+typedef struct emu_fault {
+    char *method;         /* NULL: any */
+    char *path;           /* glob relative to /<apiVersion>; NULL: any */
+    int status;           /* respond: HTTP status, 0 when none */
+    bool reset;           /* respond: reset */
+    int retry_after_s;    /* -1: no retry-after header */
+    int delay_ms;         /* 0: none */
+    int cut_after_events; /* 0: none */
+    int times;            /* -1: unlimited */
+    double probability;   /* 1.0 by default; drawn from the seeded generator */
+    int fired;
+} emu_fault;
+
+typedef struct emu_limits {
+    int64_t max_body_bytes;
+    int64_t output_loss_bytes;
+    int64_t max_lifetime_minutes;
+    int64_t create_delay_ms;
+    int64_t stop_delay_ms;
+} emu_limits;
+
+typedef struct emu_config {
+    char *path;
+    char *region;
+    char *tenancy;
+    emu_user *users;
+    size_t n_users;
+    emu_token *tokens;
+    size_t n_tokens;
+    emu_project *projects;
+    size_t n_projects;
+    emu_limits limits;
+    emu_fault *faults;
+    size_t n_faults;
+    uint64_t seed;
+} emu_config;
+
+/* Loads and checks the tenancy file; keys are loaded once here. Errors name
+ * the file, the line and the key (OCISBX_ECONFIG). */
+int emu_config_load(const char *path, emu_config **out);
+/* Same from memory; `path` names it in messages and anchors relative key
+ * paths. load_keys false skips reading public key files (fuzzing). */
+int emu_config_parse(const char *text, size_t len, const char *path, bool load_keys, emu_config **out);
+void emu_config_free(emu_config *c);
+const emu_project *emu_config_project(const emu_config *c, const char *id);
+
+/* ---- requests and responses (http.c builds them, dispatch.c consumes) ---- */
+typedef struct emu_header {
+    char *name; /* lowercase */
+    char *value;
+} emu_header;
+
+typedef struct emu_request {
+    char method[16];
+    char *target; /* raw path?query exactly as received */
+    char *path;   /* raw path part of target */
+    char *query;  /* raw query (after '?'), NULL when none */
+    emu_header *headers;
+    size_t n_headers;
+    char *body;
+    size_t body_len;
+    bool body_too_large;
+} emu_request;
+
+int emu_request_set_target(emu_request *r, const char *method, const char *target);
+int emu_request_add_header(emu_request *r, const char *name, const char *value);
+/* First value for a lowercase name, or NULL. */
+const char *emu_request_header(const emu_request *r, const char *lowercase_name);
+void emu_request_clear(emu_request *r);
+
+typedef struct emu_stream {
+    struct emu_command *cmd; /* referenced */
+    int64_t next_seq;
+    int64_t until_seq; /* 0: to the end */
+    bool ndjson;
+    int cut_after; /* 0: never */
+    int sent;
+} emu_stream;
+
+#define EMU_MAX_RESP_HEADERS 12
+typedef struct emu_response {
+    int status;
+    char content_type[64];
+    ocisbx_buf body;
+    emu_header headers[EMU_MAX_RESP_HEADERS];
+    size_t n_headers;
+    bool reset;       /* drop the connection without an answer */
+    emu_stream *stream; /* non-NULL: an event stream follows */
+} emu_response;
+
+void emu_response_init(emu_response *r);
+int emu_response_header(emu_response *r, const char *name, const char *value);
+const char *emu_response_get_header(const emu_response *r, const char *name);
+void emu_response_clear(emu_response *r);
+/* {code, message} with the status. Always returns 0 (the answer is made). */
+int emu_error(emu_response *r, int status, const char *code, const char *fmt, ...) OCISBX_PRINTF(4, 5);
+/* Sets a JSON body (the cJSON is consumed). */
+int emu_json(emu_response *r, int status, cJSON *json);
+
+/* JSON request bodies; each returns -1 with a 400 in resp on a wrong type. */
+struct emu_env;
+int emu_body_json(const emu_request *req, emu_response *resp, cJSON **out);
+int emu_json_str(const cJSON *obj, const char *name, const char **out, emu_response *resp);
+int emu_json_int(const cJSON *obj, const char *name, int64_t *out, bool *present, emu_response *resp);
+int emu_json_bool(const cJSON *obj, const char *name, bool *out, emu_response *resp);
+int emu_json_env(const cJSON *obj, const char *name, struct emu_env **out, size_t *n, emu_response *resp);
+void emu_env_free(struct emu_env *env, size_t n);
+cJSON *emu_env_names_json(const struct emu_env *env, size_t n);
+/* limit (1..1000, default 100) and page ("pg-<offset>") */
+int emu_page_params(const emu_request *req, emu_response *resp, size_t *offset, size_t *limit);
+void emu_page_next(emu_response *resp, size_t offset, size_t limit, size_t total);
+
+/* ---- routes (routes.c) --------------------------------------------------- */
+typedef enum emu_route_id {
+    EMU_R_NONE = 0,
+    EMU_R_SANDBOX_CREATE,
+    EMU_R_SANDBOX_LIST,
+    EMU_R_SANDBOX_GET,
+    EMU_R_SANDBOX_UPDATE,
+    EMU_R_SANDBOX_DELETE,
+    EMU_R_SANDBOX_STOP,
+    EMU_R_SANDBOX_EXTEND,
+    EMU_R_SANDBOX_SUSPEND,
+    EMU_R_SANDBOX_RESUME,
+    EMU_R_COMMAND_RUN,
+    EMU_R_COMMAND_RUN_WAIT,
+    EMU_R_COMMAND_RUN_STREAM,
+    EMU_R_COMMAND_LIST,
+    EMU_R_COMMAND_GET,
+    EMU_R_COMMAND_OUTPUT,
+    EMU_R_COMMAND_EVENTS,
+    EMU_R_COMMAND_CANCEL,
+    EMU_R_FILE_WRITE,
+    EMU_R_FILE_READ,
+    EMU_R_SNAPSHOT_CREATE,
+    EMU_R_SNAPSHOT_LIST,
+    EMU_R_SNAPSHOT_GET,
+    EMU_R_SNAPSHOT_DELETE
+} emu_route_id;
+
+typedef struct emu_route {
+    emu_route_id id;
+    char sandbox_id[96];
+    char command_id[96];
+    char snapshot_id[96];
+} emu_route;
+
+/* Matches a path relative to the API version prefix ("/sandboxes/x").
+ * Returns 0 and fills out, 404 for an unknown path, 405 for a known path with
+ * another method. */
+int emu_route_match(const char *method, const char *rel_path, emu_route *out);
+/* Percent-decodes the value of a query parameter (first occurrence) into a
+ * new string; NULL when absent. *bad set on malformed encoding. */
+char *emu_query_get(const char *query, const char *name, bool *bad);
+/* Percent-decodes src (len bytes); '+' stays '+'. NULL on bad encoding or a
+ * decoded NUL. */
+char *emu_percent_decode(const char *src, size_t len);
+
+/* ---- state ----------------------------------------------------------------- */
+typedef struct emu_env {
+    char *name;
+    char *value; /* a secret: never echoed */
+} emu_env;
+
+typedef struct emu_event {
+    int64_t seq;
+    int64_t ts_ms;
+    int kind; /* EMU_EV_* */
+    char *data; /* STDOUT/STDERR: valid UTF-8; NULL when dropped */
+    size_t len;
+    int exit_code; /* FINISHED: -1 when none */
+} emu_event;
+
+enum { EMU_EV_STARTED = 1, EMU_EV_STDOUT, EMU_EV_STDERR, EMU_EV_FINISHED };
+
+typedef struct emu_command {
+    int refs;
+    char id[32];
+    char sandbox_id[32];
+    char *command;
+    char **args;
+    size_t n_args;
+    char *cwd;
+    emu_env *env;
+    size_t n_env;
+    char *timeout; /* as given, NULL when none */
+    int64_t timeout_ms;
+    char state[16];
+    int exit_code; /* -1: none */
+    int64_t t_created, t_started, t_finished, t_updated;
+    emu_event *events;
+    size_t n_events, cap_events;
+    int64_t output_bytes;
+    bool output_lost;
+    char utf8_tail[2][4]; /* incomplete UTF-8 sequence carried to the next chunk */
+    size_t utf8_tail_len[2];
+    struct emu_proc *proc;
+    bool cancel_requested;
+    bool stop_requested;
+    bool finished; /* FINISHED event written */
+} emu_command;
+
+typedef struct emu_sandbox {
+    char id[32];
+    char *project_id;
+    char *display_name;
+    char *runtime;
+    char *shape;
+    char state[16];
+    char *details;
+    char *warmpool;
+    char **ports;
+    size_t n_ports;
+    char *port_auth_mode;
+    char *credential_label;
+    emu_env *env;
+    size_t n_env;
+    int64_t expires_in_minutes;
+    int64_t t_created, t_updated, t_expires, t_stopped;
+    int64_t ready_at_ms;    /* CREATING -> RUNNING (monotonic-free: wall ms) */
+    int64_t stopped_at_ms;  /* STOPPING -> STOPPED */
+    bool delete_after_stop; /* expiry */
+    int64_t version;        /* etag */
+    emu_command **cmds;
+    size_t n_cmds, cap_cmds;
+} emu_sandbox;
+
+typedef struct emu_snapshot {
+    char id[32];
+    char sandbox_id[32];
+    char *display_name;
+    char *runtime;
+    char state[16];
+    int64_t size_bytes;
+    int64_t t_created, t_expires; /* t_expires 0: never */
+} emu_snapshot;
+
+typedef struct emu_retry {
+    char *key; /* token + " " + method + " " + path */
+    int64_t t_ms;
+    bool done;
+    int status;
+    char *content_type;
+    char *body;
+    size_t body_len;
+    char *hdr_names[4];
+    char *hdr_values[4];
+    char command_id[32]; /* runAndStream: replays the stream */
+} emu_retry;
+
+typedef struct emu_server {
+    emu_config *cfg;
+    char *state_dir;
+    char api_version[32];
+    bool isolate;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    emu_sandbox **sbx;
+    size_t n_sbx, cap_sbx;
+    emu_snapshot **snaps;
+    size_t n_snaps, cap_snaps;
+    emu_retry **retries;
+    size_t n_retries, cap_retries;
+    struct emu_proc **dead_procs; /* finished processes to free outside the lock */
+    size_t n_dead, cap_dead;
+    uint64_t rng;
+    bool dirty;
+    bool stopping;
+    pthread_t ticker;
+    bool ticker_started;
+} emu_server;
+
+/* server.c: create (loads state from state_dir), start the ticker, stop. */
+int emu_server_new(emu_config *cfg, const char *state_dir, const char *api_version, bool isolate,
+                   emu_server **out);
+int emu_server_start_ticker(emu_server *s);
+/* Kills every sandbox process, waits for them, writes the state. */
+void emu_server_shutdown(emu_server *s);
+void emu_server_free(emu_server *s);
+void emu_server_touch(emu_server *s); /* state changed: wake waiters, persist later */
+
+/* dispatch.c: the whole answer to one request, socket-free.
+ * delay_ms gets a fault delay the caller should sleep before answering
+ * (already slept when sleep is true). */
+void emu_handle(emu_server *s, const emu_request *req, emu_response *resp);
+
+void emu_retry_tick(emu_server *s, int64_t now);
+void emu_retry_free(emu_retry *r);
+
+/* auth.c: 0 when authentic; else fills resp with 401 and returns -1. */
+int emu_authenticate(emu_server *s, const emu_request *req, emu_response *resp);
+
+/* Handlers, called with s->mu held; they may wait on s->cv. */
+void emu_h_sandbox(emu_server *s, const emu_request *req, const emu_route *rt, emu_response *resp);
+void emu_h_command(emu_server *s, const emu_request *req, const emu_route *rt, emu_response *resp);
+void emu_h_file(emu_server *s, const emu_request *req, const emu_route *rt, emu_response *resp);
+void emu_h_snapshot(emu_server *s, const emu_request *req, const emu_route *rt, emu_response *resp);
+
+/* sandboxes.c */
+emu_sandbox *emu_sandbox_find(emu_server *s, const char *id); /* not DELETED */
+void emu_sandbox_tick(emu_server *s, int64_t now);
+void emu_sandbox_free(emu_sandbox *b);
+cJSON *emu_sandbox_json(const emu_sandbox *b, bool summary);
+/* Removes the workspace and marks DELETED (processes already killed). */
+void emu_sandbox_mark_deleted(emu_server *s, emu_sandbox *b);
+/* Host directory of a sandbox's workspace (malloc'd). */
+char *emu_workspace_dir(const emu_server *s, const char *sandbox_id);
+
+/* commands.c */
+emu_command *emu_command_find(emu_sandbox *b, const char *id);
+void emu_command_unref(emu_command *c); /* with s->mu held */
+/* Starts a command of b from a RunSandboxCommandDetails body. */
+int emu_command_start(emu_server *s, emu_sandbox *b, const cJSON *details, emu_command **out, emu_response *resp);
+/* Kills every running command of b (grace_ms 0: KILL). */
+void emu_commands_terminate(emu_server *s, emu_sandbox *b, int grace_ms, bool stop);
+void emu_commands_signal(emu_sandbox *b, int sig);
+bool emu_commands_active(const emu_sandbox *b);
+cJSON *emu_command_json(const emu_server *s, const emu_command *c);
+cJSON *emu_event_json(const emu_server *s, const emu_command *c, const emu_event *e);
+cJSON *emu_command_output_json(const emu_server *s, const emu_command *c, int64_t from_seq);
+/* Formats the next available events of a stream into out; returns 1 when the
+ * stream has ended, 0 otherwise (out may be empty: wait and retry), -1 when
+ * the fault rule cuts it. */
+int emu_stream_next(emu_server *s, emu_stream *st, ocisbx_buf *out);
+void emu_stream_free(emu_stream *st); /* with s->mu held */
+int emu_command_replay_stream(emu_server *s, const emu_request *req, const char *command_id, emu_response *resp);
+void emu_command_free(emu_command *c);
+
+/* snapshots.c */
+void emu_snapshot_tick(emu_server *s, int64_t now);
+void emu_snapshot_free(emu_snapshot *n);
+
+/* store.c */
+int emu_store_load(emu_server *s);
+int emu_store_save(emu_server *s); /* with s->mu held */
+
+/* util.c */
+void emu_time_rfc3339(int64_t ms, char out[32]);
+int emu_time_parse_rfc3339(const char *text, int64_t *ms);
+int emu_time_parse_rfc1123(const char *text, int64_t *unix_s);
+int64_t emu_now_ms(void);
+void emu_sha256_b64(const void *data, size_t len, char out[45]);
+void emu_new_id(const char *prefix, char *out, size_t cap); /* prefix + 16 base32 */
+uint64_t emu_rand(emu_server *s);
+int emu_mkdirs(const char *path);
+int emu_rmtree(const char *path);
+/* Copies a directory tree (symlinks as symlinks); *bytes gets the file bytes. */
+int emu_copytree(const char *src, const char *dst, int64_t *bytes);
+/* Appends data to out as valid UTF-8 (invalid bytes become U+FFFD). */
+void emu_utf8_sanitize(const char *data, size_t len, ocisbx_buf *out);
+bool emu_valid_request_id(const char *id);
+/* Reads a whole file; NULL on error (errno set). */
+char *emu_read_file(const char *path, size_t *len);
+/* Writes atomically through a temporary name in the same directory. */
+int emu_write_file_atomic(const char *path, const void *data, size_t len);
+
+#endif

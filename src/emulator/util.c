@@ -1,0 +1,383 @@
+/* Small helpers of the emulator: times, hashes, ids, directories, UTF-8. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
+#include "emulator/emu.h"
+
+int64_t emu_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void emu_time_rfc3339(int64_t ms, char out[32])
+{
+    time_t t = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    char tmp[96];
+    snprintf(tmp, sizeof tmp, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+             tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+    snprintf(out, 32, "%.31s", tmp);
+}
+
+/* Days from 1970-01-01 for a proleptic Gregorian date (no timegm needed). */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    int64_t yoe = y - era * 400;
+    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+static int digits(const char *p, int n, int *out)
+{
+    int v = 0;
+    for (int i = 0; i < n; i++) {
+        if (p[i] < '0' || p[i] > '9')
+            return -1;
+        v = v * 10 + (p[i] - '0');
+    }
+    *out = v;
+    return 0;
+}
+
+int emu_time_parse_rfc3339(const char *s, int64_t *ms)
+{
+    int y, mo, d, h, mi, se;
+    if (!s || strlen(s) < 20 || digits(s, 4, &y) || s[4] != '-' || digits(s + 5, 2, &mo) || s[7] != '-' ||
+        digits(s + 8, 2, &d) || (s[10] != 'T' && s[10] != 't') || digits(s + 11, 2, &h) || s[13] != ':' ||
+        digits(s + 14, 2, &mi) || s[16] != ':' || digits(s + 17, 2, &se))
+        return -1;
+    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
+        return -1;
+    const char *p = s + 19;
+    int frac = 0;
+    if (*p == '.') {
+        p++;
+        int n = 0;
+        while (*p >= '0' && *p <= '9') {
+            if (n < 3)
+                frac = frac * 10 + (*p - '0');
+            n++;
+            p++;
+        }
+        if (n == 0)
+            return -1;
+        for (; n < 3; n++)
+            frac *= 10;
+    }
+    int64_t off = 0;
+    if (*p == 'Z' || *p == 'z') {
+        p++;
+    } else if (*p == '+' || *p == '-') {
+        int oh, om;
+        if (digits(p + 1, 2, &oh) || p[3] != ':' || digits(p + 4, 2, &om))
+            return -1;
+        off = (int64_t)(oh * 60 + om) * 60 * (*p == '+' ? 1 : -1);
+        p += 6;
+    } else {
+        return -1;
+    }
+    if (*p)
+        return -1;
+    int64_t secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se - off;
+    *ms = secs * 1000 + frac;
+    return 0;
+}
+
+int emu_time_parse_rfc1123(const char *s, int64_t *unix_s)
+{
+    static const char *const months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                         "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    /* "Thu, 05 Jan 2014 21:31:40 GMT" */
+    int d, y, h, mi, se, mo = -1;
+    if (!s || strlen(s) != 29 || s[3] != ',' || s[4] != ' ' || digits(s + 5, 2, &d) || s[7] != ' ' ||
+        s[11] != ' ' || digits(s + 12, 4, &y) || s[16] != ' ' || digits(s + 17, 2, &h) || s[19] != ':' ||
+        digits(s + 20, 2, &mi) || s[22] != ':' || digits(s + 23, 2, &se) || strcmp(s + 25, " GMT") != 0)
+        return -1;
+    for (int i = 0; i < 12; i++)
+        if (strncmp(s + 8, months[i], 3) == 0)
+            mo = i + 1;
+    if (mo < 0 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
+        return -1;
+    *unix_s = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
+    return 0;
+}
+
+void emu_sha256_b64(const void *data, size_t len, char out[45])
+{
+    unsigned char md[32];
+    unsigned int mdlen = 0;
+    EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL);
+    EVP_EncodeBlock((unsigned char *)out, md, 32);
+}
+
+void emu_new_id(const char *prefix, char *out, size_t cap)
+{
+    static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz234567";
+    unsigned char rnd[16];
+    if (RAND_bytes(rnd, sizeof rnd) != 1) {
+        for (size_t i = 0; i < sizeof rnd; i++)
+            rnd[i] = (unsigned char)rand();
+    }
+    char tail[17];
+    for (int i = 0; i < 16; i++)
+        tail[i] = alphabet[rnd[i] & 31];
+    tail[16] = 0;
+    snprintf(out, cap, "%s%s", prefix, tail);
+}
+
+uint64_t emu_rand(emu_server *s)
+{
+    /* splitmix64: deterministic for a given seed and request order */
+    uint64_t z = (s->rng += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+int emu_mkdirs(const char *path)
+{
+    char *p = ocisbx_strdup(path);
+    if (!p)
+        return -1;
+    for (char *q = p + 1; *q; q++) {
+        if (*q == '/') {
+            *q = 0;
+            if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+                free(p);
+                return -1;
+            }
+            *q = '/';
+        }
+    }
+    int rc = (mkdir(p, 0755) != 0 && errno != EEXIST) ? -1 : 0;
+    free(p);
+    return rc;
+}
+
+int emu_rmtree(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT ? 0 : -1;
+    if (!S_ISDIR(st.st_mode))
+        return unlink(path);
+    /* Commands may have left read-only directories: make it removable. */
+    chmod(path, 0700);
+    DIR *d = opendir(path);
+    if (!d)
+        return -1;
+    struct dirent *e;
+    int rc = 0;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char *sub = ocisbx_asprintf("%s/%s", path, e->d_name);
+        if (!sub || emu_rmtree(sub) != 0)
+            rc = -1;
+        free(sub);
+    }
+    closedir(d);
+    if (rmdir(path) != 0)
+        rc = -1;
+    return rc;
+}
+
+static int copy_file(const char *src, const char *dst, mode_t mode, int64_t *bytes)
+{
+    int in = open(src, O_RDONLY | O_NOFOLLOW);
+    if (in < 0)
+        return -1;
+    int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC, mode & 0777);
+    if (out < 0) {
+        close(in);
+        return -1;
+    }
+    char buf[65536];
+    ssize_t n;
+    int rc = 0;
+    while ((n = read(in, buf, sizeof buf)) > 0) {
+        if (write(out, buf, (size_t)n) != n) {
+            rc = -1;
+            break;
+        }
+        *bytes += n;
+    }
+    if (n < 0)
+        rc = -1;
+    close(in);
+    if (close(out) != 0)
+        rc = -1;
+    return rc;
+}
+
+int emu_copytree(const char *src, const char *dst, int64_t *bytes)
+{
+    struct stat st;
+    if (lstat(src, &st) != 0)
+        return -1;
+    if (S_ISLNK(st.st_mode)) {
+        char target[4096];
+        ssize_t n = readlink(src, target, sizeof target - 1);
+        if (n < 0)
+            return -1;
+        target[n] = 0;
+        return symlink(target, dst);
+    }
+    if (S_ISREG(st.st_mode))
+        return copy_file(src, dst, st.st_mode, bytes);
+    if (!S_ISDIR(st.st_mode))
+        return 0; /* fifos, sockets, devices: not part of a snapshot */
+    if (mkdir(dst, st.st_mode & 0777) != 0 && errno != EEXIST)
+        return -1;
+    DIR *d = opendir(src);
+    if (!d)
+        return -1;
+    struct dirent *e;
+    int rc = 0;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char *a = ocisbx_asprintf("%s/%s", src, e->d_name);
+        char *b = ocisbx_asprintf("%s/%s", dst, e->d_name);
+        if (!a || !b || emu_copytree(a, b, bytes) != 0)
+            rc = -1;
+        free(a);
+        free(b);
+    }
+    closedir(d);
+    return rc;
+}
+
+void emu_utf8_sanitize(const char *data, size_t len, ocisbx_buf *out)
+{
+    const unsigned char *p = (const unsigned char *)data;
+    size_t i = 0;
+    while (i < len) {
+        unsigned char c = p[i];
+        size_t n = 0;
+        uint32_t cp = 0;
+        if (c < 0x80) {
+            ocisbx_buf_append(out, p + i, 1);
+            i++;
+            continue;
+        } else if ((c & 0xE0) == 0xC0) {
+            n = 2;
+            cp = c & 0x1F;
+        } else if ((c & 0xF0) == 0xE0) {
+            n = 3;
+            cp = c & 0x0F;
+        } else if ((c & 0xF8) == 0xF0) {
+            n = 4;
+            cp = c & 0x07;
+        }
+        bool ok = n > 0 && i + n <= len;
+        for (size_t k = 1; ok && k < n; k++) {
+            if ((p[i + k] & 0xC0) != 0x80)
+                ok = false;
+            else
+                cp = (cp << 6) | (p[i + k] & 0x3F);
+        }
+        if (ok && ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+                   cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)))
+            ok = false;
+        if (ok) {
+            ocisbx_buf_append(out, p + i, n);
+            i += n;
+        } else {
+            ocisbx_buf_append(out, "\xEF\xBF\xBD", 3);
+            i++;
+        }
+    }
+}
+
+bool emu_valid_request_id(const char *id)
+{
+    size_t n = 0;
+    for (const char *p = id; *p; p++, n++) {
+        char c = *p;
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+              c == '-' || c == '/'))
+            return false;
+    }
+    return n > 0 && n <= 98;
+}
+
+char *emu_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    ocisbx_buf b = OCISBX_BUF_INIT;
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (ocisbx_buf_append(&b, chunk, n) != 0) {
+            fclose(f);
+            ocisbx_buf_free(&b);
+            errno = ENOMEM;
+            return NULL;
+        }
+    }
+    int err = ferror(f);
+    fclose(f);
+    if (err) {
+        ocisbx_buf_free(&b);
+        errno = EIO;
+        return NULL;
+    }
+    if (len)
+        *len = b.len;
+    return ocisbx_buf_detach(&b);
+}
+
+int emu_write_file_atomic(const char *path, const void *data, size_t len)
+{
+    char suffix[20];
+    emu_new_id(".tmp-", suffix, sizeof suffix);
+    char *tmp = ocisbx_asprintf("%s%s", path, suffix);
+    if (!tmp)
+        return -1;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+    if (fd < 0) {
+        free(tmp);
+        return -1;
+    }
+    const char *p = data;
+    size_t left = len;
+    while (left > 0) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            close(fd);
+            unlink(tmp);
+            free(tmp);
+            return -1;
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    if (close(fd) != 0 || rename(tmp, path) != 0) {
+        unlink(tmp);
+        free(tmp);
+        return -1;
+    }
+    free(tmp);
+    return 0;
+}

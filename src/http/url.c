@@ -1,0 +1,113 @@
+/* URL pieces the transport needs: scheme, the authority (signed as the Host
+ * value exactly as written), the host for the loopback rule. */
+#include <arpa/inet.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http/http_internal.h"
+
+void ocisbx_url_clear(ocisbx_url *u)
+{
+    free(u->authority);
+    free(u->host);
+    memset(u, 0, sizeof *u);
+}
+
+int ocisbx_url_parse(const char *url, ocisbx_url *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!url || !*url)
+        return ocisbx_fail(OCISBX_EINVAL, "URL is empty");
+    if (strpbrk(url, " \t\r\n"))
+        return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: contains whitespace (percent-encode it)", url);
+    const char *p;
+    if (ocisbx_strncasecmp(url, "https://", 8) == 0) {
+        out->https = true;
+        p = url + 8;
+    } else if (ocisbx_strncasecmp(url, "http://", 7) == 0) {
+        p = url + 7;
+    } else {
+        return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: not an absolute http(s) URL", url);
+    }
+    size_t alen = strcspn(p, "/?#");
+    const char *at = memchr(p, '@', alen);
+    if (at) { /* userinfo is never sent in Host */
+        alen -= (size_t)(at + 1 - p);
+        p = at + 1;
+    }
+    if (alen == 0)
+        return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: no host", url);
+    const char *hend;
+    const char *hstart = p;
+    if (*p == '[') {
+        const char *rb = memchr(p, ']', alen);
+        if (!rb)
+            return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: unterminated [IPv6] host", url);
+        hstart = p + 1;
+        hend = rb;
+        p = rb + 1;
+    } else {
+        const char *colon = memchr(p, ':', alen);
+        hend = colon ? colon : p + alen;
+        p = hend;
+    }
+    const char *auth_start = at ? at + 1 : (out->https ? url + 8 : url + 7);
+    const char *auth_end = auth_start + alen;
+    out->port = out->https ? 443 : 80;
+    if (p < auth_end) {
+        if (*p != ':' || p + 1 == auth_end)
+            return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: malformed host or port", url);
+        long port = 0;
+        for (const char *q = p + 1; q < auth_end; q++) {
+            if (*q < '0' || *q > '9')
+                return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: port is not a number", url);
+            port = port * 10 + (*q - '0');
+            if (port > 65535)
+                return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: port out of range", url);
+        }
+        if (port == 0)
+            return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: port out of range", url);
+        out->port = (int)port;
+    }
+    if (hend == hstart)
+        return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: no host", url);
+    out->authority = ocisbx_strndup(auth_start, alen);
+    out->host = ocisbx_strndup(hstart, (size_t)(hend - hstart));
+    if (!out->authority || !out->host) {
+        ocisbx_url_clear(out);
+        return ocisbx_fail_nomem();
+    }
+    return 0;
+}
+
+bool ocisbx_host_is_loopback(const char *host)
+{
+    if (!host)
+        return false;
+    size_t n = strlen(host);
+    if (ocisbx_strcasecmp(host, "localhost") == 0 ||
+        (n > 10 && ocisbx_strcasecmp(host + n - 10, ".localhost") == 0))
+        return true;
+    unsigned char addr[16];
+    if (inet_pton(AF_INET, host, addr) == 1)
+        return addr[0] == 127;
+    if (inet_pton(AF_INET6, host, addr) == 1) {
+        static const unsigned char one[16] = {[15] = 1};
+        return memcmp(addr, one, 16) == 0;
+    }
+    return false;
+}
+
+int ocisbx_url_check_scheme(const ocisbx_url *u, const char *url, bool allow_plain_http)
+{
+    if (u->https)
+        return 0;
+    if (!ocisbx_host_is_loopback(u->host))
+        return ocisbx_fail(OCISBX_EINVAL,
+                           "URL %.200s: plain http is refused for non-loopback host %s (use https)", url,
+                           u->host);
+    if (!allow_plain_http)
+        return ocisbx_fail(OCISBX_EINVAL,
+                           "URL %.200s: plain http is not allowed (allow it for loopback test servers)", url);
+    return 0;
+}

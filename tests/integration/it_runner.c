@@ -1,0 +1,905 @@
+/* The emulator's process runner, driven directly (no HTTP): output order,
+ * exit codes and signals, timeout and terminate kill whole trees, suspend and
+ * resume, the environment and cwd, and the bubblewrap isolation (read-only
+ * host, /tmp and /etc, symlink escapes, no network under deny, own PID
+ * namespace, no leaked descriptors), 50 processes at once, and no process
+ * left when the emulator dies. Exit 77 (skipped) only when bwrap is missing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "emulator/runner.h"
+
+/* Upper bound for anything to happen; never reached unless the runner is
+ * broken (these are guards, not timed assertions). */
+#define GUARD_MS 60000
+
+/* ---- collecting a process's output and exit ---------------------------------- */
+
+typedef struct collector {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    char *seq; /* "1:<data>|2:<data>|" per chunk, in delivery order */
+    size_t seq_len;
+    char *out, *err;
+    size_t out_len, err_len;
+    int exit_code, term_signal;
+    bool timed_out, exited;
+    int exit_calls;
+} collector;
+
+static void append(char **b, size_t *len, const char *d, size_t n)
+{
+    char *nb = realloc(*b, *len + n + 1);
+    assert_non_null(nb);
+    memcpy(nb + *len, d, n);
+    *len += n;
+    nb[*len] = '\0';
+    *b = nb;
+}
+
+static void on_out(int stream, const char *data, size_t len, void *ud)
+{
+    collector *c = ud;
+    pthread_mutex_lock(&c->mu);
+    append(&c->seq, &c->seq_len, stream == 1 ? "1:" : "2:", 2);
+    append(&c->seq, &c->seq_len, data, len);
+    append(&c->seq, &c->seq_len, "|", 1);
+    if (stream == 1)
+        append(&c->out, &c->out_len, data, len);
+    else
+        append(&c->err, &c->err_len, data, len);
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+}
+
+static void on_exit_cb(int code, int sig, bool timed_out, void *ud)
+{
+    collector *c = ud;
+    pthread_mutex_lock(&c->mu);
+    c->exit_code = code;
+    c->term_signal = sig;
+    c->timed_out = timed_out;
+    c->exited = true;
+    c->exit_calls++;
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+}
+
+static void col_init(collector *c)
+{
+    memset(c, 0, sizeof *c);
+    pthread_mutex_init(&c->mu, NULL);
+    pthread_cond_init(&c->cv, NULL);
+    c->out = calloc(1, 1);
+    c->err = calloc(1, 1);
+    c->seq = calloc(1, 1);
+    c->exit_code = -99;
+}
+
+static void col_free(collector *c)
+{
+    free(c->out);
+    free(c->err);
+    free(c->seq);
+    pthread_cond_destroy(&c->cv);
+    pthread_mutex_destroy(&c->mu);
+}
+
+/* Waits until stdout contains needle (a guard, not a timing assertion). */
+static bool wait_output(collector *c, const char *needle)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += GUARD_MS / 1000;
+    pthread_mutex_lock(&c->mu);
+    while (!strstr(c->out, needle) && !c->exited)
+        if (pthread_cond_timedwait(&c->cv, &c->mu, &until) != 0)
+            break;
+    bool found = strstr(c->out, needle) != NULL;
+    pthread_mutex_unlock(&c->mu);
+    return found;
+}
+
+static char *make_ws(void)
+{
+    char *dir = strdup("/tmp/it_runner_ws_XXXXXX");
+    assert_non_null(dir);
+    assert_non_null(mkdtemp(dir));
+    return dir;
+}
+
+static void rm_rf(const char *path)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+    assert_int_equal(system(cmd), 0);
+}
+
+static const char *const k_env[] = {"PATH=/usr/local/bin:/usr/bin:/bin", NULL};
+
+/* Runs a command to the end; returns the exit code, output in c. */
+static int run_full(collector *c, const char *ws, const char *cmd, bool isolate, bool net)
+{
+    emu_run_spec spec = {.workspace_dir = ws, .shell_command = cmd, .envp = k_env,
+                         .isolate = isolate, .allow_network = net};
+    emu_proc *p = NULL;
+    col_init(c);
+    int rc = emu_proc_start(&spec, on_out, on_exit_cb, c, &p);
+    if (rc)
+        fprintf(stderr, "start: %s\n", ocisbx_error_message(ocisbx_error_last()));
+    assert_int_equal(rc, 0);
+    assert_int_equal(emu_proc_wait(p, GUARD_MS), 0);
+    assert_true(emu_proc_finished(p));
+    emu_proc_free(p);
+    assert_int_equal(c->exit_calls, 1);
+    return c->exit_code;
+}
+
+/* ---- finding processes on the host by an exact argv element ------------------- */
+
+static int g_marks;
+
+/* A number no other process uses as an argument: "sleep <it>" is how the
+ * tests recognise their own processes on the host. */
+static void new_mark(char *buf, size_t len, const char *secs)
+{
+    snprintf(buf, len, "%s.%d%04d", secs, (int)getpid(), ++g_marks);
+}
+
+static int find_marked(const char *mark, pid_t *pids, int max)
+{
+    DIR *d = opendir("/proc");
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        char *end;
+        long pid = strtol(de->d_name, &end, 10);
+        if (*end || pid <= 0)
+            continue;
+        char path[64], buf[4096];
+        snprintf(path, sizeof path, "/proc/%ld/cmdline", pid);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[len] = '\0';
+        for (size_t i = 0; i < len; i += strlen(buf + i) + 1) {
+            if (strcmp(buf + i, mark) == 0) {
+                /* a zombie is already dead */
+                char st[512];
+                snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+                FILE *sf = fopen(path, "r");
+                char state = '?';
+                if (sf) {
+                    size_t sl = fread(st, 1, sizeof st - 1, sf);
+                    st[sl] = '\0';
+                    fclose(sf);
+                    char *rp = strrchr(st, ')');
+                    if (rp && rp[1])
+                        state = rp[2];
+                }
+                if (state != 'Z' && state != 'X' && n < max)
+                    pids[n++] = (pid_t)pid;
+                break;
+            }
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+static char proc_state(pid_t pid)
+{
+    char path[64], st[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(st, 1, sizeof st - 1, f);
+    fclose(f);
+    st[n] = '\0';
+    char *rp = strrchr(st, ')');
+    return rp && rp[1] ? rp[2] : 0;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Polls until at least `want` marked processes exist (guarded). */
+static int wait_marked(const char *mark, int want)
+{
+    pid_t pids[16];
+    int n = 0;
+    for (int i = 0; i < GUARD_MS / 20; i++) {
+        n = find_marked(mark, pids, 16);
+        if (n >= want)
+            break;
+        sleep_ms(20);
+    }
+    return n;
+}
+
+/* ---- tests ---------------------------------------------------------------------- */
+
+static void t_isolation_check(void **state)
+{
+    (void)state;
+    char why[256] = "x";
+    assert_int_equal(emu_isolation_check(why, sizeof why), 0);
+    assert_string_equal(why, "");
+}
+
+static void t_exit_codes(void **state)
+{
+    (void)state;
+    char *ws = make_ws();
+    collector c;
+    assert_int_equal(run_full(&c, ws, "true", true, false), 0);
+    assert_int_equal(c.term_signal, 0);
+    assert_false(c.timed_out);
+    col_free(&c);
+    assert_int_equal(run_full(&c, ws, "echo hi; exit 42", true, false), 42);
+    assert_string_equal(c.out, "hi\n");
+    col_free(&c);
+    assert_int_equal(run_full(&c, ws, "echo oops >&2; exit 3", false, false), 3);
+    assert_string_equal(c.err, "oops\n");
+    assert_string_equal(c.out, "");
+    col_free(&c);
+    /* unisolated, a signal death is reported as such */
+    assert_int_equal(run_full(&c, ws, "kill -USR1 $$", false, false), -1);
+    assert_int_equal(c.term_signal, SIGUSR1);
+    col_free(&c);
+    /* SIGPIPE is ignored in this (server) process: the command gets it back */
+    assert_int_equal(run_full(&c, ws, "yes | head -n 1", true, false), 0);
+    assert_string_equal(c.out, "y\n");
+    assert_string_equal(c.err, "");
+    col_free(&c);
+    /* a command not found: the shell's 127 */
+    assert_int_equal(run_full(&c, ws, "no-such-command-xyz", true, false), 127);
+    col_free(&c);
+    rm_rf(ws);
+    free(ws);
+}
+
+static void t_output_order(void **state)
+{
+    (void)state;
+    char *ws = make_ws();
+    const char *cmd = "for i in 1 2 3 4 5; do echo out$i; sleep 0.1; echo err$i >&2; sleep 0.1; done";
+    for (int iso = 0; iso < 2; iso++) {
+        collector c;
+        assert_int_equal(run_full(&c, ws, cmd, iso == 1, false), 0);
+        assert_string_equal(c.seq, "1:out1\n|2:err1\n|1:out2\n|2:err2\n|1:out3\n|2:err3\n|"
+                                   "1:out4\n|2:err4\n|1:out5\n|2:err5\n|");
+        col_free(&c);
+    }
+    /* a large output arrives complete, in order */
+    collector c;
+    assert_int_equal(run_full(&c, ws, "seq 1 200000", true, false), 0);
+    assert_int_equal(c.out_len, 1288895);
+    assert_non_null(strstr(c.out, "\n199999\n200000\n"));
+    assert_memory_equal(c.out, "1\n2\n3\n", 6);
+    col_free(&c);
+    rm_rf(ws);
+    free(ws);
+}
+
+static void t_environment(void **state)
+{
+    (void)state;
+    char *ws = make_ws();
+    setenv("IT_RUNNER_HOST_ONLY", "must-not-leak", 1);
+    const char *const env[] = {"FOO=bar baz", "EMPTY=", "PATH=/usr/bin:/bin", NULL};
+    for (int iso = 0; iso < 2; iso++) {
+        emu_run_spec spec = {.workspace_dir = ws, .shell_command = "env | grep -v '^PWD=' | sort",
+                             .envp = env, .isolate = iso == 1};
+        collector c;
+        col_init(&c);
+        emu_proc *p = NULL;
+        assert_int_equal(emu_proc_start(&spec, on_out, on_exit_cb, &c, &p), 0);
+        assert_int_equal(emu_proc_wait(p, GUARD_MS), 0);
+        emu_proc_free(p);
+        assert_int_equal(c.exit_code, 0);
+        char expect[1024];
+        snprintf(expect, sizeof expect, "EMPTY=\nFOO=bar baz\nHOME=%s\nPATH=/usr/bin:/bin\n",
+                 iso ? "/workspace" : ws);
+        assert_string_equal(c.out, expect);
+        col_free(&c);
+    }
+    /* no environment at all: only the defaults */
+    emu_run_spec spec = {.workspace_dir = ws, .shell_command = "env | grep -v '^PWD=' | sort",
+                         .isolate = true};
+    collector c;
+    col_init(&c);
+    emu_proc *p = NULL;
+    assert_int_equal(emu_proc_start(&spec, on_out, on_exit_cb, &c, &p), 0);
+    assert_int_equal(emu_proc_wait(p, GUARD_MS), 0);
+    emu_proc_free(p);
+    assert_string_equal(c.out, "HOME=/workspace\nPATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n");
+    col_free(&c);
+    /* a malformed entry is refused without echoing it */
+    const char *const bad[] = {"NOEQUALSSECRET", NULL};
+    spec.envp = bad;
+    p = NULL;
+    assert_int_equal(emu_proc_start(&spec, on_out, on_exit_cb, &c, &p), OCISBX_EINVAL);
+    assert_null(p);
+    assert_null(strstr(ocisbx_error_message(ocisbx_error_last()), "SECRET"));
+    unsetenv("IT_RUNNER_HOST_ONLY");
+    rm_rf(ws);
+    free(ws);
+}
+
+static void t_cwd(void **state)
+{
+    (void)state;
+    char *ws = make_ws();
+    char sub[512];
+    snprintf(sub, sizeof sub, "%s/a b", ws);
+    assert_int_equal(mkdir(sub, 0755), 0);
+    for (int iso = 0; iso < 2; iso++) {
+        emu_run_spec spec = {.workspace_dir = ws, .cwd = "/workspace/a b", .shell_command = "pwd; touch here",
+                             .envp = k_env, .isolate = iso == 1};
+        collector c;
+        col_init(&c);
+        emu_proc *p = NULL;
+        assert_int_equal(emu_proc_start(&spec, on_out, on_exit_cb, &c, &p), 0);
+        assert_int_equal(emu_proc_wait(p, GUARD_MS), 0);
+        emu_proc_free(p);
+        assert_int_equal(c.exit_code, 0);
+        char expect[600];
+        snprintf(expect, sizeof expect, "%s\n", iso ? "/workspace/a b" : sub);
+        assert_string_equal(c.out, expect);
+        col_free(&c);
+        char here[600];
+        snprintf(here, sizeof here, "%s/here", sub);
+        assert_int_equal(access(here, F_OK), 0);
+        unlink(here);
+    }
+    /* default cwd is /workspace */
+    collector c;
+    assert_int_equal(run_full(&c, ws, "pwd", true, false), 0);
+    assert_string_equal(c.out, "/workspace\n");
+    col_free(&c);
+    /* a cwd outside the workspace, with '..', or missing is refused */
+    const char *bad[] = {"/etc", "/workspace/../etc", "/workspace/a b/..", "/workspacex", "/workspace/missing", "relative"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        emu_run_spec spec = {.workspace_dir = ws, .cwd = bad[i], .shell_command = "true", .isolate = true};
+        emu_proc *p = NULL;
+        assert_int_equal(emu_proc_start(&spec, NULL, NULL, NULL, &p), OCISBX_EINVAL);
+        assert_null(p);
+    }
+    /* a missing workspace is refused */
+    emu_run_spec spec = {.workspace_dir = "/nonexistent/ws", .shell_command = "true", .isolate = true};
+    emu_proc *p = NULL;
+    assert_int_equal(emu_proc_start(&spec, NULL, NULL, NULL, &p), OCISBX_EINVAL);
+    assert_non_null(strstr(ocisbx_error_message(ocisbx_error_last()), "/nonexistent/ws"));
+    rm_rf(ws);
+    free(ws);
+}
+
+static void t_isolation_filesystem(void **state)
+{
+    (void)state;
+    char *ws = make_ws();
+    char host_probe[128];
+    snprintf(host_probe, sizeof host_probe, "it_runner_escape_%d", (int)getpid());
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "export P=%s\n"
+             "try() { if sh -c \"$2\" 2>/dev/null; then echo \"$1 WRITABLE\"; else echo \"$1 refused\"; fi; }\n"
+             "try tmp 'echo x > /tmp/$P'\n"
+             "try etc 'echo x > /etc/$P'\n"
+             "try usr 'echo x > /usr/$P'\n"
+             "try bin 'echo x > /bin/$P'\n"
+             "try root 'echo x > /$P'\n"
+             "try dev 'echo x > /dev/$P'\n"
+             "try passwd 'echo x >> /etc/passwd'\n"
+             "try remount 'mount -o remount,rw /etc'\n"
+             "try remount-tmp 'mount -t tmpfs none /tmp'\n"
+             "try userns 'unshare -U -r true'\n"
+             "ln -s /etc /workspace/etclink\n"
+             "try symlink 'echo x > /workspace/etclink/$P'\n"
+             "ln -s .. /workspace/uplink\n"
+             "try uplink 'echo x > /workspace/uplink/$P'\n"
+             "ln -s /tmp /workspace/tmplink\n"
+             "try tmplink 'echo x > /workspace/tmplink/$P'\n"
+             "try workspace 'echo hello > /workspace/ok.txt'\n"
+             "try devnull 'echo x > /dev/null'\n"
+             "test -e /root/.bashrc && echo root-visible || echo root-hidden\n"
+             "test -d /var/lib && echo var-visible || echo var-hidden\n"
+             "python3 -c 'print(6*7)'\n",
+             host_probe);
+    collector c;
+    assert_int_equal(run_full(&c, ws, cmd, true, false), 0);
+    assert_string_equal(c.out,
+                        "tmp refused\netc refused\nusr refused\nbin refused\nroot refused\ndev refused\n"
+                        "passwd refused\nremount refused\nremount-tmp refused\nuserns refused\n"
+                        "symlink refused\nuplink refused\ntmplink refused\n"
+                        "workspace WRITABLE\ndevnull WRITABLE\nroot-hidden\nvar-hidden\n42\n");
+    col_free(&c);
+    /* nothing reached the host: not /etc, /tmp, the workspace's parent */
+    char path[1024];
+    const char *dirs[] = {"/etc", "/tmp", "/usr", "/"};
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/%s", dirs[i], host_probe);
+        assert_int_equal(access(path, F_OK), -1);
+    }
+    snprintf(path, sizeof path, "%s/../%s", ws, host_probe);
+    assert_int_equal(access(path, F_OK), -1);
+    /* the workspace write did */
+    snprintf(path, sizeof path, "%s/ok.txt", ws);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[32] = {0};
+    assert_non_null(fgets(line, sizeof line, f));
+    fclose(f);
+    assert_string_equal(line, "hello\n");
+    rm_rf(ws);
+    free(ws);
+}
+
+static int listen_loopback(int *port)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0); /* no CLOEXEC on purpose: must not leak anyway */
+    assert_true(s >= 0);
+    struct sockaddr_in a = {0};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(s, 16), 0);
+    socklen_t l = sizeof a;
+    assert_int_equal(getsockname(s, (struct sockaddr *)&a, &l), 0);
+    *port = ntohs(a.sin_port);
+    return s;
+}
+
+static void t_network(void **state)
+{
+    (void)state;
+    char *ws = make_ws();
+    int port;
+    int s = listen_loopback(&port);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "if bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d' 2>/dev/null; then echo connected; else echo unreachable; fi;"
+             "if bash -c 'exec 3<>/dev/tcp/10.255.255.1/80' 2>/dev/null; then echo out; else echo no-route; fi",
+             port);
+    collector c;
+    /* denied: the host's loopback listener is not reachable, nor anything else */
+    assert_int_equal(run_full(&c, ws, cmd, true, false), 0);
+    assert_string_equal(c.out, "unreachable\nno-route\n");
+    col_free(&c);
+    /* allowed: the same listener is reachable (the check above can fail) */
+    snprintf(cmd, sizeof cmd,
+             "if bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d' 2>/dev/null; then echo connected; else echo unreachable; fi",
+             port);
+    assert_int_equal(run_full(&c, ws, cmd, true, true), 0);
+    assert_string_equal(c.out, "connected\n");
+    col_free(&c);
+    close(s);
+    rm_rf(ws);
+    free(ws);
+}
+
+static void t_pid_namespace(void **state)
+{
+    (void)state;
+    char *ws = make_ws();
+    collector c;
+    assert_int_equal(run_full(&c, ws, "echo $$; ls /proc | grep -c '^[0-9]'", true, false), 0);
+    int self = 0, count = 0;
+    assert_int_equal(sscanf(c.out, "%d %d", &self, &count), 2);
+    assert_true(self >= 1 && self <= 3); /* bwrap's init is 1, the shell 2 */
+    assert_true(count >= 2 && count <= 5); /* init, sh, ls, grep: no host process */
+    col_free(&c);
+    /* the host's processes cannot be signalled: our own pid means nothing inside */
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "kill -0 %d 2>/dev/null && echo %s || echo invisible", (int)getpid(),
+             "visible");
+    assert_int_equal(run_full(&c, ws, cmd, true, false), 0);
+    if (getpid() > 5)
+        assert_string_equal(c.out, "invisible\n");
+    col_free(&c);
+    rm_rf(ws);
+    free(ws);
+}
+
+static void t_no_fd_leak(void **state)
+{
+    (void)state;
+    char *ws = make_ws();
+    int port;
+    int s = listen_loopback(&port);
+    int f = open("/dev/zero", O_RDONLY); /* not CLOEXEC */
+    int pf[2];
+    assert_int_equal(pipe(pf), 0);
+    for (int iso = 0; iso < 2; iso++) {
+        collector c;
+        assert_int_equal(run_full(&c, ws, "ls /proc/self/fd | sort -n | tr '\\n' ' '", iso == 1, false), 0);
+        assert_string_equal(c.out, "0 1 2 3 ");
+        col_free(&c);
+        /* stdin is /dev/null */
+        assert_int_equal(run_full(&c, ws, "readlink /proc/self/fd/0; wc -c", iso == 1, false), 0);
+        assert_string_equal(c.out, "/dev/null\n0\n");
+        col_free(&c);
+    }
+    close(s);
+    close(f);
+    close(pf[0]);
+    close(pf[1]);
+    rm_rf(ws);
+    free(ws);
+}
+
+static void t_timeout_kills_tree(void **state)
+{
+    (void)state;
+    char *ws = make_ws();
+    char mark[64];
+    new_mark(mark, sizeof mark, "1000");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "M=%s; sleep $M & sh -c \"sleep $M; true\" & (setsid sleep $M &) ; "
+             "nohup sleep $M >/dev/null 2>&1 & echo ready; sleep $M",
+             mark);
+    emu_run_spec spec = {.workspace_dir = ws, .shell_command = cmd, .envp = k_env, .isolate = true,
+                         .timeout_ms = 1500};
+    collector c;
+    col_init(&c);
+    emu_proc *p = NULL;
+    assert_int_equal(emu_proc_start(&spec, on_out, on_exit_cb, &c, &p), 0);
+    assert_true(wait_output(&c, "ready"));
+    assert_int_equal(emu_proc_wait(p, GUARD_MS), 0);
+    assert_true(c.timed_out);
+    assert_int_equal(c.exit_code, -1);
+    assert_true(c.term_signal == SIGTERM || c.term_signal == SIGKILL);
+    pid_t pids[16];
+    /* the namespace is gone with its init: nothing survives, not even setsid() */
+    assert_int_equal(find_marked(mark, pids, 16), 0);
+    emu_proc_free(p);
+    col_free(&c);
+    rm_rf(ws);
+    free(ws);
+}
+
+static void t_terminate_tree(void **state)
+{
+    (void)state;
+    char *ws = make_ws();
+    for (int iso = 0; iso < 2; iso++) {
+        char mark[64];
+        new_mark(mark, sizeof mark, "1000");
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "M=%s; sleep $M & echo $!; sh -c \"sleep $M; true\" & echo $!; sleep $M", mark);
+        emu_run_spec spec = {.workspace_dir = ws, .shell_command = cmd, .envp = k_env, .isolate = iso == 1};
+        collector c;
+        col_init(&c);
+        emu_proc *p = NULL;
+        assert_int_equal(emu_proc_start(&spec, on_out, on_exit_cb, &c, &p), 0);
+        assert_true(emu_proc_pid(p) > 0);
+        assert_int_equal(wait_marked(mark, 3), 3);
+        pid_t host[16];
+        int nhost = find_marked(mark, host, 16);
+        assert_int_equal(emu_proc_wait(p, 0), OCISBX_ETIMEOUT);
+        assert_int_equal(emu_proc_terminate(p, 5000), 0);
+        assert_int_equal(emu_proc_wait(p, GUARD_MS), 0);
+        assert_false(c.timed_out);
+        assert_int_equal(c.exit_code, -1);
+        assert_int_equal(c.term_signal, SIGTERM);
+        assert_int_equal(emu_proc_pid(p), 0);
+        emu_proc_free(p);
+        /* every process of the tree is gone (allow the host's init to reap
+         * orphans of the unisolated case) */
+        pid_t left[16];
+        int n = 0;
+        for (int i = 0; i < GUARD_MS / 20; i++) {
+            if ((n = find_marked(mark, left, 16)) == 0)
+                break;
+            sleep_ms(20);
+        }
+        assert_int_equal(n, 0);
+        for (int i = 0; i < nhost; i++) {
+            char st = proc_state(host[i]);
+            assert_true(st == 0 || st == 'Z');
+        }
+        if (!iso) { /* the pids the command printed are host pids here */
+            int a = 0, b = 0;
+            assert_int_equal(sscanf(c.out, "%d %d", &a, &b), 2);
+            char sa = proc_state(a), sb = proc_state(b);
+            assert_true(sa == 0 || sa == 'Z');
+            assert_true(sb == 0 || sb == 'Z');
+        }
+        col_free(&c);
+    }
+    rm_rf(ws);
+    free(ws);
+}
+
+static void t_terminate_grace(void **state)
+{
+    (void)state;
+    char *ws = make_ws();
+    for (int iso = 0; iso < 2; iso++) {
+        /* a command that handles TERM gets to finish */
+        emu_run_spec spec = {.workspace_dir = ws, .envp = k_env, .isolate = iso == 1,
+                             .shell_command = "trap 'echo got-term; exit 7' TERM; echo ready; "
+                                              "while :; do sleep 0.05; done"};
+        collector c;
+        col_init(&c);
+        emu_proc *p = NULL;
+        assert_int_equal(emu_proc_start(&spec, on_out, on_exit_cb, &c, &p), 0);
+        assert_true(wait_output(&c, "ready"));
+        assert_int_equal(emu_proc_terminate(p, 30000), 0);
+        assert_int_equal(emu_proc_wait(p, GUARD_MS), 0);
+        assert_int_equal(c.exit_code, 7);
+        assert_int_equal(c.term_signal, 0);
+        assert_string_equal(c.out, "ready\ngot-term\n");
+        emu_proc_free(p);
+        col_free(&c);
+
+        /* one that ignores it is killed when the grace ends */
+        spec.shell_command = "trap '' TERM; echo ready; while :; do sleep 0.05 || true; done";
+        col_init(&c);
+        assert_int_equal(emu_proc_start(&spec, on_out, on_exit_cb, &c, &p), 0);
+        assert_true(wait_output(&c, "ready"));
+        assert_int_equal(emu_proc_terminate(p, 300), 0);
+        assert_int_equal(emu_proc_wait(p, GUARD_MS), 0);
+        assert_int_equal(c.exit_code, -1);
+        assert_int_equal(c.term_signal, SIGKILL);
+        emu_proc_free(p);
+        col_free(&c);
+
+        /* grace 0: KILL at once */
+        spec.shell_command = "echo ready; sleep 1000";
+        col_init(&c);
+        assert_int_equal(emu_proc_start(&spec, on_out, on_exit_cb, &c, &p), 0);
+        assert_true(wait_output(&c, "ready"));
+        assert_int_equal(emu_proc_terminate(p, 0), 0);
+        assert_int_equal(emu_proc_wait(p, GUARD_MS), 0);
+        assert_int_equal(c.term_signal, SIGKILL);
+        assert_int_equal(c.exit_calls, 1);
+        /* signalling a finished process is harmless */
+        assert_int_equal(emu_proc_signal(p, SIGTERM), 0);
+        assert_int_equal(emu_proc_terminate(p, 0), 0);
+        emu_proc_free(p);
+        assert_int_equal(c.exit_calls, 1);
+        col_free(&c);
+    }
+    rm_rf(ws);
+    free(ws);
+}
+
+static void t_stop_cont(void **state)
+{
+    (void)state;
+    char *ws = make_ws();
+    for (int iso = 0; iso < 2; iso++) {
+        char mark[64];
+        new_mark(mark, sizeof mark, "1");
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "sleep %s; echo finished", mark);
+        emu_run_spec spec = {.workspace_dir = ws, .shell_command = cmd, .envp = k_env, .isolate = iso == 1};
+        collector c;
+        col_init(&c);
+        emu_proc *p = NULL;
+        assert_int_equal(emu_proc_start(&spec, on_out, on_exit_cb, &c, &p), 0);
+        assert_int_equal(wait_marked(mark, 1), 1);
+        pid_t pid;
+        assert_int_equal(find_marked(mark, &pid, 1), 1);
+        assert_int_equal(emu_proc_signal(p, SIGSTOP), 0);
+        char st = 0;
+        for (int i = 0; i < GUARD_MS / 20 && (st = proc_state(pid)) != 'T'; i++)
+            sleep_ms(20);
+        assert_int_equal(st, 'T');
+        assert_false(emu_proc_finished(p));
+        assert_int_equal(emu_proc_signal(p, SIGCONT), 0);
+        assert_int_equal(emu_proc_wait(p, GUARD_MS), 0);
+        assert_int_equal(c.exit_code, 0);
+        assert_string_equal(c.out, "finished\n");
+        emu_proc_free(p);
+        col_free(&c);
+    }
+    /* a suspended command still dies on terminate */
+    emu_run_spec spec = {.workspace_dir = ws, .shell_command = "echo ready; sleep 1000", .envp = k_env,
+                         .isolate = true};
+    collector c;
+    col_init(&c);
+    emu_proc *p = NULL;
+    assert_int_equal(emu_proc_start(&spec, on_out, on_exit_cb, &c, &p), 0);
+    assert_true(wait_output(&c, "ready"));
+    assert_int_equal(emu_proc_signal(p, SIGSTOP), 0);
+    assert_int_equal(emu_proc_terminate(p, 30000), 0);
+    assert_int_equal(emu_proc_wait(p, GUARD_MS), 0);
+    assert_int_equal(c.exit_code, -1);
+    assert_int_equal(c.term_signal, SIGTERM);
+    emu_proc_free(p);
+    col_free(&c);
+    rm_rf(ws);
+    free(ws);
+}
+
+#define NCONC 50
+
+static void t_concurrent(void **state)
+{
+    (void)state;
+    char *ws[NCONC];
+    collector c[NCONC];
+    emu_proc *p[NCONC];
+    char cmd[NCONC][160];
+    for (int i = 0; i < NCONC; i++) {
+        ws[i] = make_ws();
+        snprintf(cmd[i], sizeof cmd[i], "echo start %d; echo e%d >&2; sleep 0.2; echo %d > /workspace/f; echo end %d; exit %d",
+                 i, i, i, i, i % 7);
+        emu_run_spec spec = {.workspace_dir = ws[i], .shell_command = cmd[i], .envp = k_env,
+                             .isolate = true, .allow_network = (i % 2) == 0};
+        col_init(&c[i]);
+        assert_int_equal(emu_proc_start(&spec, on_out, on_exit_cb, &c[i], &p[i]), 0);
+    }
+    for (int i = 0; i < NCONC; i++) {
+        assert_int_equal(emu_proc_wait(p[i], GUARD_MS), 0);
+        emu_proc_free(p[i]);
+        char expect[64];
+        snprintf(expect, sizeof expect, "start %d\nend %d\n", i, i);
+        assert_string_equal(c[i].out, expect);
+        snprintf(expect, sizeof expect, "e%d\n", i);
+        assert_string_equal(c[i].err, expect);
+        assert_int_equal(c[i].exit_code, i % 7);
+        assert_int_equal(c[i].exit_calls, 1);
+        char path[256];
+        snprintf(path, sizeof path, "%s/f", ws[i]);
+        FILE *f = fopen(path, "r");
+        assert_non_null(f);
+        int v = -1;
+        assert_int_equal(fscanf(f, "%d", &v), 1);
+        fclose(f);
+        assert_int_equal(v, i); /* each wrote its own workspace only */
+        col_free(&c[i]);
+        rm_rf(ws[i]);
+        free(ws[i]);
+    }
+}
+
+/* The emulator dies (SIGKILL, no cleanup): its commands die with it. */
+static void t_dies_with_emulator(void **state)
+{
+    (void)state;
+    char *ws = make_ws();
+    char mark[64];
+    new_mark(mark, sizeof mark, "1000");
+    for (int iso = 0; iso < 2; iso++) {
+        int ready[2];
+        assert_int_equal(pipe(ready), 0);
+        pid_t emu = fork();
+        assert_true(emu >= 0);
+        if (emu == 0) {
+            close(ready[0]);
+            char cmd[256];
+            snprintf(cmd, sizeof cmd, "M=%s; sleep $M & sh -c \"sleep $M; true\" & echo ready; sleep $M", mark);
+            emu_run_spec spec = {.workspace_dir = ws, .shell_command = cmd, .envp = k_env, .isolate = iso == 1};
+            collector c;
+            col_init(&c);
+            emu_proc *p = NULL;
+            if (emu_proc_start(&spec, on_out, on_exit_cb, &c, &p) != 0 || !wait_output(&c, "ready"))
+                _exit(1);
+            ssize_t w = write(ready[1], "r", 1);
+            (void)w;
+            for (;;)
+                pause();
+        }
+        close(ready[1]);
+        char r = 0;
+        assert_int_equal(read(ready[0], &r, 1), 1);
+        close(ready[0]);
+        assert_int_equal(wait_marked(mark, 3), 3);
+        assert_int_equal(kill(emu, SIGKILL), 0);
+        int st;
+        assert_int_equal(waitpid(emu, &st, 0), emu);
+        pid_t left[16];
+        int n = 0;
+        for (int i = 0; i < GUARD_MS / 20; i++) {
+            if ((n = find_marked(mark, left, 16)) == 0)
+                break;
+            sleep_ms(20);
+        }
+        if (iso == 1)
+            assert_int_equal(n, 0);
+        else if (n > 0) /* unisolated: only the process group; clean up what is left */
+            for (int i = 0; i < n; i++)
+                kill(left[i], SIGKILL);
+        new_mark(mark, sizeof mark, "1000");
+    }
+    rm_rf(ws);
+    free(ws);
+}
+
+static void t_kill_all(void **state)
+{
+    (void)state;
+    char *ws = make_ws();
+    collector c[3];
+    emu_proc *p[3];
+    for (int i = 0; i < 3; i++) {
+        emu_run_spec spec = {.workspace_dir = ws, .shell_command = "trap '' TERM; echo ready; sleep 1000",
+                             .envp = k_env, .isolate = i != 2};
+        col_init(&c[i]);
+        assert_int_equal(emu_proc_start(&spec, on_out, on_exit_cb, &c[i], &p[i]), 0);
+        assert_true(wait_output(&c[i], "ready"));
+    }
+    emu_proc_kill_all();
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(emu_proc_wait(p[i], GUARD_MS), 0);
+        assert_int_equal(c[i].term_signal, SIGKILL);
+        emu_proc_free(p[i]);
+        col_free(&c[i]);
+    }
+    emu_proc_free(NULL);
+    rm_rf(ws);
+    free(ws);
+}
+
+int main(void)
+{
+    char bwrap[4096];
+    const char *path = getenv("PATH");
+    bool found = false;
+    for (const char *s = path ? path : ""; s && *s;) {
+        const char *colon = strchr(s, ':');
+        size_t n = colon ? (size_t)(colon - s) : strlen(s);
+        snprintf(bwrap, sizeof bwrap, "%.*s/bwrap", (int)n, s);
+        if (access(bwrap, X_OK) == 0) {
+            found = true;
+            break;
+        }
+        s = colon ? colon + 1 : NULL;
+    }
+    if (!found) {
+        fprintf(stderr, "it_runner: SKIPPED: bubblewrap (bwrap) is not on PATH\n");
+        return 77;
+    }
+    signal(SIGPIPE, SIG_IGN); /* the runner must reset it for its children */
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(t_isolation_check),
+        cmocka_unit_test(t_exit_codes),
+        cmocka_unit_test(t_output_order),
+        cmocka_unit_test(t_environment),
+        cmocka_unit_test(t_cwd),
+        cmocka_unit_test(t_isolation_filesystem),
+        cmocka_unit_test(t_network),
+        cmocka_unit_test(t_pid_namespace),
+        cmocka_unit_test(t_no_fd_leak),
+        cmocka_unit_test(t_timeout_kills_tree),
+        cmocka_unit_test(t_terminate_tree),
+        cmocka_unit_test(t_terminate_grace),
+        cmocka_unit_test(t_stop_cont),
+        cmocka_unit_test(t_concurrent),
+        cmocka_unit_test(t_dies_with_emulator),
+        cmocka_unit_test(t_kill_all),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
