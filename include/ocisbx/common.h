@@ -59,7 +59,8 @@ OCISBX_API const char *ocisbx_strerror(int code);
 OCISBX_API int ocisbx_global_init(void);
 OCISBX_API void ocisbx_global_cleanup(void);
 
-/* Frees any string or buffer the library returned. free(NULL) is a no-op. */
+/* Frees any string or buffer the library returned, wiping it first (it may
+ * hold a secret). NULL is a no-op. */
 OCISBX_API void ocisbx_free(void *p);
 
 /* ---- errors ------------------------------------------------------------ */

@@ -381,7 +381,17 @@ static bool is_loopback_url(const char *url)
     if (!h)
         return false;
     h += 3;
-    return strncmp(h, "127.", 4) == 0 || strncmp(h, "localhost", 9) == 0 || strncmp(h, "[::1]", 5) == 0;
+    if (strncmp(h, "[::1]", 5) == 0)
+        return h[5] == '\0' || h[5] == ':' || h[5] == '/';
+    size_t n = strcspn(h, ":/");
+    if (n == 9 && ocisbx_strncasecmp(h, "localhost", 9) == 0)
+        return true;
+    if (n < 4 || strncmp(h, "127.", 4) != 0)
+        return false;
+    for (size_t i = 4; i < n; i++)
+        if (!isdigit((unsigned char)h[i]) && h[i] != '.')
+            return false;
+    return true;
 }
 
 typedef struct ip_creds {

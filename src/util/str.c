@@ -1,3 +1,4 @@
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +73,12 @@ void ocisbx_free_secret(char *s)
     free(s);
 }
 
+/* Everything the library hands out is freed here, secrets included (a
+ * session-token keyId, a file's content), so it is always wiped first. */
 void ocisbx_free(void *p)
 {
+    if (!p)
+        return;
+    OPENSSL_cleanse(p, malloc_usable_size(p));
     free(p);
 }

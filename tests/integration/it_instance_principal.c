@@ -355,6 +355,12 @@ static void test_options(void **state)
     assert_int_equal(ocisbx_credentials_instance_principal(o, &c), OCISBX_ECONFIG);
     assert_message_has("http://auth.example.com");
     assert_int_equal(fake_imds_tokens_issued(f), 0);
+    const char *not_loopback[] = {"http://localhost.example.com", "http://127.example.com:80",
+                                  "http://127.0.0.1.nip.io", "http://[::1].example.com"};
+    for (size_t i = 0; i < sizeof not_loopback / sizeof *not_loopback; i++) {
+        assert_int_equal(ocisbx_instance_principal_options_set_federation_url(o, not_loopback[i]), 0);
+        assert_int_equal(ocisbx_credentials_instance_principal(o, &c), OCISBX_ECONFIG);
+    }
     ocisbx_instance_principal_options_free(o);
 
     /* Trailing slashes on the base URLs are fine. */

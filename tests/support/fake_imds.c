@@ -19,11 +19,16 @@
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 #define MAX_BODY (64 * 1024)
 
 struct fake_imds {
     struct MHD_Daemon *daemon;
+    struct MHD_Daemon *tls_daemon;
+    char *tls_key_pem;
+    char *tls_cert_pem;
+    char tls_url[64];
     pthread_mutex_t lock;
     char metadata_url[64];
     char federation_url[64];
@@ -146,8 +151,30 @@ static char *pem_body(const char *pem)
     return out;
 }
 
+static void add_ext(X509 *cert, X509 *issuer, int nid, const char *value)
+{
+    X509V3_CTX ctx;
+    X509V3_set_ctx_nodb(&ctx);
+    X509V3_set_ctx(&ctx, issuer ? issuer : cert, cert, NULL, NULL, 0);
+    X509_EXTENSION *ext = X509V3_EXT_conf_nid(NULL, &ctx, nid, value);
+    if (ext) {
+        X509_add_ext(cert, ext, -1);
+        X509_EXTENSION_free(ext);
+    }
+}
+
+/* san: a subjectAltName for a TLS server certificate, or NULL. */
+static X509 *make_cert_ext(EVP_PKEY *key, EVP_PKEY *issuer_key, X509 *issuer, const char *cn, const char *tenancy,
+                           long serial, const char *san);
+
 static X509 *make_cert(EVP_PKEY *key, EVP_PKEY *issuer_key, X509 *issuer, const char *cn, const char *tenancy,
                        long serial)
+{
+    return make_cert_ext(key, issuer_key, issuer, cn, tenancy, serial, NULL);
+}
+
+static X509 *make_cert_ext(EVP_PKEY *key, EVP_PKEY *issuer_key, X509 *issuer, const char *cn, const char *tenancy,
+                           long serial, const char *san)
 {
     X509 *cert = X509_new();
     if (!cert)
@@ -170,6 +197,14 @@ static X509 *make_cert(EVP_PKEY *key, EVP_PKEY *issuer_key, X509 *issuer, const 
         X509_NAME_add_entry_by_txt(name, "OU", MBSTRING_ASC, (const unsigned char *)ou, -1, -1, 0);
     }
     X509_set_issuer_name(cert, issuer ? X509_get_subject_name(issuer) : name);
+    if (!issuer) {
+        add_ext(cert, NULL, NID_basic_constraints, "critical,CA:TRUE");
+        add_ext(cert, NULL, NID_key_usage, "critical,keyCertSign,cRLSign,digitalSignature");
+    }
+    if (san) {
+        add_ext(cert, issuer, NID_subject_alt_name, san);
+        add_ext(cert, issuer, NID_ext_key_usage, "serverAuth");
+    }
     if (!X509_sign(cert, issuer_key, EVP_sha256())) {
         X509_free(cert);
         return NULL;
@@ -565,6 +600,32 @@ static void completed(void *cls, struct MHD_Connection *c, void **req_cls, enum 
 
 /* ---- life cycle and controls ---------------------------------------------------- */
 
+static struct MHD_Daemon *start_daemon(fake_imds *f, bool tls, unsigned *port)
+{
+    struct sockaddr_in sin;
+    memset(&sin, 0, sizeof sin);
+    sin.sin_family = AF_INET;
+    sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sin.sin_port = 0;
+    struct MHD_Daemon *d;
+    if (tls)
+        d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_TLS, 0, NULL, NULL, handler, f,
+                             MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sin, MHD_OPTION_NOTIFY_COMPLETED, completed,
+                             f, MHD_OPTION_HTTPS_MEM_KEY, f->tls_key_pem, MHD_OPTION_HTTPS_MEM_CERT,
+                             f->tls_cert_pem, MHD_OPTION_END);
+    else
+        d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, handler, f, MHD_OPTION_SOCK_ADDR,
+                             (struct sockaddr *)&sin, MHD_OPTION_NOTIFY_COMPLETED, completed, f, MHD_OPTION_END);
+    const union MHD_DaemonInfo *info = d ? MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT) : NULL;
+    if (!info || info->port == 0) {
+        if (d)
+            MHD_stop_daemon(d);
+        return NULL;
+    }
+    *port = info->port;
+    return d;
+}
+
 int fake_imds_start(const char *tenancy, const char *region, fake_imds **out)
 {
     fake_imds *f = calloc(1, sizeof *f);
@@ -583,24 +644,42 @@ int fake_imds_start(const char *tenancy, const char *region, fake_imds **out)
         fake_imds_stop(f);
         return -1;
     }
-    struct sockaddr_in sin;
-    memset(&sin, 0, sizeof sin);
-    sin.sin_family = AF_INET;
-    sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    sin.sin_port = 0;
-    f->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, handler, f, MHD_OPTION_SOCK_ADDR,
-                                 (struct sockaddr *)&sin, MHD_OPTION_NOTIFY_COMPLETED, completed, f,
-                                 MHD_OPTION_END);
-    const union MHD_DaemonInfo *info = f->daemon ? MHD_get_daemon_info(f->daemon, MHD_DAEMON_INFO_BIND_PORT) : NULL;
-    if (!info || info->port == 0) {
+    unsigned port = 0;
+    f->daemon = start_daemon(f, false, &port);
+    if (!f->daemon) {
         fake_imds_stop(f);
         return -1;
     }
-    snprintf(f->metadata_url, sizeof f->metadata_url, "http://127.0.0.1:%u/opc/v2", (unsigned)info->port);
-    snprintf(f->federation_url, sizeof f->federation_url, "http://127.0.0.1:%u", (unsigned)info->port);
+    snprintf(f->metadata_url, sizeof f->metadata_url, "http://127.0.0.1:%u/opc/v2", port);
+    snprintf(f->federation_url, sizeof f->federation_url, "http://127.0.0.1:%u", port);
     *out = f;
     return 0;
 }
+
+int fake_imds_start_tls(fake_imds *f, const char *ca_file)
+{
+    FILE *out = fopen(ca_file, "wb");
+    if (!out)
+        return -1;
+    fputs(f->ca_pem, out);
+    fclose(out);
+    if (f->tls_daemon)
+        return 0;
+    EVP_PKEY *key = EVP_RSA_gen(2048);
+    X509 *cert = key ? make_cert_ext(key, f->ca_key, f->ca, "127.0.0.1", NULL, 1000, "IP:127.0.0.1,DNS:localhost")
+                     : NULL;
+    f->tls_cert_pem = cert ? cert_pem(cert) : NULL;
+    f->tls_key_pem = key ? key_pem(key) : NULL;
+    X509_free(cert);
+    EVP_PKEY_free(key);
+    unsigned port = 0;
+    if (!f->tls_cert_pem || !f->tls_key_pem || !(f->tls_daemon = start_daemon(f, true, &port)))
+        return -1;
+    snprintf(f->tls_url, sizeof f->tls_url, "https://127.0.0.1:%u", port);
+    return 0;
+}
+
+const char *fake_imds_federation_tls_url(const fake_imds *f) { return f->tls_url; }
 
 void fake_imds_stop(fake_imds *f)
 {
@@ -608,6 +687,10 @@ void fake_imds_stop(fake_imds *f)
         return;
     if (f->daemon)
         MHD_stop_daemon(f->daemon);
+    if (f->tls_daemon)
+        MHD_stop_daemon(f->tls_daemon);
+    free(f->tls_key_pem);
+    free(f->tls_cert_pem);
     EVP_PKEY_free(f->ca_key);
     X509_free(f->ca);
     free(f->ca_pem);

@@ -24,6 +24,12 @@ typedef struct fake_imds fake_imds;
 int fake_imds_start(const char *tenancy, const char *region, fake_imds **out);
 void fake_imds_stop(fake_imds *f);
 
+/* Also serves the same routes over HTTPS (a server certificate for
+ * 127.0.0.1 from the fake's CA, whose PEM is written to ca_file).
+ * fake_imds_federation_tls_url then gives https://127.0.0.1:P. */
+int fake_imds_start_tls(fake_imds *f, const char *ca_file);
+const char *fake_imds_federation_tls_url(const fake_imds *f);
+
 const char *fake_imds_metadata_url(const fake_imds *f);   /* http://127.0.0.1:P/opc/v2 */
 const char *fake_imds_federation_url(const fake_imds *f); /* http://127.0.0.1:P */
 /* The leaf certificate's SHA-1 fingerprint (uppercase colon hex). */
