@@ -42,7 +42,9 @@ OCISBX_API void ocisbx_http_options_free(ocisbx_http_options *o);
 OCISBX_API int ocisbx_http_options_set_credentials(ocisbx_http_options *o, ocisbx_credentials *creds);
 /* Default 10000 ms. */
 OCISBX_API int ocisbx_http_options_set_connect_timeout_ms(ocisbx_http_options *o, int64_t ms);
-/* Whole answer of one non-streaming attempt. Default 60000 ms. */
+/* One attempt of a request with a buffer body and a buffered answer, from
+ * the start to the last byte; for file/callback bodies or sinks (any size)
+ * it is instead the longest gap without bytes. Default 60000 ms. */
 OCISBX_API int ocisbx_http_options_set_read_timeout_ms(ocisbx_http_options *o, int64_t ms);
 /* Streaming requests: the longest gap without bytes. Default 60000 ms. */
 OCISBX_API int ocisbx_http_options_set_stream_idle_timeout_ms(ocisbx_http_options *o, int64_t ms);

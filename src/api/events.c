@@ -21,6 +21,7 @@ void ocisbx_event_parser_init(ocisbx_event_parser *p, int format, ocisbx_event_t
 {
     memset(p, 0, sizeof *p);
     p->format = format;
+    p->initial_format = format;
     p->fn = fn;
     p->user_data = user_data;
 }
@@ -133,6 +134,7 @@ int ocisbx_event_parser_finish(ocisbx_event_parser *p)
     ocisbx_buf_clear(&p->data);
     p->have_data = false;
     p->skip_lf = false;
+    p->format = p->initial_format;
     return rc;
 }
 

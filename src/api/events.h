@@ -24,6 +24,7 @@ typedef int (*ocisbx_event_text_fn)(const char *json, size_t len, void *user_dat
 
 typedef struct ocisbx_event_parser {
     int format;
+    int initial_format; /* AUTO decides again on each connection */
     ocisbx_buf line;
     ocisbx_buf data;
     bool have_data;
@@ -41,7 +42,7 @@ int ocisbx_event_parser_feed(ocisbx_event_parser *p, const char *data, size_t le
 /* End of a stream: an NDJSON last line without its newline is delivered
  * when it is complete JSON; any other partial line or event is dropped
  * (a cut connection never delivers half an event). Resets for the next
- * connection. Returns like feed. */
+ * connection (AUTO detects the format again). Returns like feed. */
 int ocisbx_event_parser_finish(ocisbx_event_parser *p);
 void ocisbx_event_parser_release(ocisbx_event_parser *p);
 

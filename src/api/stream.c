@@ -18,6 +18,7 @@ typedef struct stream_ctx {
     bool user_canceled;
     bool progress; /* a new event arrived on this connection */
     int err;       /* a parse failure inside the sink */
+    ocisbx_error_saved *saved; /* its message: the transport overwrites the error when the sink stops */
     char *command_id;
 } stream_ctx;
 
@@ -28,6 +29,7 @@ static int on_event_text(const char *json, size_t len, void *ud)
     int rc = ocisbx_model_parse(&ocisbx_md_command_event, json, len, &m);
     if (rc) {
         s->err = ocisbx_error_wrap("event stream: ");
+        if (!s->saved) s->saved = ocisbx_error_save();
         return 1;
     }
     const char *cid = ocisbx_model_str(m, "commandId");
@@ -57,7 +59,10 @@ static int on_bytes(const void *data, size_t len, void *ud)
 {
     stream_ctx *s = ud;
     int rc = ocisbx_event_parser_feed(&s->parser, data, len);
-    if (rc < 0) s->err = rc;
+    if (rc < 0 && !s->err) {
+        s->err = rc;
+        if (!s->saved) s->saved = ocisbx_error_save();
+    }
     return rc != 0;
 }
 
@@ -131,6 +136,10 @@ static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_
             if (frc < 0 && !s->err) s->err = frc;
         } else {
             ocisbx_event_parser_finish(&s->parser);
+        }
+        if (s->saved) {
+            ocisbx_error_restore(s->saved);
+            s->saved = NULL;
         }
         if (s->err) return s->err;
         if (s->user_canceled) return ocisbx_fail(OCISBX_ECANCELED, "%s: canceled by the event callback", what);

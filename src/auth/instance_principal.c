@@ -68,7 +68,7 @@ static int b64url_decode(const char *s, size_t n, unsigned char **out, size_t *o
         free(bin);
         return OCISBX_EPARSE;
     }
-    size_t len = (size_t)got - (padded - n) ; /* EVP_DecodeBlock counts padding as zero bytes */
+    size_t len = (size_t)got - (padded - n); /* EVP_DecodeBlock counts padding as zero bytes */
     bin[len] = '\0';
     *out = bin;
     *out_len = len;
@@ -483,12 +483,14 @@ static int metadata_get(const ip_creds *c, const char *path, answer *a)
     }
     int rc = http_call(c, "GET", url, hdrs, NULL, 0, a);
     curl_slist_free_all(hdrs);
-    if (rc == 0 && a->status != 200)
-        rc = ocisbx_fail_http(a->status == 401 ? OCISBX_EAUTH : ocisbx_status_from_http((int)a->status),
+    if (rc)
+        ocisbx_error_wrap("instance metadata ");
+    else if (a->status != 200)
+        rc = ocisbx_fail_http(a->status >= 400 ? ocisbx_status_from_http((int)a->status) : OCISBX_ESERVICE,
                               (int)a->status, NULL, a->request_id[0] ? a->request_id : NULL,
                               "instance metadata GET %s: HTTP %ld%s%s", url, a->status,
                               a->request_id[0] ? ", opc-request-id " : "", a->request_id);
-    else if (rc == 0 && a->len == 0)
+    else if (a->len == 0)
         rc = ocisbx_fail(OCISBX_EPARSE, "instance metadata GET %s: empty answer", url);
     if (rc) {
         ocisbx_error_wrap("instance principal: ");

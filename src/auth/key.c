@@ -110,10 +110,10 @@ static int load_pem_named(const char *pem, size_t len, const char *passphrase, c
     char label[64];
     const char *block = find_block(pem, len, label, sizeof label);
     if (!block)
-        return ocisbx_fail(OCISBX_ECONFIG, "key %s: not a private key (no PEM block)", name);
+        return ocisbx_fail(OCISBX_ECONFIG, "%s: not a private key (no PEM block)", name);
     size_t ll = strlen(label);
     if (ll < 11 || strcmp(label + ll - 11, "PRIVATE KEY") != 0)
-        return ocisbx_fail(OCISBX_ECONFIG, "key %s: not a private key (PEM block \"%s\")", name, label);
+        return ocisbx_fail(OCISBX_ECONFIG, "%s: not a private key (PEM block \"%s\")", name, label);
 
     size_t blen = len - (size_t)(block - pem);
     int encrypted = strcmp(label, "ENCRYPTED PRIVATE KEY") == 0;
@@ -130,10 +130,10 @@ static int load_pem_named(const char *pem, size_t len, const char *passphrase, c
         }
     }
     if (encrypted && (!passphrase || !*passphrase))
-        return ocisbx_fail(OCISBX_ECONFIG, "key %s: the key is encrypted but no passphrase was given (pass_phrase)",
+        return ocisbx_fail(OCISBX_ECONFIG, "%s: the key is encrypted but no passphrase was given (pass_phrase)",
                            name);
     if (blen > INT_MAX)
-        return ocisbx_fail(OCISBX_ECONFIG, "key %s: too large", name);
+        return ocisbx_fail(OCISBX_ECONFIG, "%s: too large", name);
 
     BIO *bio = BIO_new_mem_buf(block, (int)blen);
     if (!bio)
@@ -144,13 +144,13 @@ static int load_pem_named(const char *pem, size_t len, const char *passphrase, c
     ERR_clear_error();
     if (!pkey) {
         if (encrypted)
-            return ocisbx_fail(OCISBX_ECONFIG, "key %s: wrong passphrase (the key could not be decrypted)", name);
-        return ocisbx_fail(OCISBX_ECONFIG, "key %s: not a valid private key (PEM \"%s\" could not be decoded)", name,
+            return ocisbx_fail(OCISBX_ECONFIG, "%s: wrong passphrase (the key could not be decrypted)", name);
+        return ocisbx_fail(OCISBX_ECONFIG, "%s: not a valid private key (PEM \"%s\" could not be decoded)", name,
                            label);
     }
     if (!EVP_PKEY_is_a(pkey, "RSA")) {
         const char *type = EVP_PKEY_get0_type_name(pkey);
-        int rc = ocisbx_fail(OCISBX_ECONFIG, "key %s: not an RSA key (%s); OCI signs with RSA", name,
+        int rc = ocisbx_fail(OCISBX_ECONFIG, "%s: not an RSA key (%s); OCI signs with RSA", name,
                              type ? type : "unknown type");
         EVP_PKEY_free(pkey);
         return rc;
@@ -165,7 +165,7 @@ int ocisbx_key_load_pem(const char *pem, size_t len, const char *passphrase, oci
     *out = NULL;
     if (!pem)
         return ocisbx_fail(OCISBX_EINVAL, "ocisbx_key_load_pem: pem is NULL");
-    return load_pem_named(pem, len, passphrase, "(in memory)", out);
+    return load_pem_named(pem, len, passphrase, "private key (PEM in memory)", out);
 }
 
 int ocisbx_key_load_file(const char *path, const char *passphrase, ocisbx_key **out)
@@ -202,8 +202,11 @@ int ocisbx_key_load_file(const char *path, const char *passphrase, ocisbx_key **
             rc = ocisbx_fail(OCISBX_ECONFIG, "key file %s: larger than 1 MiB, not a key file", path);
     }
     fclose(f);
-    if (rc == 0)
-        rc = load_pem_named(b.data, b.len, passphrase, path, out);
+    if (rc == 0) {
+        char *name = ocisbx_asprintf("key file %s", path);
+        rc = name ? load_pem_named(b.data, b.len, passphrase, name, out) : ocisbx_fail_nomem();
+        free(name);
+    }
     ocisbx_buf_wipe_free(&b);
     return rc;
 }
@@ -315,7 +318,7 @@ int ocisbx_key_sign_base64(const ocisbx_key *key, const void *data, size_t len, 
     if (!ctx)
         return ocisbx_fail_nomem();
     EVP_PKEY_CTX *pctx = NULL;
-    int ok = EVP_DigestSignInit_ex(ctx, &pctx, EVP_MD_get0_name(key->sha256), NULL, NULL, key->pkey, NULL) == 1 &&
+    int ok = EVP_DigestSignInit(ctx, &pctx, key->sha256, NULL, key->pkey) == 1 &&
              EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PADDING) > 0 &&
              EVP_DigestSign(ctx, sig, &siglen, data, len) == 1;
     EVP_MD_CTX_free(ctx);

@@ -145,7 +145,13 @@ int ocisbx_sign_request_set_date(ocisbx_sign_request *r, const char *date)
 {
     if (!r)
         return ocisbx_fail(OCISBX_EINVAL, "ocisbx_sign_request_set_date: r is NULL");
-    if (date && !*date)
+    if (!date) {
+        /* Back to "now at signing time" (a retry is signed afresh). */
+        free(r->date);
+        r->date = NULL;
+        return 0;
+    }
+    if (!*date)
         return ocisbx_fail(OCISBX_EINVAL, "sign request: empty date");
     return replace_str(&r->date, date, "date");
 }

@@ -225,6 +225,8 @@ static int limits_pair(ctx *c, const char *key, yaml_node_t *v, yaml_node_t *k, 
         return get_int(c, v, key, 0, 3600000, &l->create_delay_ms);
     if (!strcmp(key, "stop_delay_ms"))
         return get_int(c, v, key, 0, 3600000, &l->stop_delay_ms);
+    if (!strcmp(key, "minute_ms"))
+        return get_int(c, v, key, 10, 60000, &l->minute_ms);
     return unknown(c, key, k);
 }
 
@@ -448,6 +450,7 @@ int emu_config_parse(const char *text, size_t len, const char *path, bool load_k
     cfg->limits.max_lifetime_minutes = 2880;
     cfg->limits.create_delay_ms = 300;
     cfg->limits.stop_delay_ms = 100;
+    cfg->limits.minute_ms = 60000;
     cfg->seed = 1;
 
     yaml_parser_t parser;

@@ -55,6 +55,7 @@ typedef struct emu_limits {
     int64_t max_lifetime_minutes;
     int64_t create_delay_ms;
     int64_t stop_delay_ms;
+    int64_t minute_ms; /* length of a lifetime "minute" (tests of expiry shorten it) */
 } emu_limits;
 
 typedef struct emu_config {

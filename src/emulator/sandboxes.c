@@ -296,7 +296,7 @@ static void do_create(emu_server *s, const emu_request *req, emu_response *resp)
     b->credential_label = label ? ocisbx_strdup(label) : NULL;
     b->expires_in_minutes = minutes;
     b->t_created = b->t_updated = now;
-    b->t_expires = now + minutes * 60000;
+    b->t_expires = now + minutes * s->cfg->limits.minute_ms;
     b->ready_at_ms = now + s->cfg->limits.create_delay_ms;
     b->version = 1;
     snprintf(b->state, sizeof b->state, "%s", s->cfg->limits.create_delay_ms > 0 ? "CREATING" : "RUNNING");
@@ -486,7 +486,9 @@ void emu_h_sandbox(emu_server *s, const emu_request *req, const emu_route *rt, e
             incorrect(resp, b, "extend");
             break;
         }
-        int64_t limit = b->t_created + s->cfg->limits.max_lifetime_minutes * 60000;
+        int64_t minute = s->cfg->limits.minute_ms;
+        int64_t limit = b->t_created + s->cfg->limits.max_lifetime_minutes * minute;
+        ms = ms / 60000 * minute + (ms % 60000) * minute / 60000;
         if (b->t_expires + ms > limit) {
             char t[32];
             emu_time_rfc3339(limit, t);
@@ -496,7 +498,7 @@ void emu_h_sandbox(emu_server *s, const emu_request *req, const emu_route *rt, e
             break;
         }
         b->t_expires += ms;
-        b->expires_in_minutes = (b->t_expires - b->t_created + 59999) / 60000;
+        b->expires_in_minutes = (b->t_expires - b->t_created + minute - 1) / minute;
         b->t_updated = emu_now_ms();
         b->version++;
         emu_server_touch(s);

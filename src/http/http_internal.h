@@ -95,6 +95,8 @@ typedef struct ocisbx_url {
     char *authority; /* host[:port] exactly as written (no userinfo) */
     char *host;      /* without brackets or port */
     int port;        /* explicit port or the scheme's default */
+    bool has_userinfo;
+    bool has_fragment;
 } ocisbx_url;
 /* Parses an absolute http(s) URL; errors name the URL. */
 int ocisbx_url_parse(const char *url, ocisbx_url *out);

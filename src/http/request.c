@@ -40,7 +40,15 @@ int ocisbx_http_request_new(const char *method, const char *url, ocisbx_http_req
     int rc = ocisbx_url_parse(url, &u);
     if (rc)
         return rc;
+    bool userinfo = u.has_userinfo, fragment = u.has_fragment;
     ocisbx_url_clear(&u);
+    /* libcurl would turn user:password@ into an Authorization header, and it
+     * never sends a #fragment that the signer would have signed. */
+    if (userinfo)
+        return ocisbx_fail(OCISBX_EINVAL, "URL: user information (user:password@host) is not allowed");
+    if (fragment)
+        return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: a #fragment is not allowed (percent-encode '#' as %%23)",
+                           url);
     ocisbx_http_request *r = calloc(1, sizeof *r);
     if (!r)
         return ocisbx_fail_nomem();

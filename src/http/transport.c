@@ -70,6 +70,7 @@ typedef struct attempt {
     bool sink_canceled;
     uint64_t sink_bytes; /* delivered to a file/callback sink */
     bool streaming;
+    bool loopback;
     int64_t idle_ms, deadline_at, last_activity;
     curl_off_t last_progress;
     bool idle_expired;
@@ -175,7 +176,6 @@ static int on_seek(void *ud, curl_off_t offset, int origin)
     if (offset != 0 || origin != SEEK_SET || !ocisbx_http_body_replayable(a->r))
         return CURL_SEEKFUNC_CANTSEEK;
     a->body_offset = 0;
-    a->r->body_consumed = a->r->body_consumed && a->r->body == BODY_CALLBACK;
     return ocisbx_http_body_begin(a->r) == 0 ? CURL_SEEKFUNC_OK : CURL_SEEKFUNC_FAIL;
 }
 
@@ -220,8 +220,9 @@ static int setup_attempt(ocisbx_http *h, attempt *a, const ocisbx_headers *hl, s
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
     if (h->opt.ca_bundle)
         curl_easy_setopt(c, CURLOPT_CAINFO, h->opt.ca_bundle);
-    if (h->opt.ignore_proxy_env)
-        curl_easy_setopt(c, CURLOPT_PROXY, ""); /* "" disables proxies, the environment's too */
+    /* "" disables proxies, the environment's too; loopback never goes through one. */
+    if (h->opt.ignore_proxy_env || a->loopback)
+        curl_easy_setopt(c, CURLOPT_PROXY, "");
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)h->opt.connect_timeout_ms);
     int64_t now = ocisbx_time_monotonic_ms();
     int64_t total = a->streaming ? 0 : h->opt.connect_timeout_ms + h->opt.read_timeout_ms;
@@ -401,10 +402,12 @@ static int fail_transport(ocisbx_http_request *r, attempt *a, CURLcode cc, const
         return ocisbx_fail(OCISBX_ECANCELED, "%s %.300s: canceled by the response callback (opc-request-id: %s)",
                            r->method, r->url, r->request_id);
     int code = OCISBX_ETRANSPORT;
+    char idle_msg[96];
     const char *what = errbuf && *errbuf ? errbuf : curl_easy_strerror(cc);
     if (a->idle_expired) {
         code = OCISBX_ETIMEOUT;
-        what = "stream idle timeout";
+        snprintf(idle_msg, sizeof idle_msg, "idle timeout: no data for %lld ms", (long long)a->idle_ms);
+        what = idle_msg;
     } else if (a->deadline_expired) {
         code = OCISBX_ETIMEOUT;
         what = "deadline passed";
@@ -463,8 +466,12 @@ int ocisbx_http_send(ocisbx_http *h, ocisbx_http_request *r, ocisbx_http_respons
         memset(&a, 0, sizeof a);
         a.r = r;
         a.resp = resp;
-        a.streaming = r->streaming;
-        a.idle_ms = h->opt.stream_idle_timeout_ms;
+        /* Streams, and file/callback bodies or sinks (any size), get a limit
+         * on the gap between bytes instead of one on the whole attempt. */
+        bool unbounded = r->body == BODY_FILE || r->body == BODY_CALLBACK || r->sink != SINK_BUFFER;
+        a.streaming = r->streaming || unbounded;
+        a.loopback = ocisbx_host_is_loopback(u.host);
+        a.idle_ms = r->streaming ? h->opt.stream_idle_timeout_ms : h->opt.read_timeout_ms;
         a.deadline_at = deadline_at;
         ocisbx_buf_clear(&resp->body);
         resp->status = 0;
@@ -486,8 +493,9 @@ int ocisbx_http_send(ocisbx_http *h, ocisbx_http_request *r, ocisbx_http_respons
         curl_easy_setopt(h->curl, CURLOPT_HTTPHEADER, NULL);
         if (a.sink_fp && fclose(a.sink_fp) != 0 && cc == CURLE_OK)
             a.sink_rc = ocisbx_fail(OCISBX_EIO, "response file %s: write failed", r->sink_path);
-        long status = 0;
+        long status = 0, new_conns = 0;
         curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &status);
+        curl_easy_getinfo(h->curl, CURLINFO_NUM_CONNECTS, &new_conns);
         resp->status = cc == CURLE_OK ? (int)status : 0;
         memcpy(resp->reason, a.reason, sizeof resp->reason);
         resp->attempts = n;
@@ -499,9 +507,9 @@ int ocisbx_http_send(ocisbx_http *h, ocisbx_http_request *r, ocisbx_http_respons
         free(resp->request_id);
         const char *rid = ocisbx_headers_get(resp->headers, "opc-request-id");
         resp->request_id = ocisbx_strdup(rid ? rid : r->request_id);
-        ocisbx_log(OCISBX_LOG_DEBUG, "http: %s %.300s -> %d%s%s (opc-request-id: %s, attempt %d/%d)", r->method,
-                   r->url, resp->status, cc ? " " : "", cc ? curl_easy_strerror(cc) : "",
-                   resp->request_id ? resp->request_id : "-", n, max_attempts);
+        ocisbx_log(OCISBX_LOG_DEBUG, "http: %s %.300s -> %d%s%s (opc-request-id: %s, attempt %d/%d, %s connection)",
+                   r->method, r->url, resp->status, cc ? " " : "", cc ? curl_easy_strerror(cc) : "",
+                   resp->request_id ? resp->request_id : "-", n, max_attempts, new_conns > 0 ? "new" : "reused");
 
         bool can_retry = n < max_attempts && ocisbx_http_body_replayable(r) &&
                          !(r->sink == SINK_CALLBACK && a.sink_bytes > 0);

@@ -13,13 +13,37 @@ void ocisbx_url_clear(ocisbx_url *u)
     memset(u, 0, sizeof *u);
 }
 
+/* The URL as messages show it: user:password@ replaced by ***@. */
+static void shown_url(const char *url, char *out, size_t cap)
+{
+    const char *start = strstr(url, "://");
+    start = start ? start + 3 : url;
+    size_t alen = strcspn(start, "/?#");
+    const char *at = memchr(start, '@', alen);
+    if (at)
+        snprintf(out, cap, "%.*s***%.200s", (int)(start - url), url, at);
+    else
+        snprintf(out, cap, "%.200s", url);
+}
+
+static int parse(const char *url, const char *shown, ocisbx_url *out);
+
 int ocisbx_url_parse(const char *url, ocisbx_url *out)
 {
     memset(out, 0, sizeof *out);
     if (!url || !*url)
         return ocisbx_fail(OCISBX_EINVAL, "URL is empty");
+    char shown[256];
+    shown_url(url, shown, sizeof shown);
+    return parse(url, shown, out);
+}
+
+/* Errors name the shown form (without a password). */
+static int parse(const char *url, const char *shown, ocisbx_url *out)
+{
+    memset(out, 0, sizeof *out);
     if (strpbrk(url, " \t\r\n"))
-        return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: contains whitespace (percent-encode it)", url);
+        return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: contains whitespace (percent-encode it)", shown);
     const char *p;
     if (ocisbx_strncasecmp(url, "https://", 8) == 0) {
         out->https = true;
@@ -27,22 +51,24 @@ int ocisbx_url_parse(const char *url, ocisbx_url *out)
     } else if (ocisbx_strncasecmp(url, "http://", 7) == 0) {
         p = url + 7;
     } else {
-        return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: not an absolute http(s) URL", url);
+        return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: not an absolute http(s) URL", shown);
     }
     size_t alen = strcspn(p, "/?#");
     const char *at = memchr(p, '@', alen);
+    out->has_fragment = strchr(p, '#') != NULL;
+    out->has_userinfo = at != NULL;
     if (at) { /* userinfo is never sent in Host */
         alen -= (size_t)(at + 1 - p);
         p = at + 1;
     }
     if (alen == 0)
-        return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: no host", url);
+        return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: no host", shown);
     const char *hend;
     const char *hstart = p;
     if (*p == '[') {
         const char *rb = memchr(p, ']', alen);
         if (!rb)
-            return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: unterminated [IPv6] host", url);
+            return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: unterminated [IPv6] host", shown);
         hstart = p + 1;
         hend = rb;
         p = rb + 1;
@@ -56,21 +82,21 @@ int ocisbx_url_parse(const char *url, ocisbx_url *out)
     out->port = out->https ? 443 : 80;
     if (p < auth_end) {
         if (*p != ':' || p + 1 == auth_end)
-            return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: malformed host or port", url);
+            return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: malformed host or port", shown);
         long port = 0;
         for (const char *q = p + 1; q < auth_end; q++) {
             if (*q < '0' || *q > '9')
-                return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: port is not a number", url);
+                return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: port is not a number", shown);
             port = port * 10 + (*q - '0');
             if (port > 65535)
-                return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: port out of range", url);
+                return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: port out of range", shown);
         }
         if (port == 0)
-            return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: port out of range", url);
+            return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: port out of range", shown);
         out->port = (int)port;
     }
     if (hend == hstart)
-        return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: no host", url);
+        return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: no host", shown);
     out->authority = ocisbx_strndup(auth_start, alen);
     out->host = ocisbx_strndup(hstart, (size_t)(hend - hstart));
     if (!out->authority || !out->host) {

@@ -750,6 +750,76 @@ static void test_stream_idle_timeout(void **state)
     ocisbx_http_free(h);
 }
 
+static void test_connection_reuse_and_proxy(void **state)
+{
+    fixture *f = *state;
+    /* A proxy in the environment is never used for loopback. */
+    setenv("http_proxy", "http://127.0.0.1:9", 1);
+    ocisbx_http_options *o = NULL;
+    assert_int_equal(ocisbx_http_options_new(&o), 0);
+    assert_int_equal(ocisbx_http_options_set_allow_plain_http(o, 1), 0);
+    ocisbx_http *h = NULL;
+    assert_int_equal(ocisbx_http_new(o, &h), 0);
+    ocisbx_http_options_free(o);
+    log_text[0] = '\0';
+    ocisbx_set_log(capture_log, OCISBX_LOG_DEBUG, NULL);
+    for (int i = 0; i < 3; i++) {
+        ocisbx_http_request *r = make_req(f, "GET", "/again");
+        ocisbx_http_response *resp = NULL;
+        assert_int_equal(ocisbx_http_send(h, r, &resp), 0);
+        ocisbx_http_response_free(resp);
+        ocisbx_http_request_free(r);
+    }
+    ocisbx_set_log(NULL, 0, NULL);
+    unsetenv("http_proxy");
+    assert_int_equal(ths_count(f->srv), 3);
+    /* One connection for the three calls of one handle. */
+    const char *first = strstr(log_text, "new connection");
+    assert_non_null(first);
+    assert_null(strstr(first + 1, "new connection"));
+    assert_non_null(strstr(log_text, "reused connection"));
+    ocisbx_http_free(h);
+}
+
+static void test_deadline_stops_retries(void **state)
+{
+    fixture *f = *state;
+    ocisbx_http_options *o = NULL;
+    assert_int_equal(ocisbx_http_options_new(&o), 0);
+    assert_int_equal(ocisbx_http_options_set_allow_plain_http(o, 1), 0);
+    assert_int_equal(ocisbx_http_options_set_deadline_ms(o, 300), 0); /* the first backoff (1 s+) exceeds it */
+    ocisbx_http *h = NULL;
+    assert_int_equal(ocisbx_http_new(o, &h), 0);
+    ocisbx_http_options_free(o);
+    ths_set_default(f->srv, 503, NULL, "{\"code\":\"ServiceUnavailable\",\"message\":\"later\"}");
+    ocisbx_http_request *r = make_req(f, "GET", "/slow");
+    ocisbx_http_response *resp = NULL;
+    assert_int_equal(ocisbx_http_send(h, r, &resp), OCISBX_ESERVICE);
+    assert_int_equal(ocisbx_http_response_attempts(resp), 1);
+    assert_non_null(strstr(ocisbx_error_message(ocisbx_error_last()), "503 ServiceUnavailable: later"));
+    ths_set_default(f->srv, 200, NULL, NULL);
+    ocisbx_http_response_free(resp);
+    ocisbx_http_request_free(r);
+    ocisbx_http_free(h);
+}
+
+static void test_tls_failure_not_retried(void **state)
+{
+    fixture *f = *state;
+    ocisbx_http *h = make_http(f->creds);
+    /* https to a plain-http server: the handshake fails; not a transient error. */
+    char url[128];
+    snprintf(url, sizeof url, "https://127.0.0.1:%d/x", ths_port(f->srv));
+    ocisbx_http_request *r = NULL;
+    assert_int_equal(ocisbx_http_request_new("GET", url, &r), 0);
+    ocisbx_http_response *resp = NULL;
+    assert_int_equal(ocisbx_http_send(h, r, &resp), OCISBX_ETRANSPORT);
+    assert_null(resp);
+    assert_non_null(strstr(ocisbx_error_message(ocisbx_error_last()), "after 1 attempt "));
+    ocisbx_http_request_free(r);
+    ocisbx_http_free(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -769,6 +839,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_plain_http_rules, setup, teardown),
         cmocka_unit_test_setup_teardown(test_retries_off_and_max_attempts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stream_idle_timeout, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_connection_reuse_and_proxy, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_deadline_stops_retries, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tls_failure_not_retried, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

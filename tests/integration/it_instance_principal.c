@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -253,12 +254,21 @@ static void test_metadata_down(void **state)
     assert_message_has("opc-request-id fake-");
     assert_int_equal(ocisbx_error_http_status(ocisbx_error_last()), 500);
 
+    /* A redirect is not followed, and not taken for an answer. */
+    fake_imds_set_metadata_status(f, 302);
+    assert_int_equal(ocisbx_credentials_instance_principal(o, &c), OCISBX_ESERVICE);
+    assert_message_has("HTTP 302");
+    /* 404: the metadata path does not exist (not an instance). */
+    fake_imds_set_metadata_status(f, 404);
+    assert_int_equal(ocisbx_credentials_instance_principal(o, &c), OCISBX_ENOTFOUND);
+    assert_message_has(url);
+
     /* Not listening at all. */
     fake_imds_stop(f);
     assert_int_equal(ocisbx_credentials_instance_principal(o, &c), OCISBX_ETRANSPORT);
     assert_null(c);
     assert_message_has(url);
-    assert_message_has("instance principal");
+    assert_message_has("instance principal: instance metadata GET");
     ocisbx_instance_principal_options_free(o);
 }
 
@@ -377,6 +387,42 @@ static void test_options(void **state)
     fake_imds_stop(f);
 }
 
+static void test_federation_over_tls(void **state)
+{
+    (void)state;
+    fake_imds *f = start_fake();
+    char ca[512];
+    snprintf(ca, sizeof ca, "%s/it_instance_principal_ca.pem", OCISBX_BINARY_DIR);
+    assert_int_equal(fake_imds_start_tls(f, ca), 0);
+    char url[128];
+    snprintf(url, sizeof url, "%s/v1/x509", fake_imds_federation_tls_url(f));
+
+    /* With the private CA: verified, and the flow works. */
+    ocisbx_instance_principal_options *o = options_for(f, -1);
+    assert_int_equal(ocisbx_instance_principal_options_set_federation_url(o, fake_imds_federation_tls_url(f)), 0);
+    assert_int_equal(ocisbx_instance_principal_options_set_ca_bundle(o, ca), 0);
+    ocisbx_credentials *c = NULL;
+    int rc = ocisbx_credentials_instance_principal(o, &c);
+    if (rc)
+        print_refusal(f);
+    assert_int_equal(rc, 0);
+    ocisbx_free(get_checked(c, f, NULL));
+    ocisbx_credentials_free(c);
+    ocisbx_instance_principal_options_free(o);
+
+    /* Without it: the server's certificate is not trusted, nothing is sent. */
+    int asked = fake_imds_federation_requests(f);
+    o = options_for(f, -1);
+    assert_int_equal(ocisbx_instance_principal_options_set_federation_url(o, fake_imds_federation_tls_url(f)), 0);
+    assert_int_equal(ocisbx_credentials_instance_principal(o, &c), OCISBX_ETRANSPORT);
+    assert_null(c);
+    assert_message_has(url);
+    assert_int_equal(fake_imds_federation_requests(f), asked);
+    ocisbx_instance_principal_options_free(o);
+    unlink(ca);
+    fake_imds_stop(f);
+}
+
 static char *jwt_with(const char *payload_b64url)
 {
     char *s = malloc(strlen(payload_b64url) + 64);
@@ -485,6 +531,7 @@ int main(void)
         cmocka_unit_test(test_refresh_after_401),
         cmocka_unit_test(test_metadata_down),
         cmocka_unit_test(test_federation_refuses),
+        cmocka_unit_test(test_federation_over_tls),
         cmocka_unit_test(test_options),
         cmocka_unit_test(test_helpers),
         cmocka_unit_test(test_certificate_identity),

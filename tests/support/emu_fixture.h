@@ -115,6 +115,20 @@ int emu_fixture_send(emu_fixture *f, const char *method, const char *path, const
 char *emu_fixture_result_header(const emu_fixture_result *r, const char *name);
 void emu_fixture_result_free(emu_fixture_result *r);
 
+/* ---- conveniences built on emu_fixture_request ---- */
+struct cJSON;
+/* Sends a signed JSON request; when the status is not `expect`, prints the
+ * answer and returns -1. *out (may be NULL) gets the parsed body (or NULL). */
+int emu_fixture_json(emu_fixture *f, const char *method, const char *path, const char *json_body, long expect,
+                     struct cJSON **out);
+/* Creates a sandbox in EMU_FIXTURE_PROJECT (project NULL) with the given JSON
+ * fields (e.g. "\"displayName\":\"a\"", or NULL) and waits until RUNNING.
+ * id gets the sandbox id. */
+int emu_fixture_new_sandbox(emu_fixture *f, const char *project, const char *fields, char *id, size_t cap);
+/* Polls GET /sandboxes/{id} until lifecycleState is state (or 404 when state
+ * is "404"); -1 after about 60 s. */
+int emu_fixture_wait_state(emu_fixture *f, const char *id, const char *state);
+
 /* true when some process's command line contains marker (scans /proc). */
 bool emu_fixture_process_exists(const char *marker);
 

@@ -192,6 +192,9 @@ static void test_bad_input(void **state)
     assert_int_equal(ocisbx_http_request_new("GETTINGLONG", "https://h/", &r), OCISBX_EINVAL);
     assert_int_equal(ocisbx_http_request_new("GET", "h/x", &r), OCISBX_EINVAL);
     assert_int_equal(ocisbx_http_request_new("GET", NULL, &r), OCISBX_EINVAL);
+    assert_int_equal(ocisbx_http_request_new("GET", "https://u:secret@h/", &r), OCISBX_EINVAL);
+    assert_null(strstr(ocisbx_error_message(ocisbx_error_last()), "secret"));
+    assert_int_equal(ocisbx_http_request_new("GET", "https://h/a#b", &r), OCISBX_EINVAL);
     assert_null(r);
     assert_int_equal(ocisbx_http_request_new("GET", "https://h/", &r), 0);
     assert_int_equal(ocisbx_http_request_add_header(r, "Authorization", "x"), OCISBX_EINVAL);

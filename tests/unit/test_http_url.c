@@ -29,6 +29,8 @@ static void test_parse_good(void **state)
     assert_string_equal(u.authority, "[::1]:9000"); /* userinfo never goes into Host */
     assert_string_equal(u.host, "::1");
     assert_int_equal(u.port, 9000);
+    assert_true(u.has_userinfo);
+    assert_true(u.has_fragment);
     ocisbx_url_clear(&u);
     assert_int_equal(ocisbx_url_parse("https://h:443/", &u), 0);
     assert_string_equal(u.authority, "h:443"); /* as written: signed and sent so */
@@ -61,6 +63,10 @@ static void test_parse_bad(void **state)
     }
     ocisbx_url u;
     assert_int_equal(ocisbx_url_parse(NULL, &u), OCISBX_EINVAL);
+    /* A password never reaches the message. */
+    assert_int_equal(ocisbx_url_parse("https://user:hunter2@h:abc/x", &u), OCISBX_EINVAL);
+    assert_null(strstr(ocisbx_error_message(ocisbx_error_last()), "hunter2"));
+    assert_non_null(strstr(ocisbx_error_message(ocisbx_error_last()), "https://***@h:abc/x"));
 }
 
 static void test_loopback(void **state)

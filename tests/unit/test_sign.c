@@ -119,6 +119,7 @@ static void test_targets_and_hosts(void **state)
         {"http://[::1]:9000/v1", "/v1", "[::1]:9000"},
         {"HTTPS://Host.Example.COM/Path", "/Path", "Host.Example.COM"},
         {"https://h/a//b/../c?z=1&a=2", "/a//b/../c?z=1&a=2", "h"}, /* no normalisation, no sorting */
+        {"https://h/p?q=\xc3\xa9", "/p?q=\xc3\xa9", "h"},              /* raw UTF-8: signed as sent */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char want[512];
@@ -284,6 +285,9 @@ static void test_date_defaults_to_now(void **state)
     (void)state;
     ocisbx_sign_request *r = NULL;
     assert_int_equal(ocisbx_sign_request_new("GET", "https://h/", &r), 0);
+    /* A fixed date, then NULL: back to now. */
+    assert_int_equal(ocisbx_sign_request_set_date(r, DATE), 0);
+    assert_int_equal(ocisbx_sign_request_set_date(r, NULL), 0);
     ocisbx_headers *h = NULL;
     assert_int_equal(ocisbx_sign_with_key("k", vkey, r, &h), 0);
     const char *date = ocisbx_headers_get(h, "date");
@@ -404,8 +408,9 @@ static void test_sign_with_credentials(void **state)
     assert_int_equal(ocisbx_sign(c, r, &h1), 0);
     assert_int_equal(ocisbx_sign_with_key(TENANCY "/" USER "/" FP, vkey, r, &h2), 0);
     assert_string_equal(ocisbx_headers_get(h1, "authorization"), ocisbx_headers_get(h2, "authorization"));
-    assert_int_equal(ocisbx_sign(NULL, r, &h1), OCISBX_EINVAL);
     ocisbx_headers_free(h1);
+    assert_int_equal(ocisbx_sign(NULL, r, &h1), OCISBX_EINVAL);
+    assert_null(h1);
     ocisbx_headers_free(h2);
     ocisbx_sign_request_free(r);
     ocisbx_credentials_free(c);

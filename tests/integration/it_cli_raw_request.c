@@ -1,0 +1,364 @@
+/* ocisbx raw-request: the --dry-run output for the published vectors, the
+ * one-line errors, global options and environment, and real sends to a
+ * scripted server on loopback. */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "test_http_server.h"
+
+#define TENANCY "ocid1.tenancy.oc1..aaaaaaaaba3pv6wkcr4jqae5f15p2b2m2yt2j6rx32uzr4h25vqstifsfdsq"
+#define USER "ocid1.user.oc1..aaaaaaaat5nvwcna5j6aqzjcaty5eqbb6qt2jvpkanghtgdaqedqw3rynjq"
+#define FP "73:61:a2:21:67:e0:df:be:7e:4b:93:1e:15:98:a5:b7"
+#define KEY OCISBX_SHARED_DIR "/spec/vectors/cavage-test-key.pem"
+#define DATE "Thu, 05 Jan 2014 21:31:40 GMT"
+#define GET_URL                                                                                                    \
+    "https://iaas.us-phoenix-1.oraclecloud.com/20160918/"                                                          \
+    "instances?availabilityDomain=Pjwf%3A%20PHX-AD-1&compartmentId=ocid1.compartment.oc1.."                       \
+    "aaaaaaaam3we6vgnherjq5q2idnccdflvjsnog7mlr6rtdb25gilchfeyjxa&displayName=TeamXInstances&volumeId=ocid1.volume." \
+    "oc1.phx.abyhqljrgvttnlx73nmrwfaux7kcvzfs3s66izvxf2h4lgvyndsdsnoiwr5q"
+#define POST_URL "https://iaas.us-phoenix-1.oraclecloud.com/20160918/volumeAttachments"
+#define AUTHZ_PREFIX                                                                                               \
+    "authorization: Signature version=\"1\",keyId=\"" TENANCY "/" USER "/" FP "\",algorithm=\"rsa-sha256\","
+#define GET_AUTHZ                                                                                                  \
+    AUTHZ_PREFIX "headers=\"date (request-target) host\",signature=\"GBas7grhyrhSKHP6AVIj/h5/Vp8bd/"              \
+                 "peM79H9Wv8kjoaCivujVXlpbKLjMPeDUhxkFIWtTtLBj3sUzaFj34XE6YZAHc9r2DmE4pMwOAy/"                    \
+                 "kiITcZxa1oHPOeRheC0jP2dqbTll8fmTZVwKZOKHYPtrLJIJQHJjNvxFWeHQjMaR7M=\""
+#define POST_AUTHZ                                                                                                 \
+    AUTHZ_PREFIX "headers=\"date (request-target) host content-length content-type x-content-sha256\","           \
+                 "signature=\"Mje8vIDPlwIHmD/cTDwRxE7HaAvBg16JnVcsuqaNRim23fFPgQfLoOOxae6WqKb1uPjYEl0qIdazWaBy/"  \
+                 "Ml8DRhqlocMwoSXv0fbukP8J5N80LCmzT/FFBvIvTB91XuXI3hYfP9Zt1l7S6ieVadHUfqBedWH0itrtPJBgKmrWso=\""
+
+static char dir[512];
+static char config[600];
+
+typedef struct result {
+    int status;
+    char *out;
+    char *err;
+} result;
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    size_t cap = 4096, n = 0;
+    char *d = malloc(cap);
+    size_t got;
+    while ((got = fread(d + n, 1, cap - n - 1, f)) > 0) {
+        n += got;
+        if (n + 1 == cap)
+            d = realloc(d, cap *= 2);
+    }
+    d[n] = '\0';
+    fclose(f);
+    return d;
+}
+
+/* Runs the CLI with argv (NULL-terminated), stdin from `input` (may be
+ * NULL) and extra environment "NAME=VALUE" entries (NULL-terminated). */
+static result run(const char *const *args, const char *input, const char *const *env)
+{
+    char outp[700], errp[700], inp[700];
+    snprintf(outp, sizeof outp, "%s/out", dir);
+    snprintf(errp, sizeof errp, "%s/err", dir);
+    snprintf(inp, sizeof inp, "%s/in", dir);
+    FILE *in = fopen(inp, "wb");
+    assert_non_null(in);
+    if (input)
+        fputs(input, in);
+    fclose(in);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int i = open(inp, O_RDONLY);
+        dup2(o, 1);
+        dup2(e, 2);
+        dup2(i, 0);
+        unsetenv("OCI_SANDBOX_PROFILE");
+        unsetenv("OCI_SANDBOX_REGION");
+        unsetenv("OCI_SANDBOX_ENDPOINT");
+        unsetenv("OCI_CONFIG_FILE");
+        unsetenv("http_proxy");
+        unsetenv("https_proxy");
+        unsetenv("HTTP_PROXY");
+        unsetenv("HTTPS_PROXY");
+        unsetenv("ALL_PROXY");
+        unsetenv("all_proxy");
+        setenv("HOME", dir, 1); /* never the user's ~/.oci/config */
+        for (const char *const *p = env; p && *p; p++)
+            putenv((char *)(uintptr_t)*p);
+        const char *argv[64];
+        int n = 0;
+        argv[n++] = OCISBX_CLI_PATH;
+        for (const char *const *p = args; *p && n < 63; p++)
+            argv[n++] = *p;
+        argv[n] = NULL;
+        execv(OCISBX_CLI_PATH, (char *const *)(uintptr_t)argv);
+        _exit(127);
+    }
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    result r;
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+    r.out = slurp(outp);
+    r.err = slurp(errp);
+    return r;
+}
+
+static void result_free(result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+/* Exactly one line "ocisbx: ..." on stderr. */
+static void assert_one_line_error(const result *r)
+{
+    assert_true(strncmp(r->err, "ocisbx: ", 8) == 0);
+    size_t n = strlen(r->err);
+    assert_true(n > 9 && r->err[n - 1] == '\n');
+    assert_null(memchr(r->err, '\n', n - 1));
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "%s/it_cli_raw_request.%d", OCISBX_BINARY_DIR, (int)getpid());
+    mkdir(dir, 0700);
+    snprintf(config, sizeof config, "%s/config", dir);
+    write_file(config, "[DEFAULT]\nregion=us-phoenix-1\n\n[VECTOR]\nuser=" USER "\nfingerprint=" FP
+                       "\nkey_file=" KEY "\ntenancy=" TENANCY "\n");
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Lines of out, checking the fixed ones and the form of the others. */
+static void check_dry_run(const char *out, const char *const *expect_lines)
+{
+    char *copy = strdup(out), *save = NULL;
+    size_t i = 0;
+    for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save), i++) {
+        assert_non_null(expect_lines[i]);
+        size_t n = strlen(expect_lines[i]);
+        if (expect_lines[i][n - 1] == '*') /* a prefix: the value varies */
+            assert_true(strncmp(line, expect_lines[i], n - 1) == 0);
+        else
+            assert_string_equal(line, expect_lines[i]);
+    }
+    assert_null(expect_lines[i]);
+    free(copy);
+}
+
+static void test_dry_run_get_vector(void **state)
+{
+    (void)state;
+    const char *args[] = {"--config-file", config,   "--profile", "VECTOR", "raw-request", "--url",
+                          GET_URL,         "--date", DATE,        "--dry-run", NULL};
+    result r = run(args, NULL, NULL);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.err, "");
+    const char *lines[] = {"GET " GET_URL,         "date: " DATE,
+                           "host: iaas.us-phoenix-1.oraclecloud.com", GET_AUTHZ,
+                           "opc-request-id: *",    "user-agent: libocisbx/*",
+                           NULL};
+    check_dry_run(r.out, lines);
+    result_free(&r);
+}
+
+static void test_dry_run_post_vector(void **state)
+{
+    (void)state;
+    const char *lines[] = {"POST " POST_URL,
+                           "date: " DATE,
+                           "host: iaas.us-phoenix-1.oraclecloud.com",
+                           "content-length: 316",
+                           "content-type: application/json",
+                           "x-content-sha256: V9Z20UJTvkvpJ50flBzKE32+6m2zJjweHpDMX/U4Uy0=",
+                           POST_AUTHZ,
+                           "opc-request-id: *",
+                           "user-agent: libocisbx/*",
+                           NULL};
+    /* Global options after the command, body from a file. */
+    const char *args[] = {"raw-request", "--method",  "POST",   "--url",         POST_URL,
+                          "--body-file", OCISBX_SHARED_DIR "/spec/vectors/post-body.json", "--date", DATE,
+                          "--dry-run",   "--config-file", config, "--profile=VECTOR", NULL};
+    result r = run(args, NULL, NULL);
+    assert_int_equal(r.status, 0);
+    check_dry_run(r.out, lines);
+    result_free(&r);
+    /* The same body from stdin, the profile from the environment. */
+    char *body = slurp(OCISBX_SHARED_DIR "/spec/vectors/post-body.json");
+    const char *args2[] = {"--config-file", config, "raw-request", "--method", "post",   "--url", POST_URL,
+                           "--body-file",   "-",    "--date",      DATE,       "--dry-run", NULL};
+    const char *env[] = {"OCI_SANDBOX_PROFILE=VECTOR", NULL};
+    r = run(args2, body, env);
+    assert_int_equal(r.status, 0);
+    check_dry_run(r.out, lines);
+    result_free(&r);
+    free(body);
+}
+
+static void test_option_beats_environment(void **state)
+{
+    (void)state;
+    const char *env[] = {"OCI_SANDBOX_PROFILE=NOSUCH", NULL};
+    const char *args[] = {"--config-file", config, "raw-request", "--url", GET_URL, "--dry-run", NULL};
+    result r = run(args, NULL, env);
+    assert_int_equal(r.status, 1);
+    assert_one_line_error(&r);
+    assert_non_null(strstr(r.err, "NOSUCH"));
+    result_free(&r);
+    const char *args2[] = {"--config-file", config, "raw-request", "--url",   GET_URL,
+                           "--dry-run",     "--profile", "VECTOR", NULL};
+    r = run(args2, NULL, env);
+    assert_int_equal(r.status, 0);
+    result_free(&r);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    char bad[700];
+    snprintf(bad, sizeof bad, "%s/bad_config", dir);
+    write_file(bad, "[VECTOR]\nuser=" USER "\nthis line is not a key value pair\n");
+    char missing[700];
+    snprintf(missing, sizeof missing, "%s/no_such_config", dir);
+    char bad_fp[700];
+    snprintf(bad_fp, sizeof bad_fp, "%s/bad_fp_config", dir);
+    write_file(bad_fp, "[DEFAULT]\nuser=" USER "\nfingerprint=zz\nkey_file=" KEY "\ntenancy=" TENANCY "\n");
+    struct {
+        const char *args[16];
+        int status;
+        const char *needle;
+    } cases[] = {
+        {{"--config-file", missing, "raw-request", "--url", GET_URL, "--dry-run", NULL}, 1, "no_such_config"},
+        {{"--config-file", bad, "--profile", "VECTOR", "raw-request", "--url", GET_URL, "--dry-run", NULL},
+         1,
+         "bad_config"},
+        {{"--config-file", bad_fp, "raw-request", "--url", GET_URL, "--dry-run", NULL}, 1, "fingerprint"},
+        {{"--config-file", config, "--profile", "VECTOR", "raw-request", "--dry-run", NULL}, 2, "--url"},
+        {{"--config-file", config, "raw-request", "--url", GET_URL, "--frobnicate", NULL}, 2, "--frobnicate"},
+        {{"--config-file", config, "raw-request", "--url", GET_URL, "--method", NULL}, 2, "--method"},
+        {{"--config-file", config, "raw-request", "--url", GET_URL, "--method", "TRACE", NULL}, 2, "TRACE"},
+        {{"--config-file", config, "raw-request", "--url", "not-a-url", NULL}, 2, "not-a-url"},
+        {{"--config-file", config, "raw-request", "--url", GET_URL, "--date", "yesterday", NULL}, 2, "yesterday"},
+        {{"--config-file", config, "--auth", "password", "raw-request", "--url", GET_URL, NULL}, 2, "password"},
+        {{"frobnicate", NULL}, 2, "frobnicate"},
+        {{"--config-file", config, "--profile", "VECTOR", "raw-request", "--url", "http://example.com/x",
+          "--dry-run", NULL},
+         1,
+         "plain http"},
+        {{"--config-file", config, "--profile", "VECTOR", "raw-request", "--url", GET_URL, "--body-file",
+          "/nonexistent/body", "--dry-run", NULL},
+         1,
+         "/nonexistent/body"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        result r = run(cases[i].args, NULL, NULL);
+        if (r.status != cases[i].status || !strstr(r.err, cases[i].needle))
+            fail_msg("case %zu: status %d, stderr %s", i, r.status, r.err);
+        assert_one_line_error(&r);
+        assert_null(strstr(r.err, "signature=")); /* no secret material in errors */
+        result_free(&r);
+    }
+    const char *noargs[] = {NULL};
+    result r = run(noargs, NULL, NULL);
+    assert_int_equal(r.status, 2);
+    result_free(&r);
+    const char *version[] = {"--version", NULL};
+    r = run(version, NULL, NULL);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "ocisbx 0.1.0\n");
+    result_free(&r);
+}
+
+static void test_send_to_loopback(void **state)
+{
+    (void)state;
+    ths *srv = NULL;
+    assert_int_equal(ths_start(&srv), 0);
+    char *url = ths_url(srv, "/20231130/sandboxes/sb1?x=1");
+    ths_push(srv, 200, "opc-request-id: srv-1", "{\"id\":\"sb1\"}");
+    const char *args[] = {"--config-file", config, "--profile", "VECTOR", "raw-request", "--url", url, NULL};
+    result r = run(args, NULL, NULL);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "{\"id\":\"sb1\"}");
+    assert_string_equal(r.err, "");
+    result_free(&r);
+    const ths_request *rec = ths_get(srv, 0);
+    assert_string_equal(rec->target, "/20231130/sandboxes/sb1?x=1");
+    assert_non_null(strstr(ths_header(rec, "authorization"), "keyId=\"" TENANCY));
+    assert_non_null(strstr(ths_header(rec, "user-agent"), "ocisbx-cli"));
+
+    /* -i: status line and headers first. */
+    ths_push(srv, 201, "opc-request-id: srv-2", "made");
+    const char *args_i[] = {"--config-file", config, "--profile", "VECTOR", "raw-request", "--url", url, "-i", NULL};
+    r = run(args_i, NULL, NULL);
+    assert_int_equal(r.status, 0);
+    assert_true(strncmp(r.out, "HTTP 201 Created\n", 17) == 0);
+    assert_non_null(strstr(r.out, "\nopc-request-id: srv-2\n"));
+    assert_non_null(strstr(r.out, "\n\nmade"));
+    result_free(&r);
+
+    /* A POST body from stdin arrives as sent. */
+    ths_push(srv, 200, NULL, "ok");
+    const char *args_post[] = {"--config-file", config, "--profile", "VECTOR", "raw-request", "--url", url,
+                               "--method", "POST", "--body-file", "-", "--content-type", "text/plain", NULL};
+    r = run(args_post, "hello body", NULL);
+    assert_int_equal(r.status, 0);
+    rec = ths_get(srv, 2);
+    assert_string_equal(rec->method, "POST");
+    assert_string_equal(rec->body, "hello body");
+    assert_string_equal(ths_header(rec, "content-type"), "text/plain");
+    result_free(&r);
+
+    /* An error answer: exit 1, one line with status, code and request id. */
+    ths_push(srv, 404, "opc-request-id: srv-404", "{\"code\":\"NotAuthorizedOrNotFound\",\"message\":\"no sb\"}");
+    r = run(args, NULL, NULL);
+    assert_int_equal(r.status, 1);
+    assert_one_line_error(&r);
+    assert_non_null(strstr(r.err, "404 NotAuthorizedOrNotFound: no sb (opc-request-id: srv-404)"));
+    result_free(&r);
+    free(url);
+    ths_stop(srv);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dry_run_get_vector),
+        cmocka_unit_test(test_dry_run_post_vector),
+        cmocka_unit_test(test_option_beats_environment),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_send_to_loopback),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,778 @@
+/* ocisbx-emulator over HTTP and HTTPS: sandboxes, lifecycle, commands,
+ * events, files, snapshots, retry tokens, pagination. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+
+#include "emu_fixture.h"
+#include "ocisbx/util.h"
+
+static const char *EXTRA = "limits:\n"
+                           "  create_delay_ms: 200\n"
+                           "  stop_delay_ms: 50\n"
+                           "  output_loss_bytes: 100000\n"
+                           "  max_body_bytes: 1048576\n"
+                           "  max_lifetime_minutes: 10\n"
+                           "  minute_ms: 1000\n";
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double jnum(const cJSON *o, const char *k, double dflt)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static int setup_http(void **state)
+{
+    emu_fixture_options o = {0};
+    o.extra_yaml = EXTRA;
+    emu_fixture *f = NULL;
+    if (emu_fixture_start(&o, &f) != 0)
+        return -1;
+    *state = f;
+    return 0;
+}
+
+static int setup_https(void **state)
+{
+    emu_fixture_options o = {0};
+    o.extra_yaml = EXTRA;
+    o.https = true;
+    emu_fixture *f = NULL;
+    if (emu_fixture_start(&o, &f) != 0)
+        return -1;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    emu_fixture *f = *state;
+    int st = emu_fixture_stop(f);
+    emu_fixture_free(f);
+    return st == 0 ? 0 : -1;
+}
+
+/* ---- sandboxes ---- */
+static void test_sandbox_crud(void **state)
+{
+    emu_fixture *f = *state;
+    cJSON *j = NULL;
+    char path[256];
+    assert_int_equal(emu_fixture_json(f, "POST", "/sandboxes?projectId=" EMU_FIXTURE_PROJECT,
+                                      "{\"displayName\":\"crud\",\"shape\":\"MEDIUM\",\"expiresInMinutes\":5}", 200, &j),
+                     0);
+    assert_string_equal(jstr(j, "lifecycleState"), "CREATING");
+    assert_string_equal(jstr(j, "displayName"), "crud");
+    assert_string_equal(jstr(j, "shape"), "MEDIUM");
+    assert_string_equal(jstr(j, "runtime"), "python-3.11");
+    assert_string_equal(jstr(j, "projectId"), EMU_FIXTURE_PROJECT);
+    const char *id = jstr(j, "id");
+    assert_non_null(id);
+    assert_int_equal(strlen(id), 20);
+    assert_memory_equal(id, "sbx-", 4);
+    for (size_t i = 4; i < 20; i++)
+        assert_true((id[i] >= 'a' && id[i] <= 'z') || (id[i] >= '2' && id[i] <= '7'));
+    assert_non_null(jstr(j, "timeCreated"));
+    assert_non_null(jstr(j, "timeExpires"));
+    char sid[64];
+    snprintf(sid, sizeof sid, "%s", id);
+    cJSON_Delete(j);
+    assert_int_equal(emu_fixture_wait_state(f, sid, "RUNNING"), 0);
+
+    /* get carries an etag; update with a stale If-Match is 412 */
+    snprintf(path, sizeof path, "/sandboxes/%s", sid);
+    emu_fixture_result r;
+    assert_int_equal(emu_fixture_request(f, "GET", path, NULL, &r), 0);
+    assert_int_equal(r.status, 200);
+    char *etag = emu_fixture_result_header(&r, "etag");
+    char *rid = emu_fixture_result_header(&r, "opc-request-id");
+    assert_non_null(etag);
+    assert_non_null(rid);
+    free(rid);
+    emu_fixture_result_free(&r);
+    assert_int_equal(emu_fixture_json(f, "PUT", path, "{\"displayName\":\"renamed\"}", 200, &j), 0);
+    assert_string_equal(jstr(j, "displayName"), "renamed");
+    cJSON_Delete(j);
+    char im[200];
+    snprintf(im, sizeof im, "if-match: %s", etag);
+    const char *extra[] = {im, NULL};
+    emu_fixture_req req = {0};
+    req.method = "PUT";
+    req.path = path;
+    req.body = "{\"displayName\":\"x\"}";
+    req.body_len = strlen(req.body);
+    req.extra_headers = extra;
+    assert_int_equal(emu_fixture_do(f, &req, &r), 0);
+    assert_int_equal(r.status, 412);
+    emu_fixture_result_free(&r);
+    free(etag);
+
+    /* opc-request-id is echoed */
+    const char *rid_hdr[] = {"opc-request-id: my-request-123", NULL};
+    memset(&req, 0, sizeof req);
+    req.method = "GET";
+    req.path = path;
+    req.extra_headers = rid_hdr;
+    assert_int_equal(emu_fixture_do(f, &req, &r), 0);
+    rid = emu_fixture_result_header(&r, "opc-request-id");
+    assert_string_equal(rid, "my-request-123");
+    free(rid);
+    emu_fixture_result_free(&r);
+
+    /* delete: 204, then 404; listed only with lifecycleState=DELETED */
+    assert_int_equal(emu_fixture_json(f, "DELETE", path, NULL, 204, NULL), 0);
+    assert_int_equal(emu_fixture_json(f, "GET", path, NULL, 404, &j), 0);
+    assert_string_equal(jstr(j, "code"), "NotAuthorizedOrNotFound");
+    cJSON_Delete(j);
+    char lp[256];
+    snprintf(lp, sizeof lp, "/sandboxes?sandboxId=%s&lifecycleState=DELETED", sid);
+    assert_int_equal(emu_fixture_json(f, "GET", lp, NULL, 200, &j), 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "items")), 1);
+    cJSON_Delete(j);
+    /* the workspace is gone */
+    char ws[512];
+    snprintf(ws, sizeof ws, "%s/workspaces/%s", emu_fixture_state_dir(f), sid);
+    FILE *fp = fopen(ws, "r");
+    assert_null(fp);
+}
+
+static void test_create_validation(void **state)
+{
+    emu_fixture *f = *state;
+    cJSON *j = NULL;
+    const char *p = "/sandboxes?projectId=" EMU_FIXTURE_PROJECT;
+    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"expiresInMinutes\":-1}", 400, &j), 0);
+    assert_string_equal(jstr(j, "code"), "InvalidParameter");
+    cJSON_Delete(j);
+    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"expiresInMinutes\":11}", 400, NULL), 0);
+    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"shape\":\"HUGE\"}", 400, NULL), 0);
+    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"displayName\":5}", 400, NULL), 0);
+    assert_int_equal(emu_fixture_json(f, "POST", p, "not json", 400, NULL), 0);
+    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"warmpoolName\":\"pool-b\"}", 400, NULL), 0);
+    assert_int_equal(emu_fixture_json(f, "POST", "/sandboxes", "{}", 400, NULL), 0);
+    assert_int_equal(emu_fixture_json(f, "POST", "/sandboxes?projectId=ocid1.nope", "{}", 404, NULL), 0);
+    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"warmpoolName\":\"pool-a\",\"expiresInMinutes\":3}", 200, &j), 0);
+    assert_string_equal(jstr(j, "warmpoolName"), "pool-a");
+    cJSON_Delete(j);
+    assert_int_equal(emu_fixture_json(f, "GET", "/nosuch", NULL, 404, NULL), 0);
+}
+
+static void test_lifecycle(void **state)
+{
+    emu_fixture *f = *state;
+    char id[64], path[256], act[300];
+    cJSON *j = NULL;
+    assert_int_equal(emu_fixture_new_sandbox(f, NULL, "\"expiresInMinutes\":5", id, sizeof id), 0);
+    snprintf(path, sizeof path, "/sandboxes/%s", id);
+    /* resume while RUNNING: 409 IncorrectState */
+    snprintf(act, sizeof act, "%s/actions/resume", path);
+    assert_int_equal(emu_fixture_json(f, "POST", act, "{}", 409, &j), 0);
+    assert_string_equal(jstr(j, "code"), "IncorrectState");
+    cJSON_Delete(j);
+    /* suspend: a running command is stopped (SIGSTOP), resume continues it */
+    snprintf(act, sizeof act, "%s/commands", path);
+    assert_int_equal(emu_fixture_json(f, "POST", act, "{\"command\":\"for i in 1 2 3 4 5 6 7 8 9 10; do echo $i; sleep 0.1; done\"}", 200, &j), 0);
+    char cid[64];
+    snprintf(cid, sizeof cid, "%s", jstr(j, "id"));
+    cJSON_Delete(j);
+    snprintf(act, sizeof act, "%s/actions/suspend", path);
+    assert_int_equal(emu_fixture_json(f, "POST", act, "{}", 202, NULL), 0);
+    assert_int_equal(emu_fixture_wait_state(f, id, "SUSPENDED"), 0);
+    assert_int_equal(emu_fixture_json(f, "POST", act, "{}", 409, NULL), 0);
+    snprintf(act, sizeof act, "%s/commands", path);
+    assert_int_equal(emu_fixture_json(f, "POST", act, "{\"command\":\"true\"}", 409, NULL), 0);
+    char cp[400];
+    snprintf(cp, sizeof cp, "%s/commands/%s", path, cid);
+    assert_int_equal(emu_fixture_json(f, "GET", cp, NULL, 200, &j), 0);
+    int before = (int)jnum(j, "seq", 0);
+    (void)before;
+    cJSON_Delete(j);
+    char op[500];
+    snprintf(op, sizeof op, "%s/output", cp);
+    assert_int_equal(emu_fixture_json(f, "GET", op, NULL, 200, &j), 0);
+    double seq1 = jnum(j, "lastSeq", -1);
+    cJSON_Delete(j);
+    sleep_ms(400);
+    assert_int_equal(emu_fixture_json(f, "GET", op, NULL, 200, &j), 0);
+    assert_true(jnum(j, "lastSeq", -1) == seq1); /* nothing new while suspended */
+    cJSON_Delete(j);
+    snprintf(act, sizeof act, "%s/actions/resume", path);
+    assert_int_equal(emu_fixture_json(f, "POST", act, "{}", 202, NULL), 0);
+    assert_int_equal(emu_fixture_wait_state(f, id, "RUNNING"), 0);
+    for (int i = 0; i < 200; i++) {
+        assert_int_equal(emu_fixture_json(f, "GET", cp, NULL, 200, &j), 0);
+        bool done = !strcmp(jstr(j, "lifecycleState"), "SUCCEEDED");
+        cJSON_Delete(j);
+        if (done)
+            break;
+        sleep_ms(50);
+    }
+    assert_int_equal(emu_fixture_json(f, "GET", cp, NULL, 200, &j), 0);
+    assert_string_equal(jstr(j, "lifecycleState"), "SUCCEEDED");
+    assert_int_equal((int)jnum(j, "exitCode", -1), 0);
+    cJSON_Delete(j);
+
+    /* extend: within the maximum lifetime, then past it (400) */
+    snprintf(act, sizeof act, "%s/actions/extend", path);
+    assert_int_equal(emu_fixture_json(f, "POST", act, "{\"additionalDuration\":\"PT2M\"}", 200, &j), 0);
+    assert_int_equal((int)jnum(j, "expiresInMinutes", 0), 7);
+    cJSON_Delete(j);
+    assert_int_equal(emu_fixture_json(f, "POST", act, "{\"additionalDuration\":\"PT4M\"}", 400, NULL), 0);
+    assert_int_equal(emu_fixture_json(f, "POST", act, "{\"additionalDuration\":\"soon\"}", 400, NULL), 0);
+
+    /* stop (graceful): STOPPING -> STOPPED; a long command is canceled */
+    snprintf(act, sizeof act, "%s/commands", path);
+    assert_int_equal(emu_fixture_json(f, "POST", act, "{\"command\":\"sleep 100\"}", 200, &j), 0);
+    snprintf(cp, sizeof cp, "%s/commands/%s", path, jstr(j, "id"));
+    cJSON_Delete(j);
+    snprintf(act, sizeof act, "%s/actions/stop", path);
+    assert_int_equal(emu_fixture_json(f, "POST", act, "{\"isForce\":false}", 202, NULL), 0);
+    assert_int_equal(emu_fixture_wait_state(f, id, "STOPPED"), 0);
+    assert_int_equal(emu_fixture_json(f, "GET", cp, NULL, 200, &j), 0);
+    assert_string_equal(jstr(j, "lifecycleState"), "CANCELED");
+    assert_null(cJSON_GetObjectItem(j, "exitCode"));
+    cJSON_Delete(j);
+    assert_int_equal(emu_fixture_json(f, "GET", path, NULL, 200, &j), 0);
+    assert_non_null(jstr(j, "timeStopped"));
+    cJSON_Delete(j);
+    /* illegal transitions from STOPPED */
+    assert_int_equal(emu_fixture_json(f, "POST", act, "{}", 409, NULL), 0);
+    snprintf(act, sizeof act, "%s/actions/extend", path);
+    assert_int_equal(emu_fixture_json(f, "POST", act, "{\"additionalDuration\":\"PT1M\"}", 409, NULL), 0);
+    snprintf(act, sizeof act, "%s/actions/suspend", path);
+    assert_int_equal(emu_fixture_json(f, "POST", act, "{}", 409, NULL), 0);
+    snprintf(act, sizeof act, "%s/files?filePath=/workspace/a", path);
+    assert_int_equal(emu_fixture_json(f, "GET", act, NULL, 409, NULL), 0);
+
+    /* force stop on another sandbox */
+    char id2[64];
+    assert_int_equal(emu_fixture_new_sandbox(f, NULL, NULL, id2, sizeof id2), 0);
+    snprintf(act, sizeof act, "/sandboxes/%s/actions/stop", id2);
+    assert_int_equal(emu_fixture_json(f, "POST", act, "{\"isForce\":true}", 202, NULL), 0);
+    assert_int_equal(emu_fixture_wait_state(f, id2, "STOPPED"), 0);
+}
+
+static void test_expiry(void **state)
+{
+    emu_fixture *f = *state;
+    char id[64], path[256];
+    /* minute_ms is 1000 here: a 1-"minute" sandbox expires after a second */
+    assert_int_equal(emu_fixture_new_sandbox(f, NULL, "\"expiresInMinutes\":1", id, sizeof id), 0);
+    snprintf(path, sizeof path, "/sandboxes/%s/commands", id);
+    assert_int_equal(emu_fixture_json(f, "POST", path, "{\"command\":\"sleep 60\"}", 200, NULL), 0);
+    assert_int_equal(emu_fixture_wait_state(f, id, "404"), 0);
+    char lp[256];
+    cJSON *j = NULL;
+    snprintf(lp, sizeof lp, "/sandboxes?sandboxId=%s&lifecycleState=DELETED", id);
+    assert_int_equal(emu_fixture_json(f, "GET", lp, NULL, 200, &j), 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "items")), 1);
+    cJSON_Delete(j);
+}
+
+/* ---- commands ---- */
+static cJSON *wait_command(emu_fixture *f, const char *sid, const char *cid)
+{
+    char p[256];
+    snprintf(p, sizeof p, "/sandboxes/%s/commands/%s", sid, cid);
+    for (int i = 0; i < 600; i++) {
+        cJSON *j = NULL;
+        if (emu_fixture_json(f, "GET", p, NULL, 200, &j) != 0)
+            return NULL;
+        const char *st = jstr(j, "lifecycleState");
+        if (st && strcmp(st, "RUNNING") && strcmp(st, "ACCEPTED"))
+            return j;
+        cJSON_Delete(j);
+        sleep_ms(50);
+    }
+    return NULL;
+}
+
+static void test_commands(void **state)
+{
+    emu_fixture *f = *state;
+    char id[64], p[256];
+    cJSON *j = NULL;
+    assert_int_equal(emu_fixture_new_sandbox(
+                         f, NULL, "\"environmentVariables\":[{\"name\":\"SBX_VAR\",\"value\":\"sandbox-secret-1\"}]", id,
+                         sizeof id),
+                     0);
+    snprintf(p, sizeof p, "/sandboxes/%s/commands/actions/runAndWait", id);
+    /* args are shell-quoted; environment = sandbox's + command's; cwd */
+    assert_int_equal(
+        emu_fixture_json(f, "POST", p,
+                         "{\"command\":\"mkdir -p /workspace/sub && cd /workspace/sub && pwd && printf '%s|' \\\"$SBX_VAR\\\" \\\"$CMD_VAR\\\" && printf '<%s>' \","
+                         "\"args\":[\"a b\",\"$HOME\",\"it's\"],"
+                         "\"environmentVariables\":[{\"name\":\"CMD_VAR\",\"value\":\"command-secret-2\"}]}",
+                         200, &j),
+        0);
+    /* the values never come back (the output printed them, on purpose) */
+    cJSON *echo = cJSON_Duplicate(j, 1);
+    cJSON_DeleteItemFromObject(echo, "output");
+    char *text = cJSON_PrintUnformatted(echo);
+    cJSON_Delete(echo);
+    assert_non_null(strstr(text, "\"environmentVariables\":[{\"name\":\"CMD_VAR\"}]"));
+    assert_null(strstr(text, "sandbox-secret-1"));
+    assert_null(strstr(text, "command-secret-2"));
+    free(text);
+    assert_string_equal(jstr(j, "lifecycleState"), "SUCCEEDED");
+    assert_int_equal((int)jnum(j, "exitCode", -1), 0);
+    const cJSON *out = cJSON_GetObjectItem(j, "output");
+    assert_string_equal(jstr(out, "stdout"), "/workspace/sub\nsandbox-secret-1|command-secret-2|<a b><$HOME><it's>");
+    cJSON_Delete(j);
+
+    /* cwd and stderr, non-zero exit */
+    assert_int_equal(emu_fixture_json(f, "POST", p,
+                                      "{\"command\":\"pwd; echo oops >&2; exit 3\",\"cwd\":\"/workspace/sub\"}", 200, &j),
+                     0);
+    assert_string_equal(jstr(j, "lifecycleState"), "FAILED");
+    assert_int_equal((int)jnum(j, "exitCode", -1), 3);
+    out = cJSON_GetObjectItem(j, "output");
+    assert_string_equal(jstr(out, "stdout"), "/workspace/sub\n");
+    assert_string_equal(jstr(out, "stderr"), "oops\n");
+    cJSON_Delete(j);
+
+    /* run returns at once; events and output are kept with seq from 1 */
+    snprintf(p, sizeof p, "/sandboxes/%s/commands", id);
+    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"command\":\"echo one; sleep 0.2; echo two >&2; sleep 0.2; echo three\"}", 200, &j), 0);
+    char cid[64];
+    snprintf(cid, sizeof cid, "%s", jstr(j, "id"));
+    assert_memory_equal(cid, "cmd-", 4);
+    assert_true(!strcmp(jstr(j, "lifecycleState"), "RUNNING") || !strcmp(jstr(j, "lifecycleState"), "ACCEPTED"));
+    cJSON_Delete(j);
+    j = wait_command(f, id, cid);
+    assert_non_null(j);
+    assert_string_equal(jstr(j, "lifecycleState"), "SUCCEEDED");
+    cJSON_Delete(j);
+    char ep[300];
+    snprintf(ep, sizeof ep, "/sandboxes/%s/commands/%s/events", id, cid);
+    emu_fixture_result r;
+    assert_int_equal(emu_fixture_request(f, "GET", ep, NULL, &r), 0);
+    assert_int_equal(r.status, 200);
+    char *ct = emu_fixture_result_header(&r, "content-type");
+    assert_string_equal(ct, "text/event-stream");
+    free(ct);
+    /* SSE: data: <json>\n\n, seq 1.. in order: STARTED, STDOUT, STDERR, STDOUT, FINISHED */
+    const char *expect_kind[] = {"STARTED", "STDOUT", "STDERR", "STDOUT", "FINISHED"};
+    const char *expect_data[] = {NULL, "one\n", "two\n", "three\n", NULL};
+    char *q = r.body;
+    for (int i = 0; i < 5; i++) {
+        assert_memory_equal(q, "data: ", 6);
+        char *e = strstr(q, "\n\n");
+        assert_non_null(e);
+        *e = 0;
+        cJSON *ev = cJSON_Parse(q + 6);
+        assert_non_null(ev);
+        assert_int_equal((int)jnum(ev, "seq", 0), i + 1);
+        assert_string_equal(jstr(ev, "event"), expect_kind[i]);
+        assert_string_equal(jstr(ev, "commandId"), cid);
+        if (expect_data[i])
+            assert_string_equal(jstr(ev, "data"), expect_data[i]);
+        if (i == 4)
+            assert_int_equal((int)jnum(ev, "exitCode", -1), 0);
+        cJSON_Delete(ev);
+        q = e + 2;
+    }
+    assert_int_equal(*q, 0);
+    emu_fixture_result_free(&r);
+
+    /* fromSeq/untilSeq, NDJSON on request */
+    char ep2[400];
+    snprintf(ep2, sizeof ep2, "%s?fromSeq=2&untilSeq=3", ep);
+    const char *nd[] = {"accept: application/x-ndjson", NULL};
+    emu_fixture_req req = {0};
+    req.method = "GET";
+    req.path = ep2;
+    req.extra_headers = nd;
+    assert_int_equal(emu_fixture_do(f, &req, &r), 0);
+    ct = emu_fixture_result_header(&r, "content-type");
+    assert_string_equal(ct, "application/x-ndjson");
+    free(ct);
+    char *nl = strchr(r.body, '\n');
+    assert_non_null(nl);
+    *nl = 0;
+    cJSON *ev = cJSON_Parse(r.body);
+    assert_int_equal((int)jnum(ev, "seq", 0), 2);
+    cJSON_Delete(ev);
+    char *second = nl + 1;
+    nl = strchr(second, '\n');
+    assert_non_null(nl);
+    assert_int_equal(nl[1], 0);
+    *nl = 0;
+    ev = cJSON_Parse(second);
+    assert_int_equal((int)jnum(ev, "seq", 0), 3);
+    assert_string_equal(jstr(ev, "event"), "STDERR");
+    cJSON_Delete(ev);
+    emu_fixture_result_free(&r);
+
+    char opath[400];
+    snprintf(opath, sizeof opath, "/sandboxes/%s/commands/%s/output?fromSeq=3", id, cid);
+    assert_int_equal(emu_fixture_json(f, "GET", opath, NULL, 200, &j), 0);
+    assert_string_equal(jstr(j, "stdout"), "three\n");
+    assert_string_equal(jstr(j, "stderr"), "two\n");
+    assert_int_equal((int)jnum(j, "lastSeq", 0), 5);
+    cJSON_Delete(j);
+    snprintf(opath, sizeof opath, "/sandboxes/%s/commands/%s/output?fromSeq=0", id, cid);
+    assert_int_equal(emu_fixture_json(f, "GET", opath, NULL, 400, NULL), 0);
+
+    /* runAndStream */
+    snprintf(p, sizeof p, "/sandboxes/%s/commands/actions/runAndStream", id);
+    assert_int_equal(emu_fixture_request(f, "POST", p, "{\"command\":\"echo streamed\"}", &r), 0);
+    assert_int_equal(r.status, 200);
+    assert_non_null(strstr(r.body, "\"data\":\"streamed\\n\""));
+    assert_non_null(strstr(r.body, "\"event\":\"FINISHED\""));
+    emu_fixture_result_free(&r);
+
+    /* timeout backstop: TIMED_OUT and no exit code */
+    snprintf(p, sizeof p, "/sandboxes/%s/commands/actions/runAndWait", id);
+    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"command\":\"sleep 30\",\"timeout\":\"PT0.5S\"}", 200, &j), 0);
+    assert_string_equal(jstr(j, "lifecycleState"), "TIMED_OUT");
+    assert_null(cJSON_GetObjectItem(j, "exitCode"));
+    cJSON_Delete(j);
+    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"command\":\"true\",\"timeout\":\"soon\"}", 400, NULL), 0);
+    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"args\":[\"x\"]}", 400, NULL), 0);
+
+    /* cancel */
+    snprintf(p, sizeof p, "/sandboxes/%s/commands", id);
+    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"command\":\"sleep 30\"}", 200, &j), 0);
+    snprintf(cid, sizeof cid, "%s", jstr(j, "id"));
+    cJSON_Delete(j);
+    char cancel[300];
+    snprintf(cancel, sizeof cancel, "/sandboxes/%s/commands/%s/actions/cancel", id, cid);
+    assert_int_equal(emu_fixture_json(f, "POST", cancel, "{}", 202, NULL), 0);
+    j = wait_command(f, id, cid);
+    assert_string_equal(jstr(j, "lifecycleState"), "CANCELED");
+    cJSON_Delete(j);
+    assert_int_equal(emu_fixture_json(f, "POST", cancel, "{}", 409, NULL), 0);
+
+    /* list with pagination */
+    snprintf(p, sizeof p, "/sandboxes/%s/commands?limit=2", id);
+    int total = 0;
+    char page_path[512];
+    snprintf(page_path, sizeof page_path, "%s", p);
+    for (int guard = 0; guard < 20; guard++) {
+        assert_int_equal(emu_fixture_request(f, "GET", page_path, NULL, &r), 0);
+        assert_int_equal(r.status, 200);
+        j = cJSON_Parse(r.body);
+        int n = cJSON_GetArraySize(cJSON_GetObjectItem(j, "items"));
+        assert_true(n <= 2);
+        total += n;
+        cJSON_Delete(j);
+        char *next = emu_fixture_result_header(&r, "opc-next-page");
+        emu_fixture_result_free(&r);
+        if (!next)
+            break;
+        snprintf(page_path, sizeof page_path, "%s&page=%s", p, next);
+        free(next);
+    }
+    assert_int_equal(total, 7);
+    snprintf(p, sizeof p, "/sandboxes/%s/commands?limit=0", id);
+    assert_int_equal(emu_fixture_json(f, "GET", p, NULL, 400, NULL), 0);
+    snprintf(p, sizeof p, "/sandboxes/%s/commands?page=bogus", id);
+    assert_int_equal(emu_fixture_json(f, "GET", p, NULL, 400, NULL), 0);
+}
+
+static void test_output_loss(void **state)
+{
+    emu_fixture *f = *state;
+    char id[64], p[256];
+    cJSON *j = NULL;
+    assert_int_equal(emu_fixture_new_sandbox(f, NULL, NULL, id, sizeof id), 0);
+    snprintf(p, sizeof p, "/sandboxes/%s/commands/actions/runAndWait", id);
+    /* below output_loss_bytes (100000): all there */
+    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"command\":\"head -c 90000 /dev/zero | tr '\\\\0' x\"}", 200, &j), 0);
+    assert_int_equal(strlen(jstr(cJSON_GetObjectItem(j, "output"), "stdout")), 90000);
+    cJSON_Delete(j);
+    /* past it in total (stdout + stderr): everything comes back empty */
+    assert_int_equal(emu_fixture_json(f, "POST", p,
+                                      "{\"command\":\"echo first; head -c 60000 /dev/zero | tr '\\\\0' x; head -c 60000 /dev/zero | tr '\\\\0' y >&2\"}",
+                                      200, &j),
+                     0);
+    assert_string_equal(jstr(j, "lifecycleState"), "SUCCEEDED");
+    assert_int_equal((int)jnum(j, "exitCode", -1), 0);
+    assert_string_equal(jstr(cJSON_GetObjectItem(j, "output"), "stdout"), "");
+    assert_string_equal(jstr(cJSON_GetObjectItem(j, "output"), "stderr"), "");
+    char cid[64];
+    snprintf(cid, sizeof cid, "%s", jstr(j, "id"));
+    cJSON_Delete(j);
+    char ep[300];
+    snprintf(ep, sizeof ep, "/sandboxes/%s/commands/%s/events", id, cid);
+    emu_fixture_result r;
+    assert_int_equal(emu_fixture_request(f, "GET", ep, NULL, &r), 0);
+    assert_null(strstr(r.body, "first"));
+    assert_null(strstr(r.body, "xxxx"));
+    assert_non_null(strstr(r.body, "\"data\":\"\""));
+    assert_non_null(strstr(r.body, "FINISHED"));
+    emu_fixture_result_free(&r);
+}
+
+/* ---- files ---- */
+static int put_file(emu_fixture *f, const char *sid, const char *enc_path, const void *data, size_t len,
+                    const char *sha_override, emu_fixture_result *r)
+{
+    char p[1024], sha[64], hdr[128];
+    snprintf(p, sizeof p, "/sandboxes/%s/files?filePath=%s", sid, enc_path);
+    ocisbx_sha256_base64(data, len, sha);
+    snprintf(hdr, sizeof hdr, "opc-content-sha256: %s", sha_override ? sha_override : sha);
+    const char *extra[] = {hdr, NULL};
+    emu_fixture_req req = {0};
+    req.method = "PUT";
+    req.path = p;
+    req.body = data;
+    req.body_len = len;
+    req.content_type = "application/octet-stream";
+    req.extra_headers = extra;
+    return emu_fixture_do(f, &req, r);
+}
+
+static void test_files(void **state)
+{
+    emu_fixture *f = *state;
+    char id[64], p[512];
+    emu_fixture_result r;
+    cJSON *j = NULL;
+    assert_int_equal(emu_fixture_new_sandbox(f, NULL, NULL, id, sizeof id), 0);
+    const char data[] = "hello\0binary\xff world";
+    /* a path with a space, '+', '%' and unicode, in a new directory */
+    assert_int_equal(put_file(f, id, "/workspace/new%20dir/a%2Bb%25%C3%A9.bin", data, sizeof data, NULL, &r), 0);
+    assert_int_equal(r.status, 200);
+    j = cJSON_Parse(r.body);
+    assert_string_equal(jstr(j, "filePath"), "/workspace/new dir/a+b%\xc3\xa9.bin");
+    char sha[64];
+    ocisbx_sha256_base64(data, sizeof data, sha);
+    assert_string_equal(jstr(j, "contentSha256"), sha);
+    cJSON_Delete(j);
+    char *h = emu_fixture_result_header(&r, "opc-content-sha256");
+    assert_string_equal(h, sha);
+    free(h);
+    emu_fixture_result_free(&r);
+    snprintf(p, sizeof p, "/sandboxes/%s/files?filePath=/workspace/new%%20dir/a%%2Bb%%25%%C3%%A9.bin", id);
+    assert_int_equal(emu_fixture_request(f, "GET", p, NULL, &r), 0);
+    assert_int_equal(r.status, 200);
+    assert_int_equal(r.body_len, sizeof data);
+    assert_memory_equal(r.body, data, sizeof data);
+    h = emu_fixture_result_header(&r, "opc-content-sha256");
+    assert_string_equal(h, sha);
+    free(h);
+    emu_fixture_result_free(&r);
+    /* the command sees it */
+    snprintf(p, sizeof p, "/sandboxes/%s/commands/actions/runAndWait", id);
+    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"command\":\"wc -c < '/workspace/new dir/a+b%\xc3\xa9.bin'\"}", 200, &j), 0);
+    assert_string_equal(jstr(cJSON_GetObjectItem(j, "output"), "stdout"), "20\n");
+    cJSON_Delete(j);
+
+    /* sha mismatch: 400, nothing written */
+    assert_int_equal(put_file(f, id, "/workspace/bad.txt", "abc", 3, "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=", &r), 0);
+    assert_int_equal(r.status, 400);
+    emu_fixture_result_free(&r);
+    snprintf(p, sizeof p, "/sandboxes/%s/files?filePath=/workspace/bad.txt", id);
+    assert_int_equal(emu_fixture_json(f, "GET", p, NULL, 404, NULL), 0);
+    /* too large: 413 */
+    size_t big = 1048576 + 10;
+    char *buf = calloc(1, big);
+    assert_int_equal(put_file(f, id, "/workspace/big.bin", buf, big, NULL, &r), 0);
+    assert_int_equal(r.status, 413);
+    emu_fixture_result_free(&r);
+    free(buf);
+    /* escapes */
+    const char *bad_paths[] = {"/workspace/../etc/passwd", "/etc/passwd", "workspace/a", "/workspace", "/workspacex/a",
+                               "/workspace/a/../../b"};
+    for (size_t i = 0; i < sizeof bad_paths / sizeof bad_paths[0]; i++) {
+        assert_int_equal(put_file(f, id, bad_paths[i], "x", 1, NULL, &r), 0);
+        assert_int_equal(r.status, 400);
+        emu_fixture_result_free(&r);
+    }
+    /* a symlink made by a command that points out of the workspace */
+    snprintf(p, sizeof p, "/sandboxes/%s/commands/actions/runAndWait", id);
+    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"command\":\"ln -s /etc /workspace/etclink && ln -s /etc/hostname /workspace/hn\"}", 200, NULL), 0);
+    assert_int_equal(put_file(f, id, "/workspace/etclink/evil", "x", 1, NULL, &r), 0);
+    assert_int_equal(r.status, 400);
+    emu_fixture_result_free(&r);
+    snprintf(p, sizeof p, "/sandboxes/%s/files?filePath=/workspace/hn", id);
+    assert_int_equal(emu_fixture_json(f, "GET", p, NULL, 400, NULL), 0);
+    snprintf(p, sizeof p, "/sandboxes/%s/files?filePath=/workspace/etclink/hostname", id);
+    assert_int_equal(emu_fixture_json(f, "GET", p, NULL, 400, NULL), 0);
+    FILE *fp = fopen("/etc/evil", "r");
+    assert_null(fp);
+    /* missing file and missing filePath */
+    snprintf(p, sizeof p, "/sandboxes/%s/files?filePath=/workspace/none", id);
+    assert_int_equal(emu_fixture_json(f, "GET", p, NULL, 404, NULL), 0);
+    snprintf(p, sizeof p, "/sandboxes/%s/files", id);
+    assert_int_equal(emu_fixture_json(f, "GET", p, NULL, 400, NULL), 0);
+    /* overwrite replaces */
+    assert_int_equal(put_file(f, id, "/workspace/o.txt", "first", 5, NULL, &r), 0);
+    emu_fixture_result_free(&r);
+    assert_int_equal(put_file(f, id, "/workspace/o.txt", "2", 1, NULL, &r), 0);
+    emu_fixture_result_free(&r);
+    snprintf(p, sizeof p, "/sandboxes/%s/files?filePath=/workspace/o.txt", id);
+    assert_int_equal(emu_fixture_request(f, "GET", p, NULL, &r), 0);
+    assert_int_equal(r.body_len, 1);
+    emu_fixture_result_free(&r);
+}
+
+/* ---- snapshots ---- */
+static void test_snapshots(void **state)
+{
+    emu_fixture *f = *state;
+    char id[64], p[512], snap[64];
+    emu_fixture_result r;
+    cJSON *j = NULL;
+    assert_int_equal(emu_fixture_new_sandbox(f, NULL, NULL, id, sizeof id), 0);
+    assert_int_equal(put_file(f, id, "/workspace/d/keep.txt", "kept", 4, NULL, &r), 0);
+    emu_fixture_result_free(&r);
+    char body[256];
+    snprintf(body, sizeof body, "{\"sandboxId\":\"%s\",\"displayName\":\"s1\"}", id);
+    assert_int_equal(emu_fixture_json(f, "POST", "/sandboxSnapshots", body, 200, &j), 0);
+    snprintf(snap, sizeof snap, "%s", jstr(j, "id"));
+    assert_memory_equal(snap, "snap-", 5);
+    assert_string_equal(jstr(j, "lifecycleState"), "ACTIVE");
+    assert_int_equal((int)jnum(j, "sizeBytes", 0), 4);
+    cJSON_Delete(j);
+    snprintf(p, sizeof p, "/sandboxSnapshots?sandboxId=%s", id);
+    assert_int_equal(emu_fixture_json(f, "GET", p, NULL, 200, &j), 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "items")), 1);
+    cJSON_Delete(j);
+    /* a new sandbox from the snapshot starts with the file */
+    char fields[256], id2[64];
+    snprintf(fields, sizeof fields, "\"source\":{\"sourceType\":\"SNAPSHOT\",\"snapshotId\":\"%s\"}", snap);
+    assert_int_equal(emu_fixture_new_sandbox(f, NULL, fields, id2, sizeof id2), 0);
+    snprintf(p, sizeof p, "/sandboxes/%s/files?filePath=/workspace/d/keep.txt", id2);
+    assert_int_equal(emu_fixture_request(f, "GET", p, NULL, &r), 0);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(r.body, "kept");
+    emu_fixture_result_free(&r);
+    snprintf(p, sizeof p, "/sandboxSnapshots/%s", snap);
+    assert_int_equal(emu_fixture_json(f, "GET", p, NULL, 200, NULL), 0);
+    assert_int_equal(emu_fixture_json(f, "DELETE", p, NULL, 204, NULL), 0);
+    assert_int_equal(emu_fixture_json(f, "GET", p, NULL, 404, NULL), 0);
+    assert_int_equal(emu_fixture_json(f, "POST", "/sandboxes?projectId=" EMU_FIXTURE_PROJECT,
+                                      "{\"source\":{\"sourceType\":\"SNAPSHOT\",\"snapshotId\":\"snap-none\"}}", 404, NULL),
+                     0);
+}
+
+/* ---- retry tokens ---- */
+static void test_retry_token(void **state)
+{
+    emu_fixture *f = *state;
+    char id[64], p[256];
+    emu_fixture_result r1, r2;
+    assert_int_equal(emu_fixture_new_sandbox(f, NULL, NULL, id, sizeof id), 0);
+    snprintf(p, sizeof p, "/sandboxes/%s/commands/actions/runAndWait", id);
+    const char *tok[] = {"opc-retry-token: token-abc-1", NULL};
+    emu_fixture_req req = {0};
+    req.method = "POST";
+    req.path = p;
+    req.body = "{\"command\":\"echo x >> /workspace/count; wc -l < /workspace/count\"}";
+    req.body_len = strlen(req.body);
+    req.extra_headers = tok;
+    assert_int_equal(emu_fixture_do(f, &req, &r1), 0);
+    assert_int_equal(emu_fixture_do(f, &req, &r2), 0);
+    assert_int_equal(r1.status, 200);
+    assert_string_equal(r1.body, r2.body); /* same command, same answer */
+    emu_fixture_result_free(&r1);
+    emu_fixture_result_free(&r2);
+    /* it ran once */
+    snprintf(p, sizeof p, "/sandboxes/%s/files?filePath=/workspace/count", id);
+    assert_int_equal(emu_fixture_request(f, "GET", p, NULL, &r1), 0);
+    assert_string_equal(r1.body, "x\n");
+    emu_fixture_result_free(&r1);
+    /* a create retried with the same token makes one sandbox */
+    const char *tok2[] = {"opc-retry-token: create-token-1", NULL};
+    memset(&req, 0, sizeof req);
+    req.method = "POST";
+    req.path = "/sandboxes?projectId=" EMU_FIXTURE_PROJECT;
+    req.body = "{\"displayName\":\"once\"}";
+    req.body_len = strlen(req.body);
+    req.extra_headers = tok2;
+    assert_int_equal(emu_fixture_do(f, &req, &r1), 0);
+    assert_int_equal(emu_fixture_do(f, &req, &r2), 0);
+    cJSON *a = cJSON_Parse(r1.body), *b = cJSON_Parse(r2.body);
+    assert_string_equal(jstr(a, "id"), jstr(b, "id"));
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    emu_fixture_result_free(&r1);
+    emu_fixture_result_free(&r2);
+    cJSON *j = NULL;
+    assert_int_equal(emu_fixture_json(f, "GET", "/sandboxes?displayName=once", NULL, 200, &j), 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "items")), 1);
+    cJSON_Delete(j);
+}
+
+static void test_list_pagination(void **state)
+{
+    emu_fixture *f = *state;
+    cJSON *j = NULL;
+    for (int i = 0; i < 5; i++) {
+        char body[64];
+        snprintf(body, sizeof body, "{\"displayName\":\"page-%d\"}", i);
+        assert_int_equal(emu_fixture_json(f, "POST", "/sandboxes?projectId=" EMU_FIXTURE_PROJECT_NET, body, 200, NULL), 0);
+    }
+    const char *base = "/sandboxes?projectId=" EMU_FIXTURE_PROJECT_NET "&sortBy=displayName&sortOrder=ASC&limit=2";
+    char path[512];
+    snprintf(path, sizeof path, "%s", base);
+    int seen = 0;
+    for (int guard = 0; guard < 10; guard++) {
+        emu_fixture_result r;
+        assert_int_equal(emu_fixture_request(f, "GET", path, NULL, &r), 0);
+        assert_int_equal(r.status, 200);
+        j = cJSON_Parse(r.body);
+        const cJSON *it;
+        cJSON_ArrayForEach(it, cJSON_GetObjectItem(j, "items"))
+        {
+            char want[32];
+            snprintf(want, sizeof want, "page-%d", seen++);
+            assert_string_equal(jstr(it, "displayName"), want);
+        }
+        cJSON_Delete(j);
+        char *next = emu_fixture_result_header(&r, "opc-next-page");
+        emu_fixture_result_free(&r);
+        if (!next)
+            break;
+        snprintf(path, sizeof path, "%s&page=%s", base, next);
+        free(next);
+    }
+    assert_int_equal(seen, 5);
+    assert_int_equal(emu_fixture_json(f, "GET", "/sandboxes?sortBy=size", NULL, 400, NULL), 0);
+}
+
+#define ALL(setup)                                                                                                     \
+    cmocka_unit_test_setup_teardown(test_sandbox_crud, setup, teardown),                                               \
+        cmocka_unit_test_setup_teardown(test_create_validation, setup, teardown),                                      \
+        cmocka_unit_test_setup_teardown(test_lifecycle, setup, teardown),                                              \
+        cmocka_unit_test_setup_teardown(test_expiry, setup, teardown),                                                 \
+        cmocka_unit_test_setup_teardown(test_commands, setup, teardown),                                               \
+        cmocka_unit_test_setup_teardown(test_output_loss, setup, teardown),                                            \
+        cmocka_unit_test_setup_teardown(test_files, setup, teardown),                                                  \
+        cmocka_unit_test_setup_teardown(test_snapshots, setup, teardown),                                              \
+        cmocka_unit_test_setup_teardown(test_retry_token, setup, teardown),                                            \
+        cmocka_unit_test_setup_teardown(test_list_pagination, setup, teardown)
+
+int main(void)
+{
+    ocisbx_global_init();
+    const struct CMUnitTest http_tests[] = {ALL(setup_http)};
+    const struct CMUnitTest https_tests[] = {ALL(setup_https)};
+    int fails = cmocka_run_group_tests_name("emulator over http", http_tests, NULL, NULL);
+    fails += cmocka_run_group_tests_name("emulator over https", https_tests, NULL, NULL);
+    ocisbx_global_cleanup();
+    return fails ? 1 : 0;
+}
