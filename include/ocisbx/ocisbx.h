@@ -4,5 +4,6 @@
 #include "common.h"
 #include "util.h"
 #include "auth.h"
+#include "http.h"
 #include "api.h"
 #endif

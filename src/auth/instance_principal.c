@@ -13,10 +13,6 @@
 
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
-#include <openssl/bio.h>
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
 
 #include "auth/credentials_internal.h"
 #include "auth/federation.h"
@@ -30,198 +26,6 @@
 #define MAX_ANSWER_BYTES (1024 * 1024)
 #define SESSION_KEY_BITS 2048
 #define RETRY_AFTER_FAILURE_S 30
-
-/* ---- helpers shared with the resource principal (federation.h) ----------- */
-
-/* base64url (no padding) to bytes; *out is NUL-terminated. */
-static int b64url_decode(const char *s, size_t n, unsigned char **out, size_t *out_len)
-{
-    if (n % 4 == 1)
-        return OCISBX_EPARSE;
-    size_t padded = (n + 3) / 4 * 4;
-    char *std = malloc(padded + 1);
-    unsigned char *bin = malloc(padded / 4 * 3 + 1);
-    if (!std || !bin) {
-        free(std);
-        free(bin);
-        return OCISBX_ENOMEM;
-    }
-    for (size_t i = 0; i < n; i++) {
-        char ch = s[i];
-        if (ch == '-')
-            ch = '+';
-        else if (ch == '_')
-            ch = '/';
-        else if (!isalnum((unsigned char)ch)) {
-            free(std);
-            free(bin);
-            return OCISBX_EPARSE;
-        }
-        std[i] = ch;
-    }
-    for (size_t i = n; i < padded; i++)
-        std[i] = '=';
-    std[padded] = '\0';
-    int got = padded ? EVP_DecodeBlock(bin, (const unsigned char *)std, (int)padded) : 0;
-    free(std);
-    if (got < 0) {
-        free(bin);
-        return OCISBX_EPARSE;
-    }
-    size_t len = (size_t)got - (padded - n); /* EVP_DecodeBlock counts padding as zero bytes */
-    bin[len] = '\0';
-    *out = bin;
-    *out_len = len;
-    return 0;
-}
-
-int ocisbx_jwt_claim_time(const char *jwt, const char *name, int64_t *out)
-{
-    if (!jwt || !name || !out)
-        return ocisbx_fail(OCISBX_EINVAL, "JWT claim: NULL argument");
-    const char *dot1 = strchr(jwt, '.');
-    const char *dot2 = dot1 ? strchr(dot1 + 1, '.') : NULL;
-    if (!dot1 || !dot2 || strchr(dot2 + 1, '.'))
-        return ocisbx_fail(OCISBX_EPARSE, "token is not a JWT (expected three dot-separated parts)");
-    unsigned char *payload = NULL;
-    size_t plen = 0;
-    int rc = b64url_decode(dot1 + 1, (size_t)(dot2 - dot1 - 1), &payload, &plen);
-    if (rc == OCISBX_ENOMEM)
-        return ocisbx_fail_nomem();
-    if (rc)
-        return ocisbx_fail(OCISBX_EPARSE, "token is not a JWT (payload is not base64url)");
-    cJSON *json = cJSON_ParseWithLength((const char *)payload, plen);
-    ocisbx_wipe(payload, plen);
-    free(payload);
-    if (!cJSON_IsObject(json)) {
-        cJSON_Delete(json);
-        return ocisbx_fail(OCISBX_EPARSE, "token is not a JWT (payload is not a JSON object)");
-    }
-    const cJSON *claim = cJSON_GetObjectItemCaseSensitive(json, name);
-    if (!claim) {
-        cJSON_Delete(json);
-        return ocisbx_fail(OCISBX_ENOTFOUND, "JWT has no \"%s\" claim", name);
-    }
-    if (!cJSON_IsNumber(claim) || claim->valuedouble < 0 || claim->valuedouble > 1e15) {
-        cJSON_Delete(json);
-        return ocisbx_fail(OCISBX_EPARSE, "JWT claim \"%s\" is not a time in seconds", name);
-    }
-    *out = (int64_t)claim->valuedouble;
-    cJSON_Delete(json);
-    return 0;
-}
-
-int64_t ocisbx_token_refresh_at(const char *jwt, int64_t obtained, int margin, int64_t *expires)
-{
-    int64_t exp = 0, iat = 0;
-    if (ocisbx_jwt_claim_time(jwt, "exp", &exp) != 0) {
-        ocisbx_error_clear();
-        exp = obtained + 3600;
-    }
-    if (ocisbx_jwt_claim_time(jwt, "iat", &iat) != 0 || iat > exp) {
-        ocisbx_error_clear();
-        iat = obtained;
-    }
-    if (expires)
-        *expires = exp;
-    int64_t at = exp - margin;
-    int64_t half = iat + (exp - iat) / 2;
-    return at > half ? at : half;
-}
-
-int ocisbx_pem_body(const char *pem, size_t len, char **out)
-{
-    ocisbx_buf b = OCISBX_BUF_INIT;
-    size_t i = 0;
-    while (i < len) {
-        size_t j = i;
-        while (j < len && pem[j] != '\n')
-            j++;
-        size_t k = j;
-        while (k > i && (pem[k - 1] == '\r' || pem[k - 1] == ' ' || pem[k - 1] == '\t'))
-            k--;
-        if (k > i && strncmp(pem + i, "-----", 5) != 0 && ocisbx_buf_append(&b, pem + i, k - i)) {
-            ocisbx_buf_free(&b);
-            return ocisbx_fail_nomem();
-        }
-        i = j + 1;
-    }
-    if (b.len == 0) {
-        ocisbx_buf_free(&b);
-        return ocisbx_fail(OCISBX_EPARSE, "PEM block has no body");
-    }
-    *out = ocisbx_buf_detach(&b);
-    return 0;
-}
-
-/* The value after `prefix` of the first subject RDN that starts with it. */
-static char *subject_value(const X509_NAME *name, const char *prefix)
-{
-    size_t plen = strlen(prefix);
-    for (int i = 0; i < X509_NAME_entry_count(name); i++) {
-        const X509_NAME_ENTRY *e = X509_NAME_get_entry(name, i);
-        const ASN1_STRING *v = X509_NAME_ENTRY_get_data(e);
-        unsigned char *utf8 = NULL;
-        int n = ASN1_STRING_to_UTF8(&utf8, v);
-        if (n < 0)
-            continue;
-        char *found = NULL;
-        if ((size_t)n > plen && memcmp(utf8, prefix, plen) == 0)
-            found = ocisbx_strndup((const char *)utf8 + plen, (size_t)n - plen);
-        OPENSSL_free(utf8);
-        if (found)
-            return found;
-    }
-    return NULL;
-}
-
-int ocisbx_cert_identity(const char *pem, size_t len, const char *what, char **tenancy,
-                         char fingerprint[OCISBX_SHA1_FP_LEN + 1])
-{
-    if (len > INT32_MAX)
-        return ocisbx_fail(OCISBX_EPARSE, "%s: certificate too large", what);
-    BIO *bio = BIO_new_mem_buf(pem, (int)len);
-    X509 *cert = bio ? PEM_read_bio_X509(bio, NULL, NULL, NULL) : NULL;
-    BIO_free(bio);
-    if (!cert)
-        return ocisbx_fail(OCISBX_EPARSE, "%s: not a PEM X.509 certificate", what);
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int mdlen = 0;
-    if (!X509_digest(cert, EVP_sha1(), md, &mdlen) || mdlen != 20) {
-        X509_free(cert);
-        return ocisbx_fail(OCISBX_EPARSE, "%s: cannot compute the SHA-1 fingerprint", what);
-    }
-    static const char hex[] = "0123456789ABCDEF";
-    for (unsigned i = 0; i < mdlen; i++) {
-        fingerprint[i * 3] = hex[md[i] >> 4];
-        fingerprint[i * 3 + 1] = hex[md[i] & 15];
-        fingerprint[i * 3 + 2] = i + 1 < mdlen ? ':' : '\0';
-    }
-    const X509_NAME *subject = X509_get_subject_name(cert);
-    char *t = subject_value(subject, "opc-tenant:");
-    if (!t)
-        t = subject_value(subject, "opc-identity:");
-    X509_free(cert);
-    if (!t)
-        return ocisbx_fail(OCISBX_EPARSE,
-                           "%s: the certificate subject has no \"opc-tenant:<tenancy ocid>\" value", what);
-    *tenancy = t;
-    return 0;
-}
-
-int ocisbx_federation_default_url(const char *region, char **out)
-{
-    char *full = NULL;
-    int rc = ocisbx_region_resolve(region, &full);
-    if (rc)
-        return rc;
-    char *url = ocisbx_asprintf("https://auth.%s.%s", full, ocisbx_region_domain(full));
-    ocisbx_free(full);
-    if (!url)
-        return ocisbx_fail_nomem();
-    *out = url;
-    return 0;
-}
 
 /* ---- options ---------------------------------------------------------------- */
 
@@ -427,9 +231,12 @@ static const char *user_agent(void)
     return ua_text;
 }
 
-/* One request; any answer (whatever its status) is a success here. */
+/* One request; any answer (whatever its status) is a success here.
+ * no_proxy: the metadata service is link-local, reachable only from the
+ * instance itself, so a proxy from the environment (http_proxy, ...) must
+ * never see its requests; federation requests keep the proxy settings. */
 static int http_call(const ip_creds *c, const char *method, const char *url, struct curl_slist *headers,
-                     const char *body, size_t body_len, answer *a)
+                     const char *body, size_t body_len, bool no_proxy, answer *a)
 {
     int rc = ocisbx_global_ensure();
     if (rc)
@@ -443,6 +250,8 @@ static int http_call(const ip_creds *c, const char *method, const char *url, str
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 #endif
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    if (no_proxy)
+        curl_easy_setopt(h, CURLOPT_NOPROXY, "*"); /* "*" matches every host */
     curl_easy_setopt(h, CURLOPT_USERAGENT, user_agent());
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, CONNECT_TIMEOUT_MS);
     curl_easy_setopt(h, CURLOPT_TIMEOUT, TOTAL_TIMEOUT_S);
@@ -481,7 +290,7 @@ static int metadata_get(const ip_creds *c, const char *path, answer *a)
         curl_slist_free_all(hdrs);
         return ocisbx_fail_nomem();
     }
-    int rc = http_call(c, "GET", url, hdrs, NULL, 0, a);
+    int rc = http_call(c, "GET", url, hdrs, NULL, 0, true, a);
     curl_slist_free_all(hdrs);
     if (rc)
         ocisbx_error_wrap("instance metadata ");
@@ -622,7 +431,7 @@ static int federate(const ip_creds *c, const answer *cert, const answer *inter, 
         rc = ocisbx_fail_nomem();
         goto done;
     }
-    if ((rc = http_call(c, "POST", url, hdrs, body, strlen(body), &a))) {
+    if ((rc = http_call(c, "POST", url, hdrs, body, strlen(body), false, &a))) {
         ocisbx_error_wrap("instance principal: federation ");
         goto done;
     }

@@ -215,6 +215,9 @@ static int setup_attempt(ocisbx_http *h, attempt *a, const ocisbx_headers *hl, s
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+    /* HTTP/1.1: the Host header goes out exactly as signed (no :authority). */
+    curl_easy_setopt(c, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+    curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
@@ -475,6 +478,12 @@ int ocisbx_http_send(ocisbx_http *h, ocisbx_http_request *r, ocisbx_http_respons
         a.deadline_at = deadline_at;
         ocisbx_buf_clear(&resp->body);
         resp->status = 0;
+        resp->reason[0] = '\0';
+        ocisbx_headers *fresh = NULL;
+        if ((rc = ocisbx_headers_new(&fresh)) != 0)
+            break;
+        ocisbx_headers_free(resp->headers); /* nothing of an earlier attempt's answer stays */
+        resp->headers = fresh;
         ocisbx_headers *hl = NULL;
         struct curl_slist *sl = NULL;
         char errbuf[CURL_ERROR_SIZE] = "";

@@ -484,7 +484,7 @@ static void test_commands(void **state)
         snprintf(page_path, sizeof page_path, "%s&page=%s", p, next);
         free(next);
     }
-    assert_int_equal(total, 7);
+    assert_int_equal(total, 6);
     snprintf(p, sizeof p, "/sandboxes/%s/commands?limit=0", id);
     assert_int_equal(emu_fixture_json(f, "GET", p, NULL, 400, NULL), 0);
     snprintf(p, sizeof p, "/sandboxes/%s/commands?page=bogus", id);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -820,6 +821,57 @@ static void test_tls_failure_not_retried(void **state)
     ocisbx_http_free(h);
 }
 
+typedef struct thread_arg {
+    fixture *f;
+    int ok;
+} thread_arg;
+
+static void *thread_main(void *p)
+{
+    thread_arg *t = p;
+    ocisbx_http_options *o = NULL;
+    ocisbx_http *h = NULL;
+    if (ocisbx_http_options_new(&o) || ocisbx_http_options_set_credentials(o, t->f->creds) ||
+        ocisbx_http_options_set_allow_plain_http(o, 1) || ocisbx_http_new(o, &h))
+        return NULL;
+    ocisbx_http_options_free(o);
+    char *url = ths_url(t->f->srv, "/threads");
+    for (int i = 0; i < 10; i++) {
+        ocisbx_http_request *r = NULL;
+        ocisbx_http_response *resp = NULL;
+        if (ocisbx_http_request_new("GET", url, &r) == 0 && ocisbx_http_send(h, r, &resp) == 0 &&
+            ocisbx_http_response_status(resp) == 200)
+            t->ok++;
+        ocisbx_http_response_free(resp);
+        ocisbx_http_request_free(r);
+    }
+    free(url);
+    ocisbx_http_free(h);
+    return NULL;
+}
+
+/* One handle per thread, one credentials object shared: no caller locks. */
+static void test_handles_on_threads(void **state)
+{
+    fixture *f = *state;
+    ocisbx_global_init();
+    pthread_t th[4];
+    thread_arg args[4];
+    for (int i = 0; i < 4; i++) {
+        args[i].f = f;
+        args[i].ok = 0;
+        assert_int_equal(pthread_create(&th[i], NULL, thread_main, &args[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(args[i].ok, 10);
+    }
+    assert_int_equal(ths_count(f->srv), 40);
+    for (size_t i = 0; i < 40; i++)
+        assert_signed(f, ths_get(f->srv, i), "date (request-target) host");
+    ocisbx_global_cleanup();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -842,6 +894,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_connection_reuse_and_proxy, setup, teardown),
         cmocka_unit_test_setup_teardown(test_deadline_stops_retries, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tls_failure_not_retried, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_handles_on_threads, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

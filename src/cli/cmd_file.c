@@ -1,0 +1,80 @@
+/* ocisbx file read|write */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ocisbx/api.h"
+
+/* Shared helpers, defined in cmd_sandbox.c. */
+#define CLI_API_MAX_REPEAT 64
+typedef struct cli_api_opts {
+    const char *sandbox_id, *project_id, *command_id, *snapshot_id, *display_name, *runtime, *shape;
+    const char *expires_in_minutes, *additional_duration, *command, *timeout, *cwd, *file_path;
+    const char *from_file, *to_file, *from_seq, *wait_for_state, *limit, *page, *lifecycle_state;
+    const char *max_wait_seconds, *wait_interval_seconds, *expiration_duration, *warmpool_name;
+    int is_force;
+    bool all;
+    const char *env[CLI_API_MAX_REPEAT];
+    int nenv;
+    const char *args[CLI_API_MAX_REPEAT];
+    int nargs;
+} cli_api_opts;
+int cli_api_parse(const char *cmd, int argc, char **argv, const char *allowed, cli_api_opts *o);
+int cli_api_require(const char *cmd, const char *name, const char *value);
+int cli_api_client(cli_ctx *ctx, ocisbx_client **out);
+int cli_api_print(int rc, char *json);
+int cli_api_unknown_sub(const char *cmd, const char *sub, const char *subs);
+
+static int to_stdout(const void *data, size_t len, void *ud)
+{
+    (void)ud;
+    return fwrite(data, 1, len, stdout) != len;
+}
+
+int cmd_file(cli_ctx *ctx, int argc, char **argv)
+{
+    const char *sub = argc > 1 ? argv[1] : NULL;
+    bool write = sub && strcmp(sub, "write") == 0;
+    if (!sub || (!write && strcmp(sub, "read") != 0)) return cli_api_unknown_sub("file", sub, "read, write");
+    const char *cmd = write ? "file write" : "file read";
+    cli_api_opts o;
+    if (cli_api_parse(cmd, argc - 2, argv + 2, write ? "sandbox-id file-path from-file" : "sandbox-id file-path to-file",
+                      &o))
+        return CLI_EXIT_USAGE;
+    if (cli_api_require(cmd, "sandbox-id", o.sandbox_id) || cli_api_require(cmd, "file-path", o.file_path) ||
+        (write && cli_api_require(cmd, "from-file", o.from_file)))
+        return CLI_EXIT_USAGE;
+    ocisbx_client *c = NULL;
+    if (cli_api_client(ctx, &c)) return CLI_EXIT_FAIL;
+    int st, rc;
+    if (write) {
+        ocisbx_sandbox_file *f = NULL;
+        if (strcmp(o.from_file, "-") == 0) {
+            char *data = NULL;
+            size_t len = 0;
+            if (cli_read_file("-", &data, &len) != 0) {
+                ocisbx_client_free(c);
+                return CLI_EXIT_FAIL;
+            }
+            rc = ocisbx_client_write_file(c, o.sandbox_id, o.file_path, data, len, &f);
+            free(data);
+        } else {
+            rc = ocisbx_client_write_file_from_path(c, o.sandbox_id, o.file_path, o.from_file, &f);
+        }
+        char *json = NULL;
+        if (!rc && f) rc = ocisbx_sandbox_file_to_json(f, &json);
+        ocisbx_sandbox_file_free(f);
+        st = rc ? cli_api_print(rc, json) : (json ? cli_api_print(0, json) : CLI_EXIT_OK);
+    } else {
+        if (!o.to_file || strcmp(o.to_file, "-") == 0) {
+            rc = ocisbx_client_read_file_to_callback(c, o.sandbox_id, o.file_path, to_stdout, NULL);
+            if (fflush(stdout) != 0 && !rc) rc = OCISBX_EIO;
+        } else {
+            rc = ocisbx_client_read_file_to_path(c, o.sandbox_id, o.file_path, o.to_file);
+        }
+        st = rc ? cli_fail_last() : CLI_EXIT_OK;
+    }
+    ocisbx_client_free(c);
+    return st;
+}

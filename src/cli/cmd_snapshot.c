@@ -1,0 +1,124 @@
+/* ocisbx snapshot create|get|list|delete */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ocisbx/api.h"
+
+/* Shared helpers, defined in cmd_sandbox.c. */
+#define CLI_API_MAX_REPEAT 64
+typedef struct cli_api_opts {
+    const char *sandbox_id, *project_id, *command_id, *snapshot_id, *display_name, *runtime, *shape;
+    const char *expires_in_minutes, *additional_duration, *command, *timeout, *cwd, *file_path;
+    const char *from_file, *to_file, *from_seq, *wait_for_state, *limit, *page, *lifecycle_state;
+    const char *max_wait_seconds, *wait_interval_seconds, *expiration_duration, *warmpool_name;
+    int is_force;
+    bool all;
+    const char *env[CLI_API_MAX_REPEAT];
+    int nenv;
+    const char *args[CLI_API_MAX_REPEAT];
+    int nargs;
+} cli_api_opts;
+int cli_api_parse(const char *cmd, int argc, char **argv, const char *allowed, cli_api_opts *o);
+int cli_api_require(const char *cmd, const char *name, const char *value);
+int cli_api_client(cli_ctx *ctx, ocisbx_client **out);
+int cli_api_print(int rc, char *json);
+int cli_api_int(const char *cmd, const char *name, const char *value, long long min, long long max, long long *out);
+int cli_api_wait_ms(const char *cmd, const cli_api_opts *o, int64_t *timeout_ms, int64_t *poll_ms);
+int cli_api_unknown_sub(const char *cmd, const char *sub, const char *subs);
+
+static int print_snapshot(int rc, ocisbx_snapshot *s)
+{
+    char *json = NULL;
+    if (!rc) rc = ocisbx_snapshot_to_json(s, &json);
+    ocisbx_snapshot_free(s);
+    return cli_api_print(rc, json);
+}
+
+#define WAIT_OPTS " wait-for-state max-wait-seconds wait-interval-seconds"
+
+int cmd_snapshot(cli_ctx *ctx, int argc, char **argv)
+{
+    const char *sub = argc > 1 ? argv[1] : NULL;
+    static const struct {
+        const char *name, *allowed;
+    } subs[] = {
+        {"create", "sandbox-id display-name expiration-duration" WAIT_OPTS},
+        {"get", "snapshot-id"},
+        {"list", "sandbox-id limit page all"},
+        {"delete", "snapshot-id" WAIT_OPTS},
+    };
+    size_t k = 0;
+    while (sub && k < sizeof subs / sizeof subs[0] && strcmp(subs[k].name, sub) != 0) k++;
+    if (!sub || k == sizeof subs / sizeof subs[0])
+        return cli_api_unknown_sub("snapshot", sub, "create, get, list, delete");
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "snapshot %s", sub);
+    cli_api_opts o;
+    if (cli_api_parse(cmd, argc - 2, argv + 2, subs[k].allowed, &o)) return CLI_EXIT_USAGE;
+    if (strcmp(sub, "create") == 0 && cli_api_require(cmd, "sandbox-id", o.sandbox_id)) return CLI_EXIT_USAGE;
+    if ((strcmp(sub, "get") == 0 || strcmp(sub, "delete") == 0) && cli_api_require(cmd, "snapshot-id", o.snapshot_id))
+        return CLI_EXIT_USAGE;
+    long long limit = 0;
+    if (o.limit && cli_api_int(cmd, "limit", o.limit, 1, 1000, &limit)) return CLI_EXIT_USAGE;
+    int64_t wait_t = 0, wait_p = 0;
+    if (o.wait_for_state && cli_api_wait_ms(cmd, &o, &wait_t, &wait_p)) return CLI_EXIT_USAGE;
+    ocisbx_client *c = NULL;
+    if (cli_api_client(ctx, &c)) return CLI_EXIT_FAIL;
+    int st, rc;
+    ocisbx_snapshot *s = NULL;
+    if (strcmp(sub, "create") == 0) {
+        rc = ocisbx_client_create_snapshot(c, o.sandbox_id, o.display_name, o.expiration_duration, &s);
+        if (!rc && o.wait_for_state) {
+            char *id = strdup(ocisbx_snapshot_id(s));
+            ocisbx_snapshot_free(s);
+            s = NULL;
+            rc = id ? ocisbx_client_wait_snapshot(c, id, o.wait_for_state, wait_t, wait_p, &s) : OCISBX_ENOMEM;
+            free(id);
+        }
+        st = print_snapshot(rc, s);
+    } else if (strcmp(sub, "get") == 0) {
+        st = print_snapshot(ocisbx_client_get_snapshot(c, o.snapshot_id, &s), s);
+    } else if (strcmp(sub, "delete") == 0) {
+        rc = ocisbx_client_delete_snapshot(c, o.snapshot_id);
+        if (!rc && o.wait_for_state) rc = ocisbx_client_wait_snapshot(c, o.snapshot_id, o.wait_for_state, wait_t, wait_p, &s);
+        st = rc ? cli_fail_last() : (s ? print_snapshot(0, s) : CLI_EXIT_OK);
+    } else {
+        ocisbx_list_options *lo = NULL;
+        rc = ocisbx_list_options_new(&lo);
+        if (!rc) rc = ocisbx_list_options_set_limit(lo, (int)limit);
+        if (!rc && o.sandbox_id) rc = ocisbx_list_options_set(lo, "sandboxId", o.sandbox_id);
+        if (!rc && o.page) rc = ocisbx_list_options_set(lo, "page", o.page);
+        cJSON *outj = cJSON_CreateObject();
+        cJSON *items = cJSON_AddArrayToObject(outj, "items");
+        if (!rc && o.all) {
+            ocisbx_snapshot_iter *it = NULL;
+            const ocisbx_snapshot *item = NULL;
+            rc = ocisbx_client_iter_snapshots(c, lo, &it);
+            while (!rc && (rc = ocisbx_snapshot_iter_next(it, &item)) == 0 && item) {
+                char *json = NULL;
+                if ((rc = ocisbx_snapshot_to_json(item, &json)) == 0) cJSON_AddItemToArray(items, cJSON_Parse(json));
+                ocisbx_free(json);
+            }
+            ocisbx_snapshot_iter_free(it);
+        } else if (!rc) {
+            ocisbx_snapshot_collection *l = NULL;
+            rc = ocisbx_client_list_snapshots(c, lo, &l);
+            for (size_t i = 0; !rc && i < ocisbx_snapshot_collection_count(l); i++) {
+                char *json = NULL;
+                if ((rc = ocisbx_snapshot_to_json(ocisbx_snapshot_collection_item(l, i), &json)) == 0)
+                    cJSON_AddItemToArray(items, cJSON_Parse(json));
+                ocisbx_free(json);
+            }
+            if (!rc && ocisbx_snapshot_collection_next_page(l))
+                cJSON_AddStringToObject(outj, "opcNextPage", ocisbx_snapshot_collection_next_page(l));
+            ocisbx_snapshot_collection_free(l);
+        }
+        ocisbx_list_options_free(lo);
+        st = rc ? cli_fail_last() : cli_print_json(outj);
+        cJSON_Delete(outj);
+    }
+    ocisbx_client_free(c);
+    return st;
+}
