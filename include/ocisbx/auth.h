@@ -123,7 +123,8 @@ OCISBX_API void ocisbx_credentials_free(ocisbx_credentials *c);
  * exactly as given. */
 typedef struct ocisbx_sign_request ocisbx_sign_request;
 OCISBX_API int ocisbx_sign_request_new(const char *method, const char *url, ocisbx_sign_request **out);
-/* Fix the date header (RFC 1123, used verbatim); default: now. */
+/* Fix the date header (RFC 1123, used verbatim); default, or NULL: the
+ * time of each signing. */
 OCISBX_API int ocisbx_sign_request_set_date(ocisbx_sign_request *r, const char *date);
 /* Default "application/json". Only sent for methods with a body. */
 OCISBX_API int ocisbx_sign_request_set_content_type(ocisbx_sign_request *r, const char *content_type);

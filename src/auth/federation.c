@@ -2,6 +2,8 @@
  * claims and when to refresh it, PEM bodies, the identity in an instance
  * certificate, the default federation endpoint of a region. */
 #include <ctype.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +21,7 @@
 /* base64url (no padding) to bytes; *out is NUL-terminated. */
 static int b64url_decode(const char *s, size_t n, unsigned char **out, size_t *out_len)
 {
-    if (n % 4 == 1)
+    if (n % 4 == 1 || n > (size_t)INT_MAX - 3) /* EVP_DecodeBlock takes an int */
         return OCISBX_EPARSE;
     size_t padded = (n + 3) / 4 * 4;
     char *std = malloc(padded + 1);
@@ -112,22 +114,48 @@ int64_t ocisbx_token_refresh_at(const char *jwt, int64_t obtained, int margin, i
     return at > half ? at : half;
 }
 
+static bool is_base64_char(char ch)
+{
+    return isalnum((unsigned char)ch) || ch == '+' || ch == '/' || ch == '=';
+}
+
+/* The first block only: what comes before its BEGIN line or after its END
+ * line (another certificate, an HTML error page) is not part of it. */
 int ocisbx_pem_body(const char *pem, size_t len, char **out)
 {
+    if (!pem || !out)
+        return ocisbx_fail(OCISBX_EINVAL, "PEM block: NULL argument");
     ocisbx_buf b = OCISBX_BUF_INIT;
-    size_t i = 0;
-    while (i < len) {
+    bool begun = false, ended = false;
+    size_t i = 0, line = 0;
+    while (i < len && !ended) {
+        line++;
         size_t j = i;
         while (j < len && pem[j] != '\n')
             j++;
         size_t k = j;
         while (k > i && (pem[k - 1] == '\r' || pem[k - 1] == ' ' || pem[k - 1] == '\t'))
             k--;
-        if (k > i && strncmp(pem + i, "-----", 5) != 0 && ocisbx_buf_append(&b, pem + i, k - i)) {
-            ocisbx_buf_free(&b);
-            return ocisbx_fail_nomem();
+        if (!begun) {
+            begun = k - i >= 11 && strncmp(pem + i, "-----BEGIN ", 11) == 0;
+        } else if (k - i >= 9 && strncmp(pem + i, "-----END ", 9) == 0) {
+            ended = true;
+        } else {
+            for (size_t m = i; m < k; m++)
+                if (!is_base64_char(pem[m])) {
+                    ocisbx_buf_free(&b);
+                    return ocisbx_fail(OCISBX_EPARSE, "PEM block: line %zu is not base64", line);
+                }
+            if (k > i && ocisbx_buf_append(&b, pem + i, k - i)) {
+                ocisbx_buf_free(&b);
+                return ocisbx_fail_nomem();
+            }
         }
         i = j + 1;
+    }
+    if (!begun || !ended) {
+        ocisbx_buf_free(&b);
+        return ocisbx_fail(OCISBX_EPARSE, "PEM block: no \"-----%s\" line", begun ? "END" : "BEGIN");
     }
     if (b.len == 0) {
         ocisbx_buf_free(&b);

@@ -21,7 +21,9 @@ int ocisbx_jwt_claim_time(const char *jwt, const char *name, int64_t *out);
 int64_t ocisbx_token_refresh_at(const char *jwt, int64_t obtained, int margin, int64_t *expires);
 
 /* A PEM block's base64 body: the BEGIN/END lines and every line break
- * removed (the form the federation service wants). */
+ * removed (the form the federation service wants). Only the first block;
+ * OCISBX_EPARSE without a "-----BEGIN " or "-----END " line, or when a body
+ * line is not base64 (e.g. RFC 1421 headers of an encrypted key). */
 int ocisbx_pem_body(const char *pem, size_t len, char **out);
 
 /* SHA-1 of a certificate's DER, uppercase hex pairs joined by ':'. */

@@ -332,8 +332,15 @@ static int federation_error(const char *url, const answer *a, const char *sent_i
 static char *federation_body(const answer *cert, const answer *inter, const char *public_pem)
 {
     char *c = NULL, *i = NULL, *p = NULL, *out = NULL;
-    if (ocisbx_pem_body(cert->body, cert->len, &c) || ocisbx_pem_body(inter->body, inter->len, &i) ||
-        ocisbx_pem_body(public_pem, strlen(public_pem), &p))
+    if (ocisbx_pem_body(cert->body, cert->len, &c)) {
+        ocisbx_error_wrap("instance principal: metadata /identity/cert.pem: ");
+        goto done;
+    }
+    if (ocisbx_pem_body(inter->body, inter->len, &i)) {
+        ocisbx_error_wrap("instance principal: metadata /identity/intermediate.pem: ");
+        goto done;
+    }
+    if (ocisbx_pem_body(public_pem, strlen(public_pem), &p))
         goto done;
     cJSON *json = cJSON_CreateObject();
     cJSON *arr = cJSON_CreateArray();

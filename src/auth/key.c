@@ -65,6 +65,17 @@ static int pass_cb(char *buf, int size, int rwflag, void *u)
     return (int)n;
 }
 
+/* memmem, bounded: the PEM given to ocisbx_key_load_pem need not end in NUL. */
+static const char *find_bytes(const char *hay, size_t hlen, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (size_t i = 0; n <= hlen && i <= hlen - n; i++) {
+        if (memcmp(hay + i, needle, n) == 0)
+            return hay + i;
+    }
+    return NULL;
+}
+
 /* Finds "-----BEGIN <label>-----" in pem; returns the start of the block
  * and copies the label. Prefers a block whose label ends in "PRIVATE KEY". */
 static const char *find_block(const char *pem, size_t len, char *label, size_t label_cap)
@@ -74,13 +85,7 @@ static const char *find_block(const char *pem, size_t len, char *label, size_t l
     char first_label[64] = "";
     const char *p = pem, *end = pem + len;
     while (p < end) {
-        const char *b = NULL;
-        for (const char *q = p; q + sizeof begin - 1 <= end; q++) {
-            if (memcmp(q, begin, sizeof begin - 1) == 0) {
-                b = q;
-                break;
-            }
-        }
+        const char *b = find_bytes(p, (size_t)(end - p), begin);
         if (!b)
             break;
         const char *l = b + sizeof begin - 1;
@@ -119,15 +124,9 @@ static int load_pem_named(const char *pem, size_t len, const char *passphrase, c
     int encrypted = strcmp(label, "ENCRYPTED PRIVATE KEY") == 0;
     if (!encrypted) {
         /* Legacy encrypted PKCS#1: a Proc-Type header inside the block. */
-        const char *endm = strstr(block, "-----END ");
-        size_t span = endm && (size_t)(endm - block) < blen ? (size_t)(endm - block) : blen;
-        static const char pt[] = "Proc-Type: 4,ENCRYPTED";
-        for (size_t i = 0; i + sizeof pt - 1 <= span; i++) {
-            if (memcmp(block + i, pt, sizeof pt - 1) == 0) {
-                encrypted = 1;
-                break;
-            }
-        }
+        const char *endm = find_bytes(block, blen, "-----END ");
+        size_t span = endm ? (size_t)(endm - block) : blen;
+        encrypted = find_bytes(block, span, "Proc-Type: 4,ENCRYPTED") != NULL;
     }
     if (encrypted && (!passphrase || !*passphrase))
         return ocisbx_fail(OCISBX_ECONFIG, "%s: the key is encrypted but no passphrase was given (pass_phrase)",

@@ -165,6 +165,15 @@ static void test_all_forms_same_key(void **state)
     assert_loads_file("pkcs1enc.pem", p1e, "s3cret pass", fp);
     /* A passphrase for an unencrypted key is ignored. */
     assert_loads_file("pkcs1b.pem", p1, "ignored", fp);
+    /* From memory, in an exact-size buffer with no NUL after it. */
+    size_t n1 = strlen(p1e);
+    char *exact = malloc(n1);
+    memcpy(exact, p1e, n1);
+    ocisbx_key *k = NULL;
+    assert_int_equal(ocisbx_key_load_pem(exact, n1, "s3cret pass", &k), 0);
+    ocisbx_key_free(k);
+    assert_int_equal(ocisbx_key_load_pem(exact, n1, NULL, &k), OCISBX_ECONFIG);
+    free(exact);
     assert_loads_file("pkcs8b.pem", p8, "ignored", fp);
     free(p1);
     free(p8);

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <pthread.h>
+
 #include <cmocka.h>
 
 #include "auth/verify.h"
@@ -416,6 +418,53 @@ static void test_sign_with_credentials(void **state)
     ocisbx_credentials_free(c);
 }
 
+/* One key shared by threads (as a credential provider shares it): every
+ * signature equals the single-threaded one. */
+struct thread_arg {
+    const char *want;
+    int bad;
+};
+
+static void *sign_many(void *p)
+{
+    struct thread_arg *a = p;
+    for (int i = 0; i < 25; i++) {
+        ocisbx_sign_request *r = NULL;
+        ocisbx_headers *h = NULL;
+        if (ocisbx_sign_request_new("POST", "https://h.example.com/x", &r) ||
+            ocisbx_sign_request_set_date(r, DATE) || ocisbx_sign_request_set_body(r, "{}", 2) ||
+            ocisbx_sign_with_key("k", vkey, r, &h) || strcmp(ocisbx_headers_get(h, "authorization"), a->want) != 0)
+            a->bad++;
+        ocisbx_headers_free(h);
+        ocisbx_sign_request_free(r);
+    }
+    return NULL;
+}
+
+static void test_shared_key_threads(void **state)
+{
+    (void)state;
+    ocisbx_sign_request *r = NULL;
+    ocisbx_headers *h = NULL;
+    assert_int_equal(ocisbx_sign_request_new("POST", "https://h.example.com/x", &r), 0);
+    assert_int_equal(ocisbx_sign_request_set_date(r, DATE), 0);
+    assert_int_equal(ocisbx_sign_request_set_body(r, "{}", 2), 0);
+    assert_int_equal(ocisbx_sign_with_key("k", vkey, r, &h), 0);
+    pthread_t t[4];
+    struct thread_arg args[4];
+    for (int i = 0; i < 4; i++) {
+        args[i].want = ocisbx_headers_get(h, "authorization");
+        args[i].bad = 0;
+        assert_int_equal(pthread_create(&t[i], NULL, sign_many, &args[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(t[i], NULL);
+        assert_int_equal(args[i].bad, 0);
+    }
+    ocisbx_headers_free(h);
+    ocisbx_sign_request_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -429,6 +478,7 @@ int main(void)
         cmocka_unit_test(test_headers_list),
         cmocka_unit_test(test_round_trip_and_order),
         cmocka_unit_test(test_sign_with_credentials),
+        cmocka_unit_test(test_shared_key_threads),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,307 @@
+/* The api layer against the emulator's fault rules (HTTPS): 429 with
+ * retry-after, 503 twice then success, a connection reset, event streams
+ * cut mid-way (resumed, nothing lost or doubled), a create and a run whose
+ * first answer is lost (retried with the same opc-retry-token: done once),
+ * and a non-retryable 400 returned at once with its request id. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "emu_fixture.h"
+#include "ocisbx/api.h"
+#include "util/internal.h"
+
+#define FAULTS                                                                                     \
+    "limits:\n  create_delay_ms: 20\n"                                                             \
+    "faults:\n  seed: 1\n  rules:\n"                                                               \
+    "    - match: {method: GET, path: \"/sandboxSnapshots\"}\n      respond: 429\n"                \
+    "      retry_after_s: 1\n      times: 1\n"                                                     \
+    "    - match: {method: GET, path: \"/sandboxes/*/commands\"}\n      respond: 503\n"            \
+    "      times: 2\n"                                                                             \
+    "    - match: {method: GET, path: \"/sandboxes/*/commands/*/output\"}\n      respond: reset\n" \
+    "      times: 1\n"                                                                             \
+    "    - match: {method: GET, path: \"/sandboxes/*/commands/*/events\"}\n"                       \
+    "      cut_stream_after_events: 3\n      times: 2\n"                                           \
+    "    - match: {method: POST, path: \"/sandboxes/*/commands/actions/runAndStream\"}\n"          \
+    "      cut_stream_after_events: 2\n      times: 1\n"                                           \
+    "    - match: {method: POST, path: \"/sandboxes\"}\n      delay_ms: 1500\n      times: 2\n"    \
+    "    - match: {method: POST, path: \"/sandboxes/*/commands\"}\n      delay_ms: 1500\n"         \
+    "      times: 1\n"                                                                             \
+    "    - match: {method: POST, path: \"/sandboxes/*/actions/extend\"}\n      respond: 400\n"     \
+    "      times: 1\n"
+
+typedef struct world {
+    emu_fixture *emu;
+    ocisbx_client *c;
+    char sandbox[128];
+} world;
+
+/* The transport's debug lines tell which statuses each attempt got. */
+static char log_lines[64 * 1024];
+
+static void on_log(int level, const char *line, void *ud)
+{
+    (void)level, (void)ud;
+    if (strncmp(line, "http: ", 6) != 0 || strlen(log_lines) + strlen(line) + 2 > sizeof log_lines) return;
+    strcat(log_lines, line);
+    strcat(log_lines, "\n");
+}
+
+static int count(const char *needle) __attribute__((unused));
+static int count(const char *needle)
+{
+    int n = 0;
+    for (const char *p = log_lines; (p = strstr(p, needle)) != NULL; p++) n++;
+    return n;
+}
+
+static void dump_log(void) { fprintf(stderr, "--- transport log ---\n%s---\n", log_lines); }
+
+static void check(int rc, const char *what)
+{
+    if (rc) fail_msg("%s: %s", what, ocisbx_error_message(ocisbx_error_last()));
+}
+
+static ocisbx_client *client_for(emu_fixture *emu, int64_t read_timeout_ms)
+{
+    ocisbx_config *cfg = NULL;
+    ocisbx_credentials *cr = NULL;
+    ocisbx_http_options *h = NULL;
+    ocisbx_client_options *o = NULL;
+    ocisbx_client *c = NULL;
+    assert_int_equal(ocisbx_config_load(emu_fixture_config_path(emu), NULL, &cfg), 0);
+    assert_int_equal(ocisbx_credentials_api_key_from_config(cfg, &cr), 0);
+    assert_int_equal(ocisbx_http_options_new(&h), 0);
+    assert_int_equal(ocisbx_http_options_set_ca_bundle(h, emu_fixture_ca_path(emu)), 0);
+    assert_int_equal(ocisbx_http_options_set_backoff_ms(h, 50, 200), 0);
+    assert_int_equal(ocisbx_http_options_set_max_jitter_ms(h, 10), 0);
+    if (read_timeout_ms) assert_int_equal(ocisbx_http_options_set_read_timeout_ms(h, read_timeout_ms), 0);
+    assert_int_equal(ocisbx_client_options_new(&o), 0);
+    assert_int_equal(ocisbx_client_options_set_endpoint(o, emu_fixture_url(emu)), 0);
+    assert_int_equal(ocisbx_client_options_set_http_options(o, h), 0);
+    assert_int_equal(ocisbx_client_options_set_credentials(o, cr), 0);
+    assert_int_equal(ocisbx_client_new(o, &c), 0);
+    ocisbx_client_options_free(o);
+    ocisbx_http_options_free(h);
+    ocisbx_credentials_free(cr);
+    ocisbx_config_free(cfg);
+    return c;
+}
+
+static int setup(void **state)
+{
+    world *w = calloc(1, sizeof *w);
+    emu_fixture_options o = {0};
+    o.https = true;
+    o.extra_yaml = FAULTS;
+    if (emu_fixture_start(&o, &w->emu) != 0) return -1;
+    /* the shared sandbox is made without the library; its create takes the
+     * first of the two delayed creates, the test the second */
+    if (emu_fixture_new_sandbox(w->emu, NULL, NULL, w->sandbox, sizeof w->sandbox) != 0) return -1;
+    w->c = client_for(w->emu, 0);
+    ocisbx_set_log(on_log, OCISBX_LOG_DEBUG, NULL);
+    *state = w;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    world *w = *state;
+    ocisbx_set_log(NULL, 0, NULL);
+    ocisbx_client_free(w->c);
+    int st = emu_fixture_stop(w->emu);
+    emu_fixture_free(w->emu);
+    free(w);
+    return st == 0 ? 0 : -1;
+}
+
+static void test_429_retry_after(void **state)
+{
+    world *w = *state;
+    log_lines[0] = '\0';
+    ocisbx_snapshot_collection *l = NULL;
+    check(ocisbx_client_list_snapshots(w->c, NULL, &l), "list snapshots after a 429");
+    ocisbx_snapshot_collection_free(l);
+    assert_int_equal(count("-> 429"), 1);
+    assert_int_equal(count("-> 200"), 1);
+    /* the wait followed retry-after (1 s), not the 50 ms backoff */
+    assert_non_null(strstr(log_lines, "retrying in 1000 ms"));
+}
+
+static void test_503_twice(void **state)
+{
+    world *w = *state;
+    log_lines[0] = '\0';
+    ocisbx_command_collection *l = NULL;
+    check(ocisbx_client_list_commands(w->c, w->sandbox, NULL, &l), "list commands after two 503s");
+    ocisbx_command_collection_free(l);
+    assert_int_equal(count("-> 503"), 2);
+    assert_int_equal(count("-> 200"), 1);
+}
+
+static void run_wait(world *w, const char *cmdline, char *cid, size_t cap)
+{
+    ocisbx_run_command_details *d = NULL;
+    ocisbx_command *cm = NULL;
+    check(ocisbx_run_command_details_new(cmdline, &d), "details");
+    check(ocisbx_client_run_command_and_wait(w->c, w->sandbox, d, &cm), "run and wait");
+    snprintf(cid, cap, "%s", ocisbx_command_id(cm));
+    ocisbx_command_free(cm);
+    ocisbx_run_command_details_free(d);
+}
+
+static void test_reset(void **state)
+{
+    world *w = *state;
+    char cid[128];
+    run_wait(w, "echo after-reset", cid, sizeof cid);
+    /* a client with no open connection: libcurl itself silently retries a
+     * request whose reused connection died, and the test wants the
+     * library's retry to be the one that recovers */
+    ocisbx_client *fresh = client_for(w->emu, 0);
+    log_lines[0] = '\0';
+    ocisbx_command_output *out = NULL;
+    check(ocisbx_client_get_command_output(fresh, w->sandbox, cid, 0, &out), "output after a reset");
+    assert_string_equal(ocisbx_command_output_stdout(out), "after-reset\n");
+    ocisbx_command_output_free(out);
+    ocisbx_client_free(fresh);
+    if (count("-> 200") != 1 || count("retrying in") != 1) dump_log();
+    assert_int_equal(count("retrying in"), 1); /* after the reset attempt */
+    assert_int_equal(count("-> 200"), 1);
+}
+
+typedef struct collected {
+    ocisbx_buf out;
+    int64_t last;
+    bool dup, finished;
+    int events;
+} collected;
+
+static int collect(const ocisbx_command_event *ev, void *ud)
+{
+    collected *c = ud;
+    int64_t seq = ocisbx_command_event_seq(ev);
+    if (seq <= c->last) c->dup = true;
+    c->last = seq;
+    c->events++;
+    size_t len;
+    const char *d = ocisbx_command_event_data(ev, &len);
+    if (ocisbx_command_event_kind(ev) == OCISBX_EVENT_STDOUT) ocisbx_buf_append(&c->out, d, len);
+    if (ocisbx_command_event_kind(ev) == OCISBX_EVENT_FINISHED) c->finished = true;
+    return 0;
+}
+
+static const char *LINES_CMD = "for i in $(seq 1 12); do echo line$i; sleep 0.01; done";
+static const char *LINES_OUT = "line1\nline2\nline3\nline4\nline5\nline6\nline7\nline8\nline9\nline10\nline11\nline12\n";
+
+static void test_stream_cut(void **state)
+{
+    world *w = *state;
+    char cid[128];
+    run_wait(w, LINES_CMD, cid, sizeof cid);
+    log_lines[0] = '\0';
+    collected c = {0};
+    check(ocisbx_client_stream_command_events(w->c, w->sandbox, cid, 0, 0, collect, &c), "events, cut twice");
+    assert_true(c.finished);
+    assert_false(c.dup);
+    assert_string_equal(c.out.data, LINES_OUT);
+    assert_true(count("/events?fromSeq=") >= 3); /* two cuts, two resumptions */
+    ocisbx_buf_free(&c.out);
+
+    /* run-and-stream cut after two events: resumed through the events route */
+    ocisbx_run_command_details *d = NULL;
+    check(ocisbx_run_command_details_new(LINES_CMD, &d), "details");
+    memset(&c, 0, sizeof c);
+    log_lines[0] = '\0';
+    check(ocisbx_client_run_command_and_stream(w->c, w->sandbox, d, collect, &c, NULL), "run and stream, cut");
+    ocisbx_run_command_details_free(d);
+    assert_true(c.finished);
+    assert_false(c.dup);
+    assert_string_equal(c.out.data, LINES_OUT);
+    assert_int_equal(count("runAndStream"), 1);
+    assert_true(count("/events?fromSeq=3") >= 1);
+    ocisbx_buf_free(&c.out);
+}
+
+static void test_lost_answers_act_once(void **state)
+{
+    world *w = *state;
+    /* a client that gives up on an answer after 500 ms: the emulator holds
+     * the first create and the first run for 1.5 s */
+    ocisbx_client *slow = client_for(w->emu, 500);
+    log_lines[0] = '\0';
+    ocisbx_create_sandbox_details *d = NULL;
+    ocisbx_sandbox *s = NULL;
+    check(ocisbx_create_sandbox_details_new(&d), "details");
+    check(ocisbx_create_sandbox_details_set_display_name(d, "exactly-once"), "name");
+    check(ocisbx_client_create_sandbox(slow, EMU_FIXTURE_PROJECT, d, &s), "create with a lost answer");
+    ocisbx_create_sandbox_details_free(d);
+    ocisbx_sandbox_free(s);
+    dump_log();
+    assert_true(count("POST ") >= 2); /* it was retried */
+    ocisbx_list_options *lo = NULL;
+    ocisbx_sandbox_collection *l = NULL;
+    check(ocisbx_list_options_new(&lo), "lo");
+    check(ocisbx_list_options_set(lo, "displayName", "exactly-once"), "name");
+    /* the held first request finishes later: let it */
+    sleep(2);
+    check(ocisbx_client_list_sandboxes(w->c, lo, &l), "list");
+    assert_int_equal(ocisbx_sandbox_collection_count(l), 1);
+    ocisbx_sandbox_collection_free(l);
+    ocisbx_list_options_free(lo);
+
+    log_lines[0] = '\0';
+    ocisbx_run_command_details *rd = NULL;
+    ocisbx_command *cm = NULL;
+    check(ocisbx_run_command_details_new("echo ran >> /workspace/once.txt", &rd), "details");
+    check(ocisbx_client_run_command(slow, w->sandbox, rd, &cm), "run with a lost answer");
+    char cid[128];
+    snprintf(cid, sizeof cid, "%s", ocisbx_command_id(cm));
+    ocisbx_command_free(cm);
+    ocisbx_run_command_details_free(rd);
+    assert_true(count("POST ") >= 2);
+    sleep(2);
+    /* wait for it, then the file holds one line */
+    collected c = {0};
+    check(ocisbx_client_stream_command_events(w->c, w->sandbox, cid, 0, 0, collect, &c), "events");
+    ocisbx_buf_free(&c.out);
+    unsigned char *data = NULL;
+    size_t len = 0;
+    check(ocisbx_client_read_file(w->c, w->sandbox, "/workspace/once.txt", &data, &len), "read once.txt");
+    assert_int_equal(len, 4);
+    assert_memory_equal(data, "ran\n", 4);
+    ocisbx_free(data);
+    ocisbx_client_free(slow);
+}
+
+static void test_400_at_once(void **state)
+{
+    world *w = *state;
+    log_lines[0] = '\0';
+    int rc = ocisbx_client_extend_sandbox(w->c, w->sandbox, "PT5M", NULL);
+    assert_int_equal(rc, OCISBX_EINVAL);
+    const ocisbx_error *e = ocisbx_error_last();
+    assert_int_equal(ocisbx_error_http_status(e), 400);
+    assert_non_null(ocisbx_error_request_id(e));
+    assert_non_null(strstr(ocisbx_error_message(e), ocisbx_error_request_id(e)));
+    assert_int_equal(count("-> 400"), 1);
+    assert_int_equal(count("retrying in"), 0);
+    /* the rule fired once: the same call now works */
+    check(ocisbx_client_extend_sandbox(w->c, w->sandbox, "PT5M", NULL), "extend");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_429_retry_after), cmocka_unit_test(test_503_twice),
+        cmocka_unit_test(test_reset),           cmocka_unit_test(test_stream_cut),
+        cmocka_unit_test(test_lost_answers_act_once), cmocka_unit_test(test_400_at_once),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

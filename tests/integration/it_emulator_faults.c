@@ -1,0 +1,165 @@
+/* ocisbx-emulator fault rules from the tenancy file: 503 n times, 429 with
+ * retry-after, reset, delay, a stream cut after N events. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+
+#include "emu_fixture.h"
+#include "ocisbx/util.h"
+
+static const char *FAULTS = "limits:\n"
+                           "  create_delay_ms: 0\n"
+                           "faults:\n"
+                           "  seed: 42\n"
+                           "  rules:\n"
+                           "    - match: {method: GET, path: \"/sandboxSnapshots\"}\n"
+                           "      respond: 503\n"
+                           "      times: 2\n"
+                           "    - match: {method: GET, path: \"/sandboxSnapshots/*\"}\n"
+                           "      respond: 429\n"
+                           "      retry_after_s: 3\n"
+                           "      times: 1\n"
+                           "    - match: {method: DELETE, path: \"/sandboxSnapshots/**\"}\n"
+                           "      respond: reset\n"
+                           "      times: 1\n"
+                           "    - match: {method: \"*\", path: \"/sandboxes/*/commands\"}\n"
+                           "      delay_ms: 300\n"
+                           "      times: 1\n"
+                           "    - match: {method: GET, path: \"/sandboxes/*/commands/*/events\"}\n"
+                           "      cut_stream_after_events: 2\n"
+                           "      times: 1\n";
+
+static int setup(void **state)
+{
+    emu_fixture_options o = {0};
+    o.extra_yaml = FAULTS;
+    emu_fixture *f = NULL;
+    if (emu_fixture_start(&o, &f) != 0)
+        return -1;
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    emu_fixture *f = *state;
+    int st = emu_fixture_stop(f);
+    emu_fixture_free(f);
+    return st == 0 ? 0 : -1;
+}
+
+static void test_503_twice_then_success(void **state)
+{
+    emu_fixture *f = *state;
+    cJSON *j = NULL;
+    assert_int_equal(emu_fixture_json(f, "GET", "/sandboxSnapshots", NULL, 503, &j), 0);
+    assert_string_equal(cJSON_GetObjectItem(j, "code")->valuestring, "ServiceUnavailable");
+    cJSON_Delete(j);
+    assert_int_equal(emu_fixture_json(f, "GET", "/sandboxSnapshots", NULL, 503, NULL), 0);
+    assert_int_equal(emu_fixture_json(f, "GET", "/sandboxSnapshots", NULL, 200, NULL), 0);
+    assert_int_equal(emu_fixture_json(f, "GET", "/sandboxSnapshots", NULL, 200, NULL), 0);
+}
+
+static void test_429_retry_after(void **state)
+{
+    emu_fixture *f = *state;
+    emu_fixture_result r;
+    assert_int_equal(emu_fixture_request(f, "GET", "/sandboxSnapshots/snap-x", NULL, &r), 0);
+    assert_int_equal(r.status, 429);
+    char *ra = emu_fixture_result_header(&r, "retry-after");
+    assert_string_equal(ra, "3");
+    free(ra);
+    assert_non_null(strstr(r.body, "TooManyRequests"));
+    emu_fixture_result_free(&r);
+    assert_int_equal(emu_fixture_json(f, "GET", "/sandboxSnapshots/snap-x", NULL, 404, NULL), 0);
+}
+
+static void test_reset(void **state)
+{
+    emu_fixture *f = *state;
+    emu_fixture_result r;
+    assert_int_equal(emu_fixture_request(f, "DELETE", "/sandboxSnapshots/snap-x", NULL, &r), 0);
+    assert_int_equal(r.status, 0);
+    assert_int_not_equal(r.curl_code, 0); /* no answer at all */
+    emu_fixture_result_free(&r);
+    assert_int_equal(emu_fixture_json(f, "DELETE", "/sandboxSnapshots/snap-x", NULL, 404, NULL), 0);
+}
+
+static void test_delay_and_cut_stream(void **state)
+{
+    emu_fixture *f = *state;
+    char id[64], p[256];
+    cJSON *j = NULL;
+    assert_int_equal(emu_fixture_new_sandbox(f, NULL, NULL, id, sizeof id), 0);
+    snprintf(p, sizeof p, "/sandboxes/%s/commands", id);
+    int64_t t0 = ocisbx_time_monotonic_ms();
+    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"command\":\"echo a; echo b >&2; echo c; echo d >&2\"}", 200, &j), 0);
+    /* the delayed answer cannot come sooner than the delay (a lower bound only) */
+    assert_true(ocisbx_time_monotonic_ms() - t0 >= 300);
+    char cid[64];
+    snprintf(cid, sizeof cid, "%s", cJSON_GetObjectItem(j, "id")->valuestring);
+    cJSON_Delete(j);
+    char cp[256];
+    snprintf(cp, sizeof cp, "/sandboxes/%s/commands/%s", id, cid);
+    for (int i = 0; i < 400; i++) {
+        assert_int_equal(emu_fixture_json(f, "GET", cp, NULL, 200, &j), 0);
+        bool done = strcmp(cJSON_GetObjectItem(j, "lifecycleState")->valuestring, "RUNNING") != 0;
+        cJSON_Delete(j);
+        if (done)
+            break;
+        struct timespec ts = {0, 50000000L};
+        nanosleep(&ts, NULL);
+    }
+    /* first read: cut after 2 events, no clean end */
+    char ep[300];
+    snprintf(ep, sizeof ep, "%s/events", cp);
+    emu_fixture_result r;
+    assert_int_equal(emu_fixture_request(f, "GET", ep, NULL, &r), 0);
+    assert_int_not_equal(r.curl_code, 0);
+    int events = 0;
+    for (char *q = r.body; (q = strstr(q, "data: ")); q += 6)
+        events++;
+    assert_int_equal(events, 2);
+    assert_null(strstr(r.body, "FINISHED"));
+    char *first = strdup(r.body);
+    emu_fixture_result_free(&r);
+    /* resumed from seq 3: the rest; cut + resumed = the whole stream */
+    char ep2[400];
+    snprintf(ep2, sizeof ep2, "%s?fromSeq=3", ep);
+    assert_int_equal(emu_fixture_request(f, "GET", ep2, NULL, &r), 0);
+    assert_int_equal(r.curl_code, 0);
+    assert_int_equal(r.status, 200);
+    assert_non_null(strstr(r.body, "FINISHED"));
+    char *joined = malloc(strlen(first) + r.body_len + 1);
+    strcpy(joined, first);
+    strcat(joined, r.body);
+    emu_fixture_result_free(&r);
+    assert_int_equal(emu_fixture_request(f, "GET", ep, NULL, &r), 0);
+    assert_int_equal(r.curl_code, 0);
+    assert_string_equal(joined, r.body);
+    emu_fixture_result_free(&r);
+    free(joined);
+    free(first);
+}
+
+int main(void)
+{
+    ocisbx_global_init();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_503_twice_then_success),
+        cmocka_unit_test(test_429_retry_after),
+        cmocka_unit_test(test_reset),
+        cmocka_unit_test(test_delay_and_cut_stream),
+    };
+    int fails = cmocka_run_group_tests_name("emulator faults", tests, setup, teardown);
+    ocisbx_global_cleanup();
+    return fails ? 1 : 0;
+}

@@ -1,0 +1,199 @@
+/* ocisbx-emulator as a process: restart recovery, no process outlives it,
+ * its command line and its tenancy file checks. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+
+#include "emu_fixture.h"
+#include "ocisbx/util.h"
+
+static const char *jstr(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static void test_restart_and_no_stray_process(void **state)
+{
+    (void)state;
+    emu_fixture_options o = {0};
+    o.extra_yaml = "limits:\n  create_delay_ms: 0\n";
+    emu_fixture *f = NULL;
+    assert_int_equal(emu_fixture_start(&o, &f), 0);
+    char id[64], p[512], done_cmd[64], live_cmd[64];
+    cJSON *j = NULL;
+    assert_int_equal(emu_fixture_new_sandbox(f, NULL, "\"displayName\":\"survivor\"", id, sizeof id), 0);
+    snprintf(p, sizeof p, "/sandboxes/%s/commands/actions/runAndWait", id);
+    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"command\":\"echo kept > /workspace/kept.txt; echo done\"}", 200, &j), 0);
+    snprintf(done_cmd, sizeof done_cmd, "%s", jstr(j, "id"));
+    cJSON_Delete(j);
+    /* a process tree that would outlive a careless server */
+    char marker[64], unique[32];
+    ocisbx_random_id(unique, 12);
+    snprintf(marker, sizeof marker, "stray-%s", unique);
+    char body[512];
+    snprintf(body, sizeof body,
+             "{\"command\":\"(sleep 3137; echo %s) & (sh -c 'sleep 3138; echo %s') & sleep 3139; echo %s\"}",
+             marker, marker, marker);
+    snprintf(p, sizeof p, "/sandboxes/%s/commands", id);
+    assert_int_equal(emu_fixture_json(f, "POST", p, body, 200, &j), 0);
+    snprintf(live_cmd, sizeof live_cmd, "%s", jstr(j, "id"));
+    cJSON_Delete(j);
+    bool seen = false;
+    for (int i = 0; i < 200 && !seen; i++) {
+        seen = emu_fixture_process_exists(marker);
+        if (!seen)
+            sleep_ms(50);
+    }
+    assert_true(seen); /* the check can see the processes while they live */
+    assert_true(emu_fixture_process_exists("sleep 3139"));
+
+    /* SIGTERM: exit 0, every sandbox process gone */
+    assert_int_equal(emu_fixture_stop(f), 0);
+    assert_false(emu_fixture_process_exists(marker));
+    assert_false(emu_fixture_process_exists("sleep 3137"));
+    assert_false(emu_fixture_process_exists("sleep 3138"));
+    assert_false(emu_fixture_process_exists("sleep 3139"));
+
+    /* restart on the same state: records and files are back */
+    assert_int_equal(emu_fixture_restart(f), 0);
+    snprintf(p, sizeof p, "/sandboxes/%s", id);
+    assert_int_equal(emu_fixture_json(f, "GET", p, NULL, 200, &j), 0);
+    assert_string_equal(jstr(j, "displayName"), "survivor");
+    assert_string_equal(jstr(j, "lifecycleState"), "RUNNING");
+    cJSON_Delete(j);
+    snprintf(p, sizeof p, "/sandboxes/%s/files?filePath=/workspace/kept.txt", id);
+    emu_fixture_result r;
+    assert_int_equal(emu_fixture_request(f, "GET", p, NULL, &r), 0);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(r.body, "kept\n");
+    emu_fixture_result_free(&r);
+    snprintf(p, sizeof p, "/sandboxes/%s/commands/%s/output", id, done_cmd);
+    assert_int_equal(emu_fixture_json(f, "GET", p, NULL, 200, &j), 0);
+    assert_string_equal(jstr(j, "stdout"), "done\n");
+    cJSON_Delete(j);
+    /* the command that was running comes back FAILED, with a FINISHED event */
+    snprintf(p, sizeof p, "/sandboxes/%s/commands/%s", id, live_cmd);
+    assert_int_equal(emu_fixture_json(f, "GET", p, NULL, 200, &j), 0);
+    assert_string_equal(jstr(j, "lifecycleState"), "FAILED");
+    assert_null(cJSON_GetObjectItem(j, "exitCode"));
+    cJSON_Delete(j);
+    snprintf(p, sizeof p, "/sandboxes/%s/commands/%s/events", id, live_cmd);
+    assert_int_equal(emu_fixture_request(f, "GET", p, NULL, &r), 0);
+    assert_non_null(strstr(r.body, "FINISHED"));
+    emu_fixture_result_free(&r);
+    /* it still works */
+    snprintf(p, sizeof p, "/sandboxes/%s/commands/actions/runAndWait", id);
+    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"command\":\"cat /workspace/kept.txt\"}", 200, &j), 0);
+    assert_string_equal(jstr(cJSON_GetObjectItem(j, "output"), "stdout"), "kept\n");
+    cJSON_Delete(j);
+    assert_int_equal(emu_fixture_stop(f), 0);
+    emu_fixture_free(f);
+}
+
+/* Runs the emulator with args; returns its exit status and its stderr. */
+static int run_emulator(const char *args, char *err, size_t cap)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s %s 2>&1 >/dev/null", OCISBX_EMULATOR_PATH, args);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(err, 1, cap - 1, p);
+    err[n] = 0;
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_command_line(void **state)
+{
+    (void)state;
+    char err[4096];
+    assert_int_equal(run_emulator("--bogus", err, sizeof err), 2);
+    assert_non_null(strstr(err, "--bogus"));
+    assert_non_null(strchr(err, '\n'));
+    assert_null(strchr(strchr(err, '\n') + 1, '\n')); /* one line */
+    assert_int_equal(run_emulator("--config /nonexistent.yaml", err, sizeof err), 2);
+    assert_non_null(strstr(err, "--state-dir"));
+    assert_int_equal(run_emulator("--config x --state-dir /tmp --listen 0.0.0.0:0", err, sizeof err), 2);
+    assert_non_null(strstr(err, "non-loopback"));
+    assert_int_equal(run_emulator("--config x --state-dir /tmp --listen 10.1.2.3:80", err, sizeof err), 2);
+    assert_int_equal(run_emulator("--config x --state-dir /tmp --tls-cert a", err, sizeof err), 2);
+    assert_int_equal(run_emulator("--config x --state-dir /tmp --listen", err, sizeof err), 2);
+}
+
+static void expect_yaml_error(const char *yaml, const char *want)
+{
+    char dir[] = "/tmp/ocisbx-emu-yaml-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256], args[1024], err[4096];
+    snprintf(path, sizeof path, "%s/tenancy.yaml", dir);
+    FILE *fp = fopen(path, "w");
+    fputs(yaml, fp);
+    fclose(fp);
+    snprintf(args, sizeof args, "--config %s --state-dir %s/state --no-isolation", path, dir);
+    int st = run_emulator(args, err, sizeof err);
+    if (st != 1 || !strstr(err, want))
+        fprintf(stderr, "yaml error: status %d, stderr: %s (wanted %s)\n", st, err, want);
+    assert_int_equal(st, 1);
+    assert_non_null(strstr(err, path));
+    assert_non_null(strstr(err, want));
+    snprintf(args, sizeof args, "rm -rf %s", dir);
+    assert_int_equal(system(args), 0);
+}
+
+static void test_tenancy_file_errors(void **state)
+{
+    (void)state;
+    const char *head = "region: us-chicago-1\ntenancy: ocid1.tenancy.oc1..x\n";
+    char y[1024];
+    snprintf(y, sizeof y, "%sbogus: 1\n", head);
+    expect_yaml_error(y, ":3: bogus: unknown key");
+    snprintf(y, sizeof y, "%slimits:\n  max_body_bytes: lots\n", head);
+    expect_yaml_error(y, ":4: max_body_bytes:");
+    snprintf(y, sizeof y, "%sprojects:\n  - id: p1\n    network: maybe\n", head);
+    expect_yaml_error(y, ":5: network: expected deny or allow");
+    snprintf(y, sizeof y, "%susers:\n  - id: u\n    fingerprint: \"zz\"\n    public_key_file: k.pem\n", head);
+    expect_yaml_error(y, ":5: fingerprint:");
+    snprintf(y, sizeof y,
+             "%susers:\n  - id: u\n    fingerprint: \"73:61:a2:21:67:e0:df:be:7e:4b:93:1e:15:98:a5:b7\"\n"
+             "    public_key_file: missing.pem\n",
+             head);
+    expect_yaml_error(y, ":6: public_key_file: cannot load public key");
+    snprintf(y, sizeof y, "%sfaults:\n  rules:\n    - match: {method: GET}\n      respond: 200\n", head);
+    expect_yaml_error(y, ":6: respond:");
+    snprintf(y, sizeof y, "%sfaults:\n  rules:\n    - match: {method: GET, path: x}\n      respond: 503\n", head);
+    expect_yaml_error(y, ":5: path:");
+    snprintf(y, sizeof y, "%ssession_tokens:\n  - token: t\n    public_key_file: k.pem\n    expires: tomorrow\n", head);
+    expect_yaml_error(y, ":6: expires:");
+    expect_yaml_error("region: [unclosed\n", "YAML syntax error");
+    expect_yaml_error("region: r\n", "tenancy: missing");
+}
+
+int main(void)
+{
+    ocisbx_global_init();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_restart_and_no_stray_process),
+        cmocka_unit_test(test_command_line),
+        cmocka_unit_test(test_tenancy_file_errors),
+    };
+    int fails = cmocka_run_group_tests_name("emulator process", tests, NULL, NULL);
+    ocisbx_global_cleanup();
+    return fails ? 1 : 0;
+}
