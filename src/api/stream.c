@@ -103,6 +103,24 @@ static int events_request(stream_ctx *s, const char *sandbox_id, int64_t until_s
     return rc;
 }
 
+/* A stream that ends cleanly with nothing new, for a command that has
+ * ended: nothing more will come (fromSeq past the last event, or events the
+ * service no longer has). */
+static bool command_has_ended(stream_ctx *s, const char *sandbox_id)
+{
+    ocisbx_error_saved *saved = ocisbx_error_save();
+    ocisbx_command *cm = NULL;
+    bool ended = false;
+    if (ocisbx_client_get_command(s->c, sandbox_id, s->command_id, &cm) == 0) {
+        const char *st = ocisbx_command_lifecycle_state(cm);
+        ended = st && (strcmp(st, "SUCCEEDED") == 0 || strcmp(st, "FAILED") == 0 || strcmp(st, "CANCELED") == 0 ||
+                       strcmp(st, "TIMED_OUT") == 0);
+    }
+    ocisbx_command_free(cm);
+    ocisbx_error_restore(saved);
+    return ended;
+}
+
 /* first: the request of the first connection (runAndStream), or NULL to
  * start with the events operation. */
 static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_http_request *first)
@@ -149,6 +167,10 @@ static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_
         }
         if (answered_error) return rc;
         if (rc && rc != OCISBX_ETRANSPORT && rc != OCISBX_ETIMEOUT) return rc;
+        if (rc == 0 && !s->progress && s->command_id && command_has_ended(s, sandbox_id)) {
+            ocisbx_error_clear();
+            return 0;
+        }
         no_progress = s->progress ? 0 : no_progress + 1;
         if (no_progress > s->c->resume_limit)
             return ocisbx_fail(OCISBX_ETRANSPORT,

@@ -26,7 +26,11 @@ int cli_api_client(cli_ctx *ctx, ocisbx_client **out);
 int cli_api_print(int rc, char *json);
 int cli_api_int(const char *cmd, const char *name, const char *value, long long min, long long max, long long *out);
 int cli_api_unknown_sub(const char *cmd, const char *sub, const char *subs);
+bool cli_api_wants_help(int argc, char **argv);
+void cli_api_usage_line(const char *cmd, const char *sub, const char *allowed);
 
+/* Called after the call that set cmd (never as f(call(&cmd), cmd): the
+ * order in which arguments are evaluated is unspecified). */
 static int print_command(int rc, ocisbx_command *cmd)
 {
     char *json = NULL;
@@ -113,6 +117,12 @@ int cmd_command(cli_ctx *ctx, int argc, char **argv)
     };
     size_t k = 0;
     while (sub && k < sizeof subs / sizeof subs[0] && strcmp(subs[k].name, sub) != 0) k++;
+    if (cli_api_wants_help(argc, argv)) {
+        printf("usage:\n");
+        for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
+            if (k == sizeof subs / sizeof subs[0] || i == k) cli_api_usage_line("command", subs[i].name, subs[i].allowed);
+        return CLI_EXIT_OK;
+    }
     if (!sub || k == sizeof subs / sizeof subs[0]) return cli_api_unknown_sub("command", sub, COMMAND_SUBS);
     char cmd[64];
     snprintf(cmd, sizeof cmd, "command %s", sub);
@@ -138,9 +148,11 @@ int cmd_command(cli_ctx *ctx, int argc, char **argv)
     int st;
     ocisbx_command *cm = NULL;
     if (strcmp(sub, "run") == 0) {
-        st = print_command(ocisbx_client_run_command(c, o.sandbox_id, d, &cm), cm);
+        int rc = ocisbx_client_run_command(c, o.sandbox_id, d, &cm);
+        st = print_command(rc, cm);
     } else if (strcmp(sub, "run-and-wait") == 0) {
-        st = print_command(ocisbx_client_run_command_and_wait(c, o.sandbox_id, d, &cm), cm);
+        int rc = ocisbx_client_run_command_and_wait(c, o.sandbox_id, d, &cm);
+        st = print_command(rc, cm);
     } else if (strcmp(sub, "run-and-stream") == 0) {
         stream_out s = {0};
         int rc = ocisbx_client_run_command_and_stream(c, o.sandbox_id, d, on_event, &s, NULL);
@@ -150,7 +162,8 @@ int cmd_command(cli_ctx *ctx, int argc, char **argv)
         int rc = ocisbx_client_stream_command_events(c, o.sandbox_id, o.command_id, from_seq, 0, on_event, &s);
         st = stream_status(rc, &s, cmd);
     } else if (strcmp(sub, "get") == 0) {
-        st = print_command(ocisbx_client_get_command(c, o.sandbox_id, o.command_id, &cm), cm);
+        int rc = ocisbx_client_get_command(c, o.sandbox_id, o.command_id, &cm);
+        st = print_command(rc, cm);
     } else if (strcmp(sub, "output") == 0) {
         ocisbx_command_output *out = NULL;
         char *json = NULL;

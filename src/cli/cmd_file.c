@@ -25,6 +25,8 @@ int cli_api_require(const char *cmd, const char *name, const char *value);
 int cli_api_client(cli_ctx *ctx, ocisbx_client **out);
 int cli_api_print(int rc, char *json);
 int cli_api_unknown_sub(const char *cmd, const char *sub, const char *subs);
+bool cli_api_wants_help(int argc, char **argv);
+void cli_api_usage_line(const char *cmd, const char *sub, const char *allowed);
 
 static int to_stdout(const void *data, size_t len, void *ud)
 {
@@ -34,8 +36,14 @@ static int to_stdout(const void *data, size_t len, void *ud)
 
 int cmd_file(cli_ctx *ctx, int argc, char **argv)
 {
-    const char *sub = argc > 1 ? argv[1] : NULL;
+    const char *sub = argc > 1 && argv[1][0] != '-' ? argv[1] : NULL;
     bool write = sub && strcmp(sub, "write") == 0;
+    if (cli_api_wants_help(argc, argv)) {
+        printf("usage:\n");
+        if (!sub || strcmp(sub, "read") == 0) cli_api_usage_line("file", "read", "sandbox-id file-path to-file");
+        if (!sub || write) cli_api_usage_line("file", "write", "sandbox-id file-path from-file");
+        return CLI_EXIT_OK;
+    }
     if (!sub || (!write && strcmp(sub, "read") != 0)) return cli_api_unknown_sub("file", sub, "read, write");
     const char *cmd = write ? "file write" : "file read";
     cli_api_opts o;

@@ -29,6 +29,8 @@ int cli_api_print(int rc, char *json);
 int cli_api_int(const char *cmd, const char *name, const char *value, long long min, long long max, long long *out);
 int cli_api_wait_ms(const char *cmd, const cli_api_opts *o, int64_t *timeout_ms, int64_t *poll_ms);
 int cli_api_unknown_sub(const char *cmd, const char *sub, const char *subs);
+bool cli_api_wants_help(int argc, char **argv);
+void cli_api_usage_line(const char *cmd, const char *sub, const char *allowed);
 
 typedef struct opt_def {
     const char *name;
@@ -196,6 +198,36 @@ int cli_api_unknown_sub(const char *cmd, const char *sub, const char *subs)
     return cli_error(CLI_EXIT_USAGE, "%s: unknown subcommand %s (one of: %s)", cmd, sub, subs);
 }
 
+bool cli_api_wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) break;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return true;
+    }
+    return false;
+}
+
+/* "  ocisbx sandbox stop --sandbox-id V [--is-force] ..." on stdout. */
+void cli_api_usage_line(const char *cmd, const char *sub, const char *allowed)
+{
+    printf("  ocisbx %s %s", cmd, sub);
+    const char *p = allowed;
+    while (*p) {
+        size_t n = strcspn(p, " ");
+        if (n == 3 && strncmp(p, "arg", 3) == 0)
+            printf(" [--arg V]... [-- ARG...]");
+        else if ((n == 8 && strncmp(p, "is-force", 8) == 0) || (n == 3 && strncmp(p, "all", 3) == 0))
+            printf(" [--%.*s]", (int)n, p);
+        else if (n == 3 && strncmp(p, "env", 3) == 0)
+            printf(" [--env NAME=VALUE]...");
+        else
+            printf(" [--%.*s V]", (int)n, p);
+        p += n;
+        while (*p == ' ') p++;
+    }
+    printf("\n");
+}
+
 /* ---- sandbox ---- */
 static int print_sandbox(ocisbx_sandbox *s)
 {
@@ -341,6 +373,12 @@ int cmd_sandbox(cli_ctx *ctx, int argc, char **argv)
     };
     size_t k = 0;
     while (sub && k < sizeof subs / sizeof subs[0] && strcmp(subs[k].name, sub) != 0) k++;
+    if (cli_api_wants_help(argc, argv)) {
+        printf("usage:\n");
+        for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
+            if (k == sizeof subs / sizeof subs[0] || i == k) cli_api_usage_line("sandbox", subs[i].name, subs[i].allowed);
+        return CLI_EXIT_OK;
+    }
     if (!sub || k == sizeof subs / sizeof subs[0]) return cli_api_unknown_sub("sandbox", sub, SANDBOX_SUBS);
     char cmd[64];
     snprintf(cmd, sizeof cmd, "sandbox %s", sub);

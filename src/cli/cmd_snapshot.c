@@ -27,6 +27,8 @@ int cli_api_print(int rc, char *json);
 int cli_api_int(const char *cmd, const char *name, const char *value, long long min, long long max, long long *out);
 int cli_api_wait_ms(const char *cmd, const cli_api_opts *o, int64_t *timeout_ms, int64_t *poll_ms);
 int cli_api_unknown_sub(const char *cmd, const char *sub, const char *subs);
+bool cli_api_wants_help(int argc, char **argv);
+void cli_api_usage_line(const char *cmd, const char *sub, const char *allowed);
 
 static int print_snapshot(int rc, ocisbx_snapshot *s)
 {
@@ -51,6 +53,12 @@ int cmd_snapshot(cli_ctx *ctx, int argc, char **argv)
     };
     size_t k = 0;
     while (sub && k < sizeof subs / sizeof subs[0] && strcmp(subs[k].name, sub) != 0) k++;
+    if (cli_api_wants_help(argc, argv)) {
+        printf("usage:\n");
+        for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
+            if (k == sizeof subs / sizeof subs[0] || i == k) cli_api_usage_line("snapshot", subs[i].name, subs[i].allowed);
+        return CLI_EXIT_OK;
+    }
     if (!sub || k == sizeof subs / sizeof subs[0])
         return cli_api_unknown_sub("snapshot", sub, "create, get, list, delete");
     char cmd[64];
@@ -79,7 +87,8 @@ int cmd_snapshot(cli_ctx *ctx, int argc, char **argv)
         }
         st = print_snapshot(rc, s);
     } else if (strcmp(sub, "get") == 0) {
-        st = print_snapshot(ocisbx_client_get_snapshot(c, o.snapshot_id, &s), s);
+        rc = ocisbx_client_get_snapshot(c, o.snapshot_id, &s);
+        st = print_snapshot(rc, s);
     } else if (strcmp(sub, "delete") == 0) {
         rc = ocisbx_client_delete_snapshot(c, o.snapshot_id);
         if (!rc && o.wait_for_state) rc = ocisbx_client_wait_snapshot(c, o.snapshot_id, o.wait_for_state, wait_t, wait_p, &s);

@@ -264,8 +264,12 @@ void emu_handle(emu_server *s, const emu_request *req, emu_response *resp)
     }
     pthread_mutex_lock(&s->mu);
     emu_retry *r = NULL;
+    if (s->stopping) {
+        emu_error(resp, 503, "ServiceUnavailable", "the emulator is shutting down");
+        goto done;
+    }
     if (token) {
-        char *key = ocisbx_asprintf("%s %s %s", token, req->method, rel);
+        char *key = ocisbx_asprintf("%s %s %s?%s", token, req->method, rel, req->query ? req->query : "");
         emu_retry *old;
         while ((old = retry_find(s, key)) && !old->done && !s->stopping)
             pthread_cond_wait(&s->cv, &s->mu);

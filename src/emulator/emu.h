@@ -236,7 +236,8 @@ typedef struct emu_command {
     struct emu_proc *proc;
     bool cancel_requested;
     bool stop_requested;
-    bool finished; /* FINISHED event written */
+    bool finished;  /* FINISHED event written */
+    bool persisted; /* its (final) events are in <state>/commands/<id>.json */
 } emu_command;
 
 typedef struct emu_sandbox {

@@ -30,6 +30,7 @@ struct emu_http {
 
 typedef struct conn_ctx {
     emu_http *h;
+    struct MHD_Connection *con;
     emu_request req;
     char *raw_uri;
     bool started;
@@ -57,6 +58,18 @@ static enum MHD_Result header_cb(void *cls, enum MHD_ValueKind kind, const char 
     return MHD_YES;
 }
 
+/* A stream waiting for output would otherwise notice a client that went
+ * away only when it next writes: peek at the socket instead. */
+static bool peer_gone(conn_ctx *c)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c->con, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (!ci)
+        return false;
+    char b;
+    ssize_t n = recv(ci->connect_fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0;
+}
+
 static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max)
 {
     (void)pos;
@@ -77,6 +90,8 @@ static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max)
             return MHD_CONTENT_READER_END_OF_STREAM;
         if (c->end == -1)
             return MHD_CONTENT_READER_END_WITH_ERROR;
+        if (peer_gone(c))
+            return MHD_CONTENT_READER_END_WITH_ERROR;
         pthread_mutex_lock(&s->mu);
         int rc = emu_stream_next(s, c->st, &c->pending);
         if (rc == 0 && c->pending.len == 0) {
@@ -96,6 +111,9 @@ static enum MHD_Result answer(conn_ctx *c, struct MHD_Connection *con)
     emu_response resp;
     emu_response_init(&resp);
     emu_handle(c->h->s, &c->req, &resp);
+    if (getenv("OCISBX_EMULATOR_LOG"))
+        fprintf(stderr, "ocisbx-emulator: %s %s -> %d%s\n", c->req.method, c->req.path ? c->req.path : "",
+                resp.reset ? 0 : resp.status, resp.reset ? " (reset)" : "");
     if (resp.reset) {
         emu_response_clear(&resp);
         return MHD_NO; /* MHD closes the connection without an answer */
@@ -136,6 +154,7 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *con, const ch
         return MHD_NO;
     if (!c->started) {
         c->started = true;
+        c->con = con;
         emu_request_set_target(&c->req, method, c->raw_uri ? c->raw_uri : "/");
         MHD_get_connection_values(con, MHD_HEADER_KIND, header_cb, &c->req);
         const char *cl = emu_request_header(&c->req, "content-length");

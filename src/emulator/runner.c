@@ -280,6 +280,16 @@ static int check_cwd(const emu_run_spec *spec, const char **cwd_out, char **host
         free(host);
         return ocisbx_fail(OCISBX_EINVAL, "cwd %s: no such directory in the workspace", cwd);
     }
+    if (!spec->isolate) {
+        /* unisolated, a symlink would take the shell out of the workspace */
+        char real_ws[PATH_MAX], real_cwd[PATH_MAX];
+        size_t n = realpath(spec->workspace_dir, real_ws) ? strlen(real_ws) : 0;
+        if (!n || !realpath(host, real_cwd) || strncmp(real_cwd, real_ws, n) != 0 ||
+            (real_cwd[n] != '\0' && real_cwd[n] != '/' && strcmp(real_ws, "/") != 0)) {
+            free(host);
+            return ocisbx_fail(OCISBX_EINVAL, "cwd %s leads outside the workspace", cwd);
+        }
+    }
     *cwd_out = cwd;
     *host_out = host;
     return 0;
@@ -642,11 +652,19 @@ static void *proc_thread(void *arg)
             memset(&si, 0, sizeof si);
             /* peek first: while the child is a zombie its pid (and process
              * group) cannot be reused, so the group kill below is safe */
-            if (waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == p->pid) {
+            int wr = waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOHANG | WNOWAIT);
+            if (wr == 0 && si.si_pid == p->pid) {
                 if (!p->isolate)
                     kill(-p->pid, SIGKILL); /* background children of the group */
                 while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR) {
                 }
+                p->pid = 0;
+                exited = true;
+                exited_at = now;
+            } else if (wr < 0 && errno == ECHILD) {
+                /* SIGCHLD ignored by the host program: reaped by the kernel,
+                 * status lost */
+                status = 0xff00; /* reported as exit code 255 */
                 p->pid = 0;
                 exited = true;
                 exited_at = now;
@@ -822,6 +840,9 @@ int emu_proc_signal(emu_proc *p, int sig)
     if (!p || sig < 0 || sig >= NSIG)
         return ocisbx_fail(OCISBX_EINVAL, "runner: bad process or signal %d", sig);
     pthread_mutex_lock(&p->mu);
+    if (p->pid > 0 && sig != 0 && sig != SIGSTOP && sig != SIGCONT && sig != SIGTSTP && sig != SIGCHLD &&
+        p->sent_signal != SIGKILL)
+        p->sent_signal = sig; /* so a 128+N exit reads as this kill */
     signal_tree_locked(p, sig);
     pthread_mutex_unlock(&p->mu);
     return 0;

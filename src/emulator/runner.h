@@ -67,8 +67,13 @@ typedef struct emu_proc emu_proc;
 typedef void (*emu_output_fn)(int stream, const char *data, size_t len, void *user_data);
 /* Called exactly once, after both pipes have ended and the process has been
  * reaped. exit_code is the command's exit status (0..255), or -1 when it was
- * killed by a signal (term_signal names it; 0 otherwise). timed_out is true
- * when the timeout backstop fired (whatever the exit status then). */
+ * killed by a signal (term_signal names it; 0 otherwise). Isolated, bwrap
+ * reports a signal death as exit status 128+N: it reads as a kill only when a
+ * terminating signal was sent through this API (terminate, timeout,
+ * emu_proc_signal, kill_all); a command that kills itself reports 128+N.
+ * timed_out is true when the timeout backstop fired. When the command's shell
+ * exits, whatever it left running in the background is killed (the PID
+ * namespace ends with it; unisolated, its process group). */
 typedef void (*emu_exit_fn)(int exit_code, int term_signal, bool timed_out, void *user_data);
 
 /* Spawns and returns at once (*out set). The spec and its strings are copied.

@@ -34,6 +34,40 @@ static cJSON *env_json(const emu_env *env, size_t n)
     return a;
 }
 
+static cJSON *events_json(const emu_command *c)
+{
+    cJSON *ev = cJSON_CreateArray();
+    for (size_t i = 0; i < c->n_events; i++) {
+        const emu_event *e = &c->events[i];
+        cJSON *x = cJSON_CreateObject();
+        put_num(x, "ts", e->ts_ms);
+        put_num(x, "kind", e->kind);
+        if (e->data)
+            put_str(x, "data", e->data);
+        put_num(x, "exitCode", e->exit_code);
+        cJSON_AddItemToArray(ev, x);
+    }
+    return ev;
+}
+
+/* A finished command's events never change: written once to their own file,
+ * so the periodic state file stays small whatever the outputs were. */
+static void persist_events(const emu_server *s, emu_command *c)
+{
+    if (!c->finished || c->persisted)
+        return;
+    char *dir = ocisbx_asprintf("%s/commands", s->state_dir);
+    char *path = ocisbx_asprintf("%s/commands/%s.json", s->state_dir, c->id);
+    cJSON *ev = events_json(c);
+    char *text = cJSON_PrintUnformatted(ev);
+    cJSON_Delete(ev);
+    if (dir && path && text && emu_mkdirs(dir) == 0 && emu_write_file_atomic(path, text, strlen(text)) == 0)
+        c->persisted = true;
+    cJSON_free(text);
+    free(dir);
+    free(path);
+}
+
 static cJSON *cmd_json(const emu_command *c)
 {
     cJSON *o = cJSON_CreateObject();
@@ -55,17 +89,10 @@ static cJSON *cmd_json(const emu_command *c)
     put_num(o, "outputBytes", c->output_bytes);
     cJSON_AddBoolToObject(o, "outputLost", c->output_lost);
     cJSON_AddBoolToObject(o, "finished", c->finished);
-    cJSON *ev = cJSON_AddArrayToObject(o, "events");
-    for (size_t i = 0; i < c->n_events; i++) {
-        const emu_event *e = &c->events[i];
-        cJSON *x = cJSON_CreateObject();
-        put_num(x, "ts", e->ts_ms);
-        put_num(x, "kind", e->kind);
-        if (e->data)
-            put_str(x, "data", e->data);
-        put_num(x, "exitCode", e->exit_code);
-        cJSON_AddItemToArray(ev, x);
-    }
+    if (c->persisted)
+        cJSON_AddBoolToObject(o, "eventsFile", true);
+    else
+        cJSON_AddItemToObject(o, "events", events_json(c));
     return o;
 }
 
@@ -103,6 +130,9 @@ static cJSON *sbx_json(const emu_sandbox *b)
 
 int emu_store_save(emu_server *s)
 {
+    for (size_t i = 0; i < s->n_sbx; i++)
+        for (size_t j = 0; j < s->sbx[i]->n_cmds; j++)
+            persist_events(s, s->sbx[i]->cmds[j]);
     cJSON *root = cJSON_CreateObject();
     put_num(root, "version", 1);
     cJSON *a = cJSON_AddArrayToObject(root, "sandboxes");
@@ -212,7 +242,7 @@ static char **get_strs(const cJSON *o, const char *k, size_t *n)
     return out;
 }
 
-static emu_command *load_cmd(const cJSON *o, const char *sandbox_id)
+static emu_command *load_cmd(const emu_server *s, const cJSON *o, const char *sandbox_id)
 {
     emu_command *c = calloc(1, sizeof *c);
     if (!c)
@@ -240,6 +270,17 @@ static emu_command *load_cmd(const cJSON *o, const char *sandbox_id)
     c->output_lost = get_b(o, "outputLost");
     c->finished = get_b(o, "finished");
     const cJSON *ev = cJSON_GetObjectItemCaseSensitive(o, "events");
+    cJSON *file_ev = NULL;
+    if (get_b(o, "eventsFile")) {
+        char *path = ocisbx_asprintf("%s/commands/%s.json", s->state_dir, c->id);
+        size_t len = 0;
+        char *text = path ? emu_read_file(path, &len) : NULL;
+        file_ev = text ? cJSON_ParseWithLength(text, len) : NULL;
+        free(text);
+        free(path);
+        ev = file_ev;
+        c->persisted = file_ev != NULL;
+    }
     size_t n = (size_t)cJSON_GetArraySize(ev);
     c->events = calloc(n + 1, sizeof *c->events);
     c->cap_events = c->events ? n + 1 : 0;
@@ -256,6 +297,7 @@ static emu_command *load_cmd(const cJSON *o, const char *sandbox_id)
         e->len = e->data ? strlen(e->data) : 0;
         e->exit_code = (int)get_n(it, "exitCode");
     }
+    cJSON_Delete(file_ev);
     if (!c->finished) {
         /* it was running when the emulator stopped: its processes are gone */
         snprintf(c->state, sizeof c->state, "FAILED");
@@ -336,7 +378,7 @@ int emu_store_load(emu_server *s)
         const cJSON *ci;
         cJSON_ArrayForEach(ci, cJSON_GetObjectItemCaseSensitive(it, "commands"))
         {
-            emu_command *c = load_cmd(ci, b->id);
+            emu_command *c = load_cmd(s, ci, b->id);
             if (!c)
                 continue;
             emu_command **nc = realloc(b->cmds, (b->n_cmds + 1) * sizeof *nc);

@@ -260,23 +260,35 @@ static void t_files_api_escapes(void **state)
     assert_int_equal(ec, 0);
 
     char path[512];
-    const char *writes[] = {"/workspace/../etc/%s", "/workspace/etclink/%s", "/workspace/up/%s",
-                            "/workspace/tmplink/%s", "/workspace/d/deep/%s", "/workspace/etclink/sub/%s",
-                            "/workspace/dangling", "/workspace/%%2e%%2e/etc/%s", "/etc/%s", "/tmp/%s"};
+    /* each followed by the probe name */
+    const char *writes[] = {"/workspace/../etc/", "/workspace/etclink/", "/workspace/up/",
+                            "/workspace/tmplink/", "/workspace/d/deep/", "/workspace/etclink/sub/",
+                            "/workspace/%2e%2e/etc/", "/etc/", "/tmp/"};
     for (size_t i = 0; i < sizeof writes / sizeof *writes; i++) {
-        snprintf(path, sizeof path, writes[i], probe);
+        snprintf(path, sizeof path, "%s%s", writes[i], probe);
         long st = 0;
         assert_int_equal(put_file(f, id, path, "escaped", &st), 0);
         if (st != 400)
             fprintf(stderr, "PUT %s: %ld\n", path, st);
         assert_int_equal(st, 400);
     }
-    const char *reads[] = {"/workspace/hn", "/workspace/etclink/hostname", "/workspace/up/etc/hostname",
-                           "/workspace/../etc/hostname", "/workspace/d/deep/hostname", "/etc/hostname"};
+    /* a symlink as the last component (dangling, pointing out): refused, or
+     * replaced by the new file, never followed */
+    long dst = 0;
+    assert_int_equal(put_file(f, id, "/workspace/dangling", "replaced", &dst), 0);
+    assert_true(dst == 400 || dst == 200);
+    if (dst == 200) {
+        int ec2;
+        char *o = run_wait(f, id, "test -L /workspace/dangling && echo link || cat /workspace/dangling", &ec2);
+        assert_string_equal(o, "replaced");
+        free(o);
+    }
+    const char *reads[] = {"/workspace/hn", "/workspace/etclink/hostname", "/workspace/../etc/hostname",
+                           "/etc/hostname"};
     for (size_t i = 0; i < sizeof reads / sizeof *reads; i++) {
         long st = get_file_status(f, id, reads[i]);
         if (st != 400)
-            fprintf(stderr, "GET %s: %ld\n", reads[i], st);
+            fprintf(stderr, "GET %s answered %ld, want 400\n", reads[i], st);
         assert_int_equal(st, 400);
     }
     /* nothing reached the host */
@@ -291,6 +303,30 @@ static void t_files_api_escapes(void **state)
     long st = 0;
     assert_int_equal(put_file(f, id, "/workspace/d/ok.txt", "fine", &st), 0);
     assert_int_equal(st, 200);
+}
+
+/* Reading through a symlink that leads out is refused whatever lies behind
+ * it: a 404 for a missing target next to a 400 for an existing one would let
+ * a client probe which files exist outside the workspace. */
+static void t_files_api_no_existence_probe(void **state)
+{
+    emu_fixture *f = *state;
+    char id[64];
+    assert_int_equal(emu_fixture_new_sandbox(f, NULL, NULL, id, sizeof id), 0);
+    int ec;
+    free(run_wait(f, id, "ln -s .. /workspace/up && ln -s /etc /workspace/etclink && mkdir /workspace/d && "
+                         "ln -s ../../etc /workspace/d/deep", &ec));
+    assert_int_equal(ec, 0);
+    const char *reads[] = {"/workspace/up/etc/hostname", "/workspace/up/no-such-file",
+                           "/workspace/etclink/hostname", "/workspace/etclink/no-such-file",
+                           "/workspace/d/deep/hostname"};
+    for (size_t i = 0; i < sizeof reads / sizeof *reads; i++) {
+        long st = get_file_status(f, id, reads[i]);
+        if (st != 400)
+            fprintf(stderr, "GET %s answered %ld, want 400: a path through a symlink that leads out of "
+                            "/workspace must be refused whether or not its target exists\n", reads[i], st);
+        assert_int_equal(st, 400);
+    }
 }
 
 static void t_process_trees_die(void **state)
@@ -364,6 +400,7 @@ int main(void)
         cmocka_unit_test(t_filesystem),
         cmocka_unit_test(t_network),
         cmocka_unit_test(t_files_api_escapes),
+        cmocka_unit_test(t_files_api_no_existence_probe),
         cmocka_unit_test(t_process_trees_die),
         cmocka_unit_test(t_shutdown_leaves_nothing),
     };

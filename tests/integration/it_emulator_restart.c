@@ -135,6 +135,25 @@ static void test_command_line(void **state)
     assert_int_equal(run_emulator("--config x --state-dir /tmp --listen 10.1.2.3:80", err, sizeof err), 2);
     assert_int_equal(run_emulator("--config x --state-dir /tmp --tls-cert a", err, sizeof err), 2);
     assert_int_equal(run_emulator("--config x --state-dir /tmp --listen", err, sizeof err), 2);
+    /* without bubblewrap it refuses to run commands unisolated */
+    char dir[] = "/tmp/ocisbx-emu-nobwrap-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "printf 'region: r\\ntenancy: t\\n' > %s/t.yaml && env PATH=/nonexistent %s --config %s/t.yaml "
+             "--state-dir %s/s 2>&1 >/dev/null",
+             dir, OCISBX_EMULATOR_PATH, dir, dir);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t n = fread(err, 1, sizeof err - 1, p);
+    err[n] = 0;
+    int st = pclose(p);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 1);
+    assert_non_null(strstr(err, "bubblewrap"));
+    assert_non_null(strstr(err, "--no-isolation"));
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
 }
 
 static void expect_yaml_error(const char *yaml, const char *want)

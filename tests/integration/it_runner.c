@@ -279,6 +279,21 @@ static void t_exit_codes(void **state)
     assert_string_equal(c.out, "y\n");
     assert_string_equal(c.err, "");
     col_free(&c);
+    /* isolated, a signal the caller sent is reported as a kill too */
+    {
+        emu_run_spec spec = {.workspace_dir = ws, .shell_command = "echo ready; sleep 1000", .envp = k_env,
+                             .isolate = true};
+        col_init(&c);
+        emu_proc *p = NULL;
+        assert_int_equal(emu_proc_start(&spec, on_out, on_exit_cb, &c, &p), 0);
+        assert_true(wait_output(&c, "ready"));
+        assert_int_equal(emu_proc_signal(p, SIGHUP), 0);
+        assert_int_equal(emu_proc_wait(p, GUARD_MS), 0);
+        emu_proc_free(p);
+        assert_int_equal(c.exit_code, -1);
+        assert_int_equal(c.term_signal, SIGHUP);
+        col_free(&c);
+    }
     /* a command not found: the shell's 127 */
     assert_int_equal(run_full(&c, ws, "no-such-command-xyz", true, false), 127);
     col_free(&c);
@@ -296,6 +311,30 @@ static void t_output_order(void **state)
         assert_int_equal(run_full(&c, ws, cmd, iso == 1, false), 0);
         assert_string_equal(c.seq, "1:out1\n|2:err1\n|1:out2\n|2:err2\n|1:out3\n|2:err3\n|"
                                    "1:out4\n|2:err4\n|1:out5\n|2:err5\n|");
+        col_free(&c);
+    }
+    /* Without sleeps: the command waits until the runner has drained each
+     * write (FIONREAD on the pipe is 0) before it writes to the other stream,
+     * so any order the runner delivered differently would be its own fault. */
+    const char *py =
+        "python3 -c '\n"
+        "import fcntl, os, struct, termios\n"
+        "def drained(fd):\n"
+        "    while struct.unpack(\"i\", fcntl.ioctl(fd, termios.FIONREAD, b\"    \"))[0]:\n"
+        "        os.sched_yield()\n"
+        "for i in range(300):\n"
+        "    fd = 1 + i % 2\n"
+        "    os.write(fd, b\"%d;\" % i)\n"
+        "    drained(fd)\n"
+        "'";
+    for (int iso = 0; iso < 2; iso++) {
+        collector c;
+        assert_int_equal(run_full(&c, ws, py, iso == 1, false), 0);
+        char expect[8192] = "";
+        size_t el = 0;
+        for (int i = 0; i < 300; i++)
+            el += (size_t)snprintf(expect + el, sizeof expect - el, "%d:%d;|", 1 + i % 2, i);
+        assert_string_equal(c.seq, expect);
         col_free(&c);
     }
     /* a large output arrives complete, in order */
@@ -393,6 +432,23 @@ static void t_cwd(void **state)
         assert_int_equal(emu_proc_start(&spec, NULL, NULL, NULL, &p), OCISBX_EINVAL);
         assert_null(p);
     }
+    /* unisolated, a cwd through a symlink that leads out is refused */
+    char link[600];
+    snprintf(link, sizeof link, "%s/out", ws);
+    assert_int_equal(symlink("/etc", link), 0);
+    emu_run_spec lspec = {.workspace_dir = ws, .cwd = "/workspace/out", .shell_command = "true", .isolate = false};
+    emu_proc *lp = NULL;
+    assert_int_equal(emu_proc_start(&lspec, NULL, NULL, NULL, &lp), OCISBX_EINVAL);
+    assert_null(lp);
+    /* isolated, it is the sandbox's own read-only /etc: harmless, allowed */
+    lspec.isolate = true;
+    lspec.shell_command = "pwd -P; touch x 2>/dev/null || echo read-only";
+    col_init(&c);
+    assert_int_equal(emu_proc_start(&lspec, on_out, on_exit_cb, &c, &lp), 0);
+    assert_int_equal(emu_proc_wait(lp, GUARD_MS), 0);
+    emu_proc_free(lp);
+    assert_string_equal(c.out, "/etc\nread-only\n");
+    col_free(&c);
     /* a missing workspace is refused */
     emu_run_spec spec = {.workspace_dir = "/nonexistent/ws", .shell_command = "true", .isolate = true};
     emu_proc *p = NULL;
@@ -432,7 +488,9 @@ static void t_isolation_filesystem(void **state)
              "try devnull 'echo x > /dev/null'\n"
              "test -e /root/.bashrc && echo root-visible || echo root-hidden\n"
              "test -d /var/lib && echo var-visible || echo var-hidden\n"
-             "python3 -c 'print(6*7)'\n",
+             "python3 -c 'print(6*7)'\n"
+             "grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status | cut -f2 | sort -u\n"
+             "grep NoNewPrivs /proc/self/status | cut -f2\n",
              host_probe);
     collector c;
     assert_int_equal(run_full(&c, ws, cmd, true, false), 0);
@@ -440,7 +498,8 @@ static void t_isolation_filesystem(void **state)
                         "tmp refused\netc refused\nusr refused\nbin refused\nroot refused\ndev refused\n"
                         "passwd refused\nremount refused\nremount-tmp refused\nuserns refused\n"
                         "symlink refused\nuplink refused\ntmplink refused\n"
-                        "workspace WRITABLE\ndevnull WRITABLE\nroot-hidden\nvar-hidden\n42\n");
+                        "workspace WRITABLE\ndevnull WRITABLE\nroot-hidden\nvar-hidden\n42\n"
+                        "0000000000000000\n1\n"); /* no capability at all, no setuid gain */
     col_free(&c);
     /* nothing reached the host: not /etc, /tmp, the workspace's parent */
     char path[1024];
@@ -888,6 +947,26 @@ static void t_kill_all(void **state)
     free(ws);
 }
 
+/* A host program that ignores SIGCHLD (its children are reaped by the
+ * kernel): the exit still comes, once, with the status lost (255). */
+static void t_sigchld_ignored(void **state)
+{
+    (void)state;
+    char *ws = make_ws();
+    struct sigaction ign, old;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    assert_int_equal(sigaction(SIGCHLD, &ign, &old), 0);
+    collector c;
+    int code = run_full(&c, ws, "echo still-here", true, false);
+    assert_int_equal(sigaction(SIGCHLD, &old, NULL), 0);
+    assert_true(code == 0 || code == 255);
+    assert_string_equal(c.out, "still-here\n");
+    col_free(&c);
+    rm_rf(ws);
+    free(ws);
+}
+
 int main(void)
 {
     char bwrap[4096];
@@ -926,6 +1005,7 @@ int main(void)
         cmocka_unit_test(t_concurrent),
         cmocka_unit_test(t_dies_with_emulator),
         cmocka_unit_test(t_kill_all),
+        cmocka_unit_test(t_sigchld_ignored),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

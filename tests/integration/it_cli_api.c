@@ -1,0 +1,396 @@
+/* The ocisbx program's sandbox, command, file and snapshot commands against
+ * the emulator over HTTPS: JSON out, chunks streamed to stdout/stderr, the
+ * command's exit code, one-line errors and non-zero exits. */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <cmocka.h>
+
+#include "emu_fixture.h"
+
+static emu_fixture *emu;
+static char tmpdir[] = "/tmp/ocisbx-it-cli-api-XXXXXX";
+
+typedef struct run_result {
+    int status; /* exit status, or 128+signal */
+    char *out;
+    size_t out_len;
+    char *err;
+} run_result;
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return strdup("");
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    size_t got = fread(b, 1, (size_t)n, f);
+    b[got] = '\0';
+    fclose(f);
+    if (len) *len = got;
+    return b;
+}
+
+/* Runs ocisbx with the global options for the emulator, then args (NULL
+ * terminated); stdin_data (may be NULL) is its standard input. */
+static void run(run_result *r, const char *stdin_data, const char *const *args)
+{
+    char out_path[512], err_path[512], in_path[512];
+    snprintf(out_path, sizeof out_path, "%s/stdout", tmpdir);
+    snprintf(err_path, sizeof err_path, "%s/stderr", tmpdir);
+    snprintf(in_path, sizeof in_path, "%s/stdin", tmpdir);
+    FILE *in = fopen(in_path, "wb");
+    if (stdin_data) fputs(stdin_data, in);
+    fclose(in);
+    const char *argv[64];
+    int n = 0;
+    argv[n++] = OCISBX_CLI_PATH;
+    for (const char *const *a = args; *a; a++) argv[n++] = *a;
+    /* global options after the subcommand: accepted there too */
+    argv[n++] = "--config-file";
+    argv[n++] = emu_fixture_config_path(emu);
+    argv[n++] = "--endpoint";
+    argv[n++] = emu_fixture_url(emu);
+    argv[n++] = "--ca-bundle";
+    argv[n++] = emu_fixture_ca_path(emu);
+    argv[n] = NULL;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fi = open(in_path, O_RDONLY), fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600),
+            fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        dup2(fi, 0);
+        dup2(fo, 1);
+        dup2(fe, 2);
+        unsetenv("OCI_SANDBOX_ENDPOINT");
+        char *cargv[64];
+        for (int i = 0; i <= n; i++) cargv[i] = argv[i] ? strdup(argv[i]) : NULL;
+        execv(cargv[0], cargv);
+        _exit(127);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    r->out = slurp(out_path, &r->out_len);
+    r->err = slurp(err_path, NULL);
+}
+
+static void result_free(run_result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+#define RUN(r, stdin_data, ...)                                    \
+    do {                                                           \
+        const char *const args_[] = {__VA_ARGS__, NULL};           \
+        run(r, stdin_data, args_);                                 \
+    } while (0)
+
+static void expect_ok(const run_result *r, const char *what)
+{
+    if (r->status != 0) fail_msg("%s: exit %d, stderr: %s", what, r->status, r->err);
+}
+
+/* The JSON on stdout; fails the test when it is not JSON. */
+static cJSON *json_of(const run_result *r)
+{
+    cJSON *j = cJSON_Parse(r->out);
+    if (!j) fail_msg("stdout is not JSON: %s", r->out);
+    return j;
+}
+
+static const char *str(const cJSON *j, const char *field)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, field);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static int one_line(const char *s)
+{
+    size_t n = strlen(s);
+    return n > 0 && s[n - 1] == '\n' && memchr(s, '\n', n - 1) == NULL;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    if (!mkdtemp(tmpdir)) return -1;
+    emu_fixture_options o = {0};
+    o.https = true;
+    o.extra_yaml = "limits:\n  create_delay_ms: 50\n  stop_delay_ms: 20\n";
+    return emu_fixture_start(&o, &emu);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    int st = emu_fixture_stop(emu);
+    emu_fixture_free(emu);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0) return -1;
+    return st == 0 ? 0 : -1;
+}
+
+static void test_everything(void **state)
+{
+    (void)state;
+    run_result r;
+    /* create and wait */
+    RUN(&r, NULL, "sandbox", "create", "--project-id", EMU_FIXTURE_PROJECT, "--display-name", "from cli",
+        "--shape", "SMALL", "--runtime", "python-3.11", "--expires-in-minutes", "60", "--env", "GREETING=hi there",
+        "--wait-for-state", "RUNNING", "--wait-interval-seconds", "0");
+    expect_ok(&r, "sandbox create");
+    cJSON *j = json_of(&r);
+    char sbx[128];
+    snprintf(sbx, sizeof sbx, "%s", str(j, "id"));
+    assert_string_equal(str(j, "lifecycleState"), "RUNNING");
+    assert_string_equal(str(j, "displayName"), "from cli");
+    cJSON_Delete(j);
+    result_free(&r);
+
+    RUN(&r, NULL, "sandbox", "get", "--sandbox-id", sbx);
+    expect_ok(&r, "sandbox get");
+    j = json_of(&r);
+    assert_string_equal(str(j, "id"), sbx);
+    assert_string_equal(str(j, "projectId"), EMU_FIXTURE_PROJECT);
+    cJSON_Delete(j);
+    result_free(&r);
+
+    RUN(&r, NULL, "sandbox", "list", "--project-id", EMU_FIXTURE_PROJECT, "--limit", "1", "--all");
+    expect_ok(&r, "sandbox list --all");
+    j = json_of(&r);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "items")), 1);
+    cJSON_Delete(j);
+    result_free(&r);
+    RUN(&r, NULL, "sandbox", "list", "--display-name", "from cli");
+    expect_ok(&r, "sandbox list");
+    assert_non_null(strstr(r.out, sbx));
+    result_free(&r);
+
+    RUN(&r, NULL, "sandbox", "update", "--sandbox-id", sbx, "--display-name", "renamed");
+    expect_ok(&r, "sandbox update");
+    j = json_of(&r);
+    assert_string_equal(str(j, "displayName"), "renamed");
+    cJSON_Delete(j);
+    result_free(&r);
+
+    RUN(&r, NULL, "sandbox", "extend", "--sandbox-id", sbx, "--additional-duration", "PT30M");
+    expect_ok(&r, "sandbox extend");
+    j = json_of(&r);
+    assert_true(strlen(str(j, "timeExpires")) > 0);
+    cJSON_Delete(j);
+    result_free(&r);
+
+    RUN(&r, NULL, "sandbox", "suspend", "--sandbox-id", sbx, "--wait-for-state", "SUSPENDED", "--wait-interval-seconds",
+        "0");
+    expect_ok(&r, "sandbox suspend");
+    assert_non_null(strstr(r.out, "SUSPENDED"));
+    result_free(&r);
+    RUN(&r, NULL, "sandbox", "resume", "--sandbox-id", sbx, "--wait-for-state", "RUNNING", "--wait-interval-seconds",
+        "0");
+    expect_ok(&r, "sandbox resume");
+    result_free(&r);
+
+    /* commands */
+    RUN(&r, NULL, "command", "run", "--sandbox-id", sbx, "--command", "echo \"$GREETING $X\"", "--env", "X=and you",
+        "--cwd", "/workspace", "--timeout", "PT1M");
+    expect_ok(&r, "command run");
+    j = json_of(&r);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "%s", str(j, "id"));
+    assert_true(strlen(cmd) > 0);
+    cJSON_Delete(j);
+    result_free(&r);
+
+    /* events: the chunks, and the command's exit code */
+    RUN(&r, NULL, "command", "events", "--sandbox-id", sbx, "--command-id", cmd);
+    expect_ok(&r, "command events");
+    assert_string_equal(r.out, "hi there and you\n");
+    result_free(&r);
+    RUN(&r, NULL, "command", "events", "--sandbox-id", sbx, "--command-id", cmd, "--from-seq", "99");
+    expect_ok(&r, "command events past the end");
+    result_free(&r);
+
+    RUN(&r, NULL, "command", "get", "--sandbox-id", sbx, "--command-id", cmd);
+    expect_ok(&r, "command get");
+    j = json_of(&r);
+    assert_string_equal(str(j, "lifecycleState"), "SUCCEEDED");
+    cJSON_Delete(j);
+    result_free(&r);
+
+    RUN(&r, NULL, "command", "output", "--sandbox-id", sbx, "--command-id", cmd, "--from-seq", "1");
+    expect_ok(&r, "command output");
+    j = json_of(&r);
+    assert_string_equal(str(j, "stdout"), "hi there and you\n");
+    cJSON_Delete(j);
+    result_free(&r);
+
+    RUN(&r, NULL, "command", "run-and-wait", "--sandbox-id", sbx, "--command", "echo waited; exit 4");
+    expect_ok(&r, "command run-and-wait");
+    j = json_of(&r);
+    assert_int_equal(cJSON_GetObjectItem(j, "exitCode")->valueint, 4);
+    cJSON_Delete(j);
+    result_free(&r);
+
+    RUN(&r, NULL, "command", "run-and-stream", "--sandbox-id", sbx, "--command",
+        "echo out1; echo err1 >&2; sh -c 'printf \"%s|\" \"$@\"; exit 7' sh", "--arg", "a b", "--arg", "c");
+    assert_int_equal(r.status, 7);
+    assert_string_equal(r.out, "out1\na b|c|"); /* args follow the command, each quoted */
+    assert_string_equal(r.err, "err1\n");
+    result_free(&r);
+
+    RUN(&r, NULL, "command", "list", "--sandbox-id", sbx, "--limit", "1", "--all");
+    expect_ok(&r, "command list");
+    j = json_of(&r);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "items")), 3);
+    cJSON_Delete(j);
+    result_free(&r);
+
+    RUN(&r, NULL, "command", "run", "--sandbox-id", sbx, "--command", "sleep 30");
+    expect_ok(&r, "command run sleep");
+    j = json_of(&r);
+    snprintf(cmd, sizeof cmd, "%s", str(j, "id"));
+    cJSON_Delete(j);
+    result_free(&r);
+    RUN(&r, NULL, "command", "cancel", "--sandbox-id", sbx, "--command-id", cmd);
+    expect_ok(&r, "command cancel");
+    result_free(&r);
+    /* a canceled command reports no exit status: events exit non-zero with a line */
+    RUN(&r, NULL, "command", "events", "--sandbox-id", sbx, "--command-id", cmd);
+    assert_int_not_equal(r.status, 0);
+    assert_true(one_line(r.err));
+    result_free(&r);
+
+    /* files: from a local file and from stdin, read to stdout and to a file */
+    char local[600], back[600];
+    snprintf(local, sizeof local, "%s/local file.txt", tmpdir);
+    snprintf(back, sizeof back, "%s/back.txt", tmpdir);
+    FILE *f = fopen(local, "wb");
+    fputs("line one\nline two\n", f);
+    fclose(f);
+    RUN(&r, NULL, "file", "write", "--sandbox-id", sbx, "--file-path", "/workspace/dir/a b+c%d#e?.txt",
+        "--from-file", local);
+    expect_ok(&r, "file write");
+    result_free(&r);
+    RUN(&r, NULL, "file", "read", "--sandbox-id", sbx, "--file-path", "/workspace/dir/a b+c%d#e?.txt", "--to-file", "-");
+    expect_ok(&r, "file read");
+    assert_string_equal(r.out, "line one\nline two\n");
+    result_free(&r);
+    RUN(&r, "from stdin\n", "file", "write", "--sandbox-id", sbx, "--file-path", "/workspace/stdin.txt", "--from-file",
+        "-");
+    expect_ok(&r, "file write from stdin");
+    result_free(&r);
+    RUN(&r, NULL, "file", "read", "--sandbox-id", sbx, "--file-path", "/workspace/stdin.txt", "--to-file", back);
+    expect_ok(&r, "file read to a file");
+    char *got = slurp(back, NULL);
+    assert_string_equal(got, "from stdin\n");
+    free(got);
+    result_free(&r);
+    RUN(&r, NULL, "file", "read", "--sandbox-id", sbx, "--file-path", "/workspace/missing");
+    assert_int_equal(r.status, 1);
+    assert_true(one_line(r.err));
+    assert_non_null(strstr(r.err, "404"));
+    result_free(&r);
+
+    /* snapshots */
+    RUN(&r, NULL, "snapshot", "create", "--sandbox-id", sbx, "--display-name", "snap", "--wait-for-state", "ACTIVE",
+        "--wait-interval-seconds", "0");
+    expect_ok(&r, "snapshot create");
+    j = json_of(&r);
+    char snap[128];
+    snprintf(snap, sizeof snap, "%s", str(j, "id"));
+    assert_string_equal(str(j, "lifecycleState"), "ACTIVE");
+    cJSON_Delete(j);
+    result_free(&r);
+    RUN(&r, NULL, "snapshot", "get", "--snapshot-id", snap);
+    expect_ok(&r, "snapshot get");
+    assert_non_null(strstr(r.out, snap));
+    result_free(&r);
+    RUN(&r, NULL, "snapshot", "list", "--sandbox-id", sbx);
+    expect_ok(&r, "snapshot list");
+    j = json_of(&r);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "items")), 1);
+    cJSON_Delete(j);
+    result_free(&r);
+    RUN(&r, NULL, "snapshot", "delete", "--snapshot-id", snap, "--wait-for-state", "DELETED", "--wait-interval-seconds",
+        "0");
+    expect_ok(&r, "snapshot delete");
+    result_free(&r);
+
+    /* stop and delete */
+    RUN(&r, NULL, "sandbox", "stop", "--sandbox-id", sbx, "--is-force", "--wait-for-state", "STOPPED",
+        "--wait-interval-seconds", "0");
+    expect_ok(&r, "sandbox stop");
+    assert_non_null(strstr(r.out, "STOPPED"));
+    result_free(&r);
+    RUN(&r, NULL, "sandbox", "delete", "--sandbox-id", sbx, "--wait-for-state", "DELETED", "--wait-interval-seconds",
+        "0");
+    expect_ok(&r, "sandbox delete");
+    assert_string_equal(r.out, "");
+    result_free(&r);
+    RUN(&r, NULL, "sandbox", "get", "--sandbox-id", sbx);
+    assert_int_equal(r.status, 1);
+    assert_true(one_line(r.err));
+    assert_non_null(strstr(r.err, "NotAuthorizedOrNotFound"));
+    assert_non_null(strstr(r.err, "opc-request-id"));
+    result_free(&r);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    run_result r;
+    RUN(&r, NULL, "sandbox", "get");
+    assert_int_equal(r.status, 2);
+    assert_true(one_line(r.err));
+    assert_non_null(strstr(r.err, "--sandbox-id"));
+    result_free(&r);
+    RUN(&r, NULL, "sandbox", "get", "--sandbox-id", "x", "--bogus");
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "--bogus"));
+    result_free(&r);
+    RUN(&r, NULL, "sandbox", "explode");
+    assert_int_equal(r.status, 2);
+    assert_true(one_line(r.err));
+    result_free(&r);
+    RUN(&r, NULL, "sandbox", "create", "--project-id", EMU_FIXTURE_PROJECT, "--expires-in-minutes", "-1");
+    assert_int_not_equal(r.status, 0);
+    assert_true(one_line(r.err));
+    assert_non_null(strstr(r.err, "expiresInMinutes"));
+    result_free(&r);
+    RUN(&r, NULL, "command", "run", "--sandbox-id", "s", "--command", "x", "--timeout", "2 minutes");
+    assert_int_equal(r.status, 2);
+    result_free(&r);
+    RUN(&r, NULL, "command", "run", "--sandbox-id", "s", "--command", "x", "--env", "NOEQUALS");
+    assert_int_equal(r.status, 2);
+    result_free(&r);
+    RUN(&r, NULL, "file", "write", "--sandbox-id", "s", "--file-path", "/workspace/x", "--from-file", "/nonexistent/f");
+    assert_int_equal(r.status, 1);
+    assert_true(one_line(r.err));
+    result_free(&r);
+    RUN(&r, NULL, "snapshot", "get");
+    assert_int_equal(r.status, 2);
+    result_free(&r);
+    RUN(&r, NULL, "command", "get", "--sandbox-id", "sbx-none", "--command-id", "c");
+    assert_int_equal(r.status, 1);
+    assert_true(one_line(r.err));
+    result_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_everything), cmocka_unit_test(test_bad_input)};
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
