@@ -14,5 +14,7 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/ocisbxConfigVersion.cmake
   COMPATIBILITY SameMajorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/ocisbxConfig.cmake ${PROJECT_BINARY_DIR}/ocisbxConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ocisbx)
+# ${pcfiledir} is <prefix>/<libdir>/pkgconfig: climb one level per component.
+string(REGEX REPLACE "[^/]+" ".." OCISBX_PC_UP "${CMAKE_INSTALL_LIBDIR}/pkgconfig")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/ocisbx.pc.in ${PROJECT_BINARY_DIR}/ocisbx.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/ocisbx.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

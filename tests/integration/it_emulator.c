@@ -695,6 +695,24 @@ static void test_retry_token(void **state)
     assert_int_equal(emu_fixture_request(f, "GET", p, NULL, &r1), 0);
     assert_string_equal(r1.body, "x\n");
     emu_fixture_result_free(&r1);
+    /* a retried runAndStream streams the same command again */
+    snprintf(p, sizeof p, "/sandboxes/%s/commands/actions/runAndStream", id);
+    const char *tok3[] = {"opc-retry-token: stream-token-1", NULL};
+    req.path = p;
+    req.body = "{\"command\":\"echo s >> /workspace/scount; echo streamed\"}";
+    req.body_len = strlen(req.body);
+    req.extra_headers = tok3;
+    assert_int_equal(emu_fixture_do(f, &req, &r1), 0);
+    assert_int_equal(emu_fixture_do(f, &req, &r2), 0);
+    assert_int_equal(r1.status, 200);
+    assert_non_null(strstr(r1.body, "streamed"));
+    assert_string_equal(r1.body, r2.body);
+    emu_fixture_result_free(&r1);
+    emu_fixture_result_free(&r2);
+    snprintf(p, sizeof p, "/sandboxes/%s/files?filePath=/workspace/scount", id);
+    assert_int_equal(emu_fixture_request(f, "GET", p, NULL, &r1), 0);
+    assert_string_equal(r1.body, "s\n");
+    emu_fixture_result_free(&r1);
     /* a create retried with the same token makes one sandbox */
     const char *tok2[] = {"opc-retry-token: create-token-1", NULL};
     memset(&req, 0, sizeof req);

@@ -204,6 +204,26 @@ static void test_tenancy_file_errors(void **state)
     expect_yaml_error("region: r\n", "tenancy: missing");
 }
 
+static void test_api_version(void **state)
+{
+    (void)state;
+    emu_fixture_options o = {0};
+    o.api_version = "20990101";
+    emu_fixture *f = NULL;
+    assert_int_equal(emu_fixture_start(&o, &f), 0);
+    assert_int_equal(emu_fixture_json(f, "GET", "/sandboxes", NULL, 200, NULL), 0);
+    /* the default prefix is not served */
+    emu_fixture_result r;
+    const char *none[] = {NULL};
+    /* curl removes the dot segments: this asks for /20231130/sandboxes */
+    assert_int_equal(emu_fixture_send(f, "GET", "/../20231130/sandboxes", NULL, 0, none, &r), 0);
+    assert_int_equal(r.status, 404);
+    assert_non_null(strstr(r.body, "/20990101/"));
+    emu_fixture_result_free(&r);
+    assert_int_equal(emu_fixture_stop(f), 0);
+    emu_fixture_free(f);
+}
+
 int main(void)
 {
     ocisbx_global_init();
@@ -211,6 +231,7 @@ int main(void)
         cmocka_unit_test(test_restart_and_no_stray_process),
         cmocka_unit_test(test_command_line),
         cmocka_unit_test(test_tenancy_file_errors),
+        cmocka_unit_test(test_api_version),
     };
     int fails = cmocka_run_group_tests_name("emulator process", tests, NULL, NULL);
     ocisbx_global_cleanup();

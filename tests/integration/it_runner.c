@@ -246,6 +246,39 @@ static int wait_marked(const char *mark, int want)
 
 /* ---- tests ---------------------------------------------------------------------- */
 
+/* Runs first, in a child, so the check's cached answer is not yet made:
+ * without bwrap on PATH, isolation is refused with the reason. */
+static void t_no_bwrap(void **state)
+{
+    (void)state;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        setenv("PATH", "/nonexistent", 1);
+        char why[256] = "";
+        int rc = emu_isolation_check(why, sizeof why);
+        _exit(rc == OCISBX_EUNSUPPORTED && strstr(why, "bwrap") ? 0 : 1);
+    }
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    /* and a start asking for isolation fails the same way */
+    char *old = strdup(getenv("PATH"));
+    char *ws = make_ws();
+    setenv("PATH", "/nonexistent", 1);
+    emu_run_spec spec = {.workspace_dir = ws, .shell_command = "true", .isolate = true};
+    emu_proc *p = NULL;
+    int rc = emu_proc_start(&spec, NULL, NULL, NULL, &p);
+    setenv("PATH", old, 1);
+    free(old);
+    assert_int_equal(rc, OCISBX_EUNSUPPORTED);
+    assert_null(p);
+    assert_non_null(strstr(ocisbx_error_message(ocisbx_error_last()), "bwrap"));
+    rm_rf(ws);
+    free(ws);
+}
+
 static void t_isolation_check(void **state)
 {
     (void)state;
@@ -988,6 +1021,7 @@ int main(void)
     }
     signal(SIGPIPE, SIG_IGN); /* the runner must reset it for its children */
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(t_no_bwrap),
         cmocka_unit_test(t_isolation_check),
         cmocka_unit_test(t_exit_codes),
         cmocka_unit_test(t_output_order),

@@ -344,6 +344,33 @@ static void test_run_and_stream(void **state)
     ocisbx_run_command_details_free(d);
 }
 
+typedef struct reader {
+    const char *data;
+    size_t len, at;
+} reader;
+
+static int64_t read_cb(void *buf, size_t cap, void *ud)
+{
+    reader *r = ud;
+    size_t n = r->len - r->at < cap ? r->len - r->at : cap;
+    if (n > 2) n = 2; /* small pieces */
+    memcpy(buf, r->data + r->at, n);
+    r->at += n;
+    return (int64_t)n;
+}
+
+static int rewind_cb(void *ud)
+{
+    ((reader *)ud)->at = 0;
+    return 0;
+}
+
+static int stop_cb(const void *data, size_t len, void *ud)
+{
+    (void)data, (void)len, (void)ud;
+    return 1;
+}
+
 static void test_files(void **state)
 {
     fixture *f = *state;
@@ -419,6 +446,40 @@ static void test_files(void **state)
     assert_int_equal(ocisbx_client_write_file_from_path(f->c, "sbx", "/workspace/b", path, NULL), 0);
     unlink(path);
     assert_string_equal(ths_get(f->srv, ths_count(f->srv) - 1)->body, content);
+    assert_string_equal(ths_header(ths_get(f->srv, ths_count(f->srv) - 1), "opc-content-sha256"), sha);
+
+    /* callbacks: read once into memory, hashed then streamed (rewind), or
+     * streamed with the caller's hash */
+    reader rd = {content, 6, 0};
+    ths_push(f->srv, 200, hdr, NULL);
+    assert_int_equal(ocisbx_client_write_file_from_callback(f->c, "sbx", "/workspace/c", 6, read_cb, NULL, &rd, NULL,
+                                                            NULL),
+                     0);
+    assert_string_equal(ths_get(f->srv, ths_count(f->srv) - 1)->body, content);
+    rd.at = 0;
+    ths_push(f->srv, 200, hdr, NULL);
+    assert_int_equal(ocisbx_client_write_file_from_callback(f->c, "sbx", "/workspace/c", 6, read_cb, rewind_cb, &rd,
+                                                            NULL, NULL),
+                     0);
+    assert_string_equal(ths_get(f->srv, ths_count(f->srv) - 1)->body, content);
+    rd.at = 0;
+    ths_push(f->srv, 200, hdr, NULL);
+    assert_int_equal(ocisbx_client_write_file_from_callback(f->c, "sbx", "/workspace/c", 6, read_cb, NULL, &rd, sha,
+                                                            NULL),
+                     0);
+    assert_string_equal(ths_get(f->srv, ths_count(f->srv) - 1)->body, content);
+    assert_string_equal(ths_header(ths_get(f->srv, ths_count(f->srv) - 1), "opc-content-sha256"), sha);
+    /* a reader that gives fewer bytes than announced */
+    rd.at = 0;
+    before = ths_count(f->srv);
+    assert_int_equal(ocisbx_client_write_file_from_callback(f->c, "sbx", "/workspace/c", 9, read_cb, NULL, &rd, NULL,
+                                                            NULL),
+                     OCISBX_EIO);
+    assert_int_equal(ths_count(f->srv), before);
+
+    /* read to a callback that stops: canceled */
+    ths_push(f->srv, 200, hdr, content);
+    assert_int_equal(ocisbx_client_read_file_to_callback(f->c, "sbx", "/workspace/a", stop_cb, NULL), OCISBX_ECANCELED);
 }
 
 static void test_call_json(void **state)
