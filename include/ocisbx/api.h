@@ -69,6 +69,9 @@ OCISBX_API const char *ocisbx_client_endpoint(const ocisbx_client *c);
 OCISBX_API const char *ocisbx_client_api_version(const ocisbx_client *c);
 /* opc-request-id of the last call's answer (or the one sent), or NULL. */
 OCISBX_API const char *ocisbx_client_last_request_id(const ocisbx_client *c);
+/* The opc-request-id the next call sends (letters, digits, '_' and '-'),
+ * instead of a generated one; used once. NULL clears it. */
+OCISBX_API int ocisbx_client_set_next_request_id(ocisbx_client *c, const char *id);
 
 /* ---- models: Sandbox and SandboxSummary -------------------------------------- */
 typedef struct ocisbx_sandbox ocisbx_sandbox;

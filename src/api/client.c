@@ -195,12 +195,24 @@ void ocisbx_client_free(ocisbx_client *c)
     free(c->endpoint);
     free(c->api_version);
     free(c->last_request_id);
+    free(c->next_request_id);
     free(c);
 }
 
 const char *ocisbx_client_endpoint(const ocisbx_client *c) { return c ? c->endpoint : NULL; }
 const char *ocisbx_client_api_version(const ocisbx_client *c) { return c ? c->api_version : NULL; }
 const char *ocisbx_client_last_request_id(const ocisbx_client *c) { return c ? c->last_request_id : NULL; }
+
+int ocisbx_client_set_next_request_id(ocisbx_client *c, const char *id)
+{
+    if (!c) return ocisbx_fail(OCISBX_EINVAL, "client is NULL");
+    if (id) {
+        size_t n = strlen(id);
+        if (n == 0 || n > 98 || strspn(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") != n)
+            return ocisbx_fail(OCISBX_EINVAL, "request id '%.100s': 1-98 letters, digits, '_' or '-'", id);
+    }
+    return set_str(&c->next_request_id, id);
+}
 
 void ocisbx_client_note_request_id(ocisbx_client *c, const char *id)
 {
@@ -224,6 +236,11 @@ int ocisbx_client_request(ocisbx_client *c, ocisbx_op op, const ocisbx_param *pa
     rc = ocisbx_http_request_new(r->method, url, &req);
     free(url);
     if (!rc) rc = ocisbx_http_request_set_retry_class(req, r->retry);
+    if (!rc && c->next_request_id) {
+        rc = ocisbx_http_request_set_request_id(req, c->next_request_id);
+        free(c->next_request_id);
+        c->next_request_id = NULL;
+    }
     if (!rc && r->request) {
         char *text = NULL;
         if (body) {

@@ -25,6 +25,7 @@ struct ocisbx_client {
     bool prefer_ndjson;
     int resume_limit;
     char *last_request_id;
+    char *next_request_id; /* for the next call only */
 };
 
 #define OCISBX_MAX_PARAMS 16

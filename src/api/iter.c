@@ -67,6 +67,12 @@ static int pager_next(pager *p, const ocisbx_model **item)
         n += ocisbx_list_options_params(p->opts, page, params + n, OCISBX_MAX_PARAMS - n);
         ocisbx_model *m = NULL;
         int rc = ocisbx_client_exec(p->c, p->op, params, n, NULL, &m);
+        /* a service that hands back the page it was asked for would loop forever */
+        if (!rc && page && m->next_page && strcmp(m->next_page, page) == 0) {
+            rc = ocisbx_fail(OCISBX_EPARSE, "%s: page '%.100s' names itself as the next page (opc-request-id: %s)",
+                             ocisbx_route_get(p->op)->name, page, m->request_id ? m->request_id : "none");
+            ocisbx_model_free(m);
+        }
         free(page);
         if (rc) return rc;
         ocisbx_model_free(p->page);

@@ -59,9 +59,47 @@ static bool inside(const char *root_real, const char *path)
     return !strncmp(real, root_real, n) && (real[n] == 0 || real[n] == '/');
 }
 
+/* Every existing leading component of ws/rel must resolve inside the
+ * workspace, whatever follows it: otherwise a 404 for a missing file behind
+ * an escaping symlink next to a 400 for an existing one would let a client
+ * probe the host. Returns false on an escape; *missing is set when some
+ * component does not exist. */
+static bool components_inside(const char *root_real, const char *ws, const char *rel, bool *missing)
+{
+    *missing = false;
+    char *path = ocisbx_asprintf("%s/%s", ws, rel);
+    if (!path)
+        return false;
+    size_t base = strlen(ws) + 1;
+    bool ok = true;
+    for (char *q = path + base;; q++) {
+        if (*q != '/' && *q != 0)
+            continue;
+        char saved = *q;
+        *q = 0;
+        struct stat st;
+        if (lstat(path, &st) != 0) {
+            *missing = true;
+            *q = saved;
+            break;
+        }
+        if (!inside(root_real, path)) {
+            ok = false;
+            *q = saved;
+            break;
+        }
+        *q = saved;
+        if (!saved)
+            break;
+    }
+    free(path);
+    return ok;
+}
+
 static int escape_error(emu_response *resp, const char *fp)
 {
-    return emu_error(resp, 400, "InvalidParameter", "filePath %s leads outside /workspace (through a symlink)", fp);
+    return emu_error(resp, 400, "InvalidParameter",
+                     "filePath %s leads outside /workspace (through a symlink, or a dangling one)", fp);
 }
 
 static void do_write(emu_server *s, const emu_request *req, const char *ws, const char *root_real, const char *rel,
@@ -140,11 +178,11 @@ static void do_read(const char *ws, const char *root_real, const char *rel, cons
         emu_error(resp, 500, "InternalServerError", "out of memory");
         return;
     }
-    if (lstat(path, &st) != 0) {
-        emu_error(resp, 404, "NotAuthorizedOrNotFound", "file %s not found", fp);
-    } else if (!inside(root_real, path)) {
-        /* a dangling link is "not found" only when it stays inside */
+    bool missing = false;
+    if (!components_inside(root_real, ws, rel, &missing)) {
         escape_error(resp, fp);
+    } else if (missing || lstat(path, &st) != 0) {
+        emu_error(resp, 404, "NotAuthorizedOrNotFound", "file %s not found", fp);
     } else if (stat(path, &st) != 0) {
         emu_error(resp, 404, "NotAuthorizedOrNotFound", "file %s not found", fp);
     } else if (!S_ISREG(st.st_mode)) {

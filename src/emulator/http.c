@@ -158,8 +158,11 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *con, const ch
         emu_request_set_target(&c->req, method, c->raw_uri ? c->raw_uri : "/");
         MHD_get_connection_values(con, MHD_HEADER_KIND, header_cb, &c->req);
         const char *cl = emu_request_header(&c->req, "content-length");
-        if (cl && strtoll(cl, NULL, 10) > h->s->cfg->limits.max_body_bytes)
+        if (cl && strtoll(cl, NULL, 10) > h->s->cfg->limits.max_body_bytes) {
+            /* answer 413 before the body is sent (no 100-continue for it) */
             c->req.body_too_large = true;
+            return answer(c, con);
+        }
         return MHD_YES;
     }
     if (*upload_data_size > 0) {

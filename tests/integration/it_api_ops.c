@@ -22,7 +22,7 @@ typedef struct world {
     char sandbox[128]; /* a RUNNING sandbox shared by the command and file tests */
 } world;
 
-static ocisbx_client *client_for(emu_fixture *emu)
+static ocisbx_client *client_for(emu_fixture *emu, int ndjson)
 {
     ocisbx_config *cfg = NULL;
     ocisbx_credentials *cr = NULL;
@@ -38,6 +38,7 @@ static ocisbx_client *client_for(emu_fixture *emu)
     assert_int_equal(ocisbx_client_options_set_endpoint(o, emu_fixture_url(emu)), 0);
     assert_int_equal(ocisbx_client_options_set_http_options(o, h), 0);
     assert_int_equal(ocisbx_client_options_set_credentials(o, cr), 0);
+    assert_int_equal(ocisbx_client_options_set_prefer_ndjson(o, ndjson), 0);
     assert_int_equal(ocisbx_client_new(o, &c), 0);
     ocisbx_client_options_free(o);
     ocisbx_http_options_free(h);
@@ -59,7 +60,7 @@ static int setup(void **state)
     o.extra_yaml = "limits:\n  create_delay_ms: 50\n  stop_delay_ms: 20\n";
     if (emu_fixture_start(&o, &w->emu) != 0) return -1;
     if (strncmp(emu_fixture_url(w->emu), "https://", 8) != 0) return -1;
-    w->c = client_for(w->emu);
+    w->c = client_for(w->emu, 0);
     ocisbx_create_sandbox_details *d = NULL;
     ocisbx_sandbox *s = NULL;
     check(ocisbx_create_sandbox_details_new(&d), "details");
@@ -504,6 +505,31 @@ static void test_snapshots(void **state)
     check(ocisbx_client_wait_snapshot(w->c, sid, "DELETED", 60000, 50, NULL), "wait deleted");
 }
 
+/* The same events as NDJSON (Accept: application/x-ndjson). */
+static void test_ndjson_stream(void **state)
+{
+    world *w = *state;
+    ocisbx_client *nd = client_for(w->emu, 1);
+    ocisbx_run_command_details *d = NULL;
+    check(ocisbx_run_command_details_new("printf 'a\\nb'; echo c >&2; printf 'd\\n'", &d), "details");
+    collected c = {0};
+    char *cid = NULL;
+    check(ocisbx_client_run_command_and_stream(nd, w->sandbox, d, collect, &c, &cid), "run and stream (ndjson)");
+    assert_true(c.finished);
+    assert_false(c.dup);
+    assert_string_equal(c.out.data, "a\nbd\n");
+    assert_string_equal(c.err.data, "c\n");
+    collected_free(&c);
+    memset(&c, 0, sizeof c);
+    check(ocisbx_client_stream_command_events(nd, w->sandbox, cid, 0, 0, collect, &c), "events (ndjson)");
+    assert_true(c.finished);
+    assert_string_equal(c.out.data, "a\nbd\n");
+    collected_free(&c);
+    ocisbx_free(cid);
+    ocisbx_run_command_details_free(d);
+    ocisbx_client_free(nd);
+}
+
 static void test_call_json(void **state)
 {
     world *w = *state;
@@ -527,7 +553,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sandbox_lifecycle), cmocka_unit_test(test_commands), cmocka_unit_test(test_files),
-        cmocka_unit_test(test_snapshots),         cmocka_unit_test(test_call_json),
+        cmocka_unit_test(test_snapshots),         cmocka_unit_test(test_ndjson_stream),
+        cmocka_unit_test(test_call_json),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -80,6 +80,16 @@ static void test_get_and_errors(void **state)
     ocisbx_sandbox_free(s);
     assert_string_equal(target(f, 0), "/20231130/sandboxes/sbx-1");
     assert_string_equal(ths_get(f->srv, 0)->method, "GET");
+    /* the caller's request id, for one call */
+    assert_int_equal(ocisbx_client_set_next_request_id(f->c, "bad id!"), OCISBX_EINVAL);
+    assert_int_equal(ocisbx_client_set_next_request_id(f->c, "my-trace_1"), 0);
+    ths_push(f->srv, 200, NULL, "{\"id\":\"sbx-1\"}");
+    ths_push(f->srv, 200, NULL, "{\"id\":\"sbx-1\"}");
+    assert_int_equal(ocisbx_client_get_sandbox(f->c, "sbx-1", NULL), 0);
+    assert_int_equal(ocisbx_client_get_sandbox(f->c, "sbx-1", NULL), 0);
+    assert_string_equal(ths_header(ths_get(f->srv, 1), "opc-request-id"), "my-trace_1");
+    assert_string_not_equal(ths_header(ths_get(f->srv, 2), "opc-request-id"), "my-trace_1");
+    ths_clear(f->srv);
 
     /* a 400 comes back at once with the service's code, message and request id */
     ths_push(f->srv, 400, "opc-request-id: rid-400\ncontent-type: application/json\n",
@@ -91,7 +101,7 @@ static void test_get_and_errors(void **state)
     assert_string_equal(ocisbx_error_service_code(e), "InvalidParameter");
     assert_string_equal(ocisbx_error_request_id(e), "rid-400");
     assert_non_null(strstr(ocisbx_error_message(e), "rid-400"));
-    assert_int_equal(ths_count(f->srv), 2);
+    assert_int_equal(ths_count(f->srv), 1); /* one attempt: 400 is not retried */
 
     ths_push(f->srv, 404, NULL, "{\"code\":\"NotAuthorizedOrNotFound\",\"message\":\"no\"}");
     assert_int_equal(ocisbx_client_get_sandbox(f->c, "sbx-x", &s), OCISBX_ENOTFOUND);
@@ -206,6 +216,14 @@ static void test_pagination(void **state)
     assert_int_equal(ocisbx_snapshot_iter_next(si, &sn), 0);
     assert_null(sn);
     ocisbx_snapshot_iter_free(si);
+
+    /* a next page that points at itself is an error, not a loop */
+    ocisbx_sandbox_iter *it2 = NULL;
+    ths_push(f->srv, 200, "opc-next-page: same\n", "{\"items\":[]}");
+    ths_push(f->srv, 200, "opc-next-page: same\n", "{\"items\":[]}");
+    assert_int_equal(ocisbx_client_iter_sandboxes(f->c, NULL, &it2), 0);
+    assert_int_equal(ocisbx_sandbox_iter_next(it2, &s), OCISBX_EPARSE);
+    ocisbx_sandbox_iter_free(it2);
 }
 
 static void test_wait(void **state)
