@@ -86,8 +86,12 @@ typedef enum ocisbx_http_retry_class {
 typedef int (*ocisbx_rewind_fn)(void *user_data);
 
 typedef struct ocisbx_http_request ocisbx_http_request;
-/* method: GET, HEAD, DELETE, POST, PUT, PATCH. url: absolute http(s) URL,
- * path and query already percent-encoded (signed and sent as given).
+/* method: GET, HEAD, DELETE, POST, PUT, PATCH. url: absolute http(s) URL.
+ * The URL is normalised once, here: bytes outside printable ASCII and
+ * spaces in the path and query are percent-encoded (uppercase hex), an
+ * empty trailing '?' is dropped; a malformed escape ("%zz") is refused
+ * (OCISBX_EINVAL). The result (ocisbx_http_request_url) is signed and sent
+ * byte for byte: dot segments and existing escapes are kept as written.
  * Retry class defaults to SAFE for GET/HEAD/DELETE/PUT, NEVER otherwise. */
 OCISBX_API int ocisbx_http_request_new(const char *method, const char *url, ocisbx_http_request **out);
 OCISBX_API void ocisbx_http_request_free(ocisbx_http_request *r);
@@ -129,11 +133,21 @@ OCISBX_API int ocisbx_http_request_set_exclude_body_signing(ocisbx_http_request 
  * non-zero return from it cancels the call (OCISBX_ECANCELED). */
 OCISBX_API int ocisbx_http_request_set_sink_file(ocisbx_http_request *r, const char *path);
 OCISBX_API int ocisbx_http_request_set_sink_callback(ocisbx_http_request *r, ocisbx_write_fn write, void *user_data);
+/* Called once per attempt when the answer's status line and headers are
+ * complete, before any body byte reaches the sink (for every final status,
+ * errors included; never for an interim 1xx). headers: lowercase names in
+ * order, valid during the call only. A non-zero return cancels the call
+ * (OCISBX_ECANCELED, no retry). */
+typedef int (*ocisbx_http_headers_fn)(int status, const ocisbx_headers *headers, void *user_data);
+OCISBX_API int ocisbx_http_request_set_headers_callback(ocisbx_http_request *r, ocisbx_http_headers_fn fn,
+                                                        void *user_data);
 /* Streaming answer (event streams, output): the stream idle timeout applies
  * instead of the read timeout. */
 OCISBX_API int ocisbx_http_request_set_streaming(ocisbx_http_request *r, int streaming);
 /* The method, uppercased. */
 OCISBX_API const char *ocisbx_http_request_method(const ocisbx_http_request *r);
+/* The URL as signed and sent (normalised, see ocisbx_http_request_new). */
+OCISBX_API const char *ocisbx_http_request_url(const ocisbx_http_request *r);
 /* Values the request ends up with (generated on first prepare/send), or NULL. */
 OCISBX_API const char *ocisbx_http_request_request_id(const ocisbx_http_request *r);
 OCISBX_API const char *ocisbx_http_request_retry_token(const ocisbx_http_request *r);

@@ -26,6 +26,14 @@ void ocisbx_event_parser_init(ocisbx_event_parser *p, int format, ocisbx_event_t
     p->user_data = user_data;
 }
 
+void ocisbx_event_parser_set_format(ocisbx_event_parser *p, int format)
+{
+    if (format == OCISBX_STREAM_SSE || format == OCISBX_STREAM_NDJSON)
+        p->format = format;
+    else
+        p->format = p->initial_format;
+}
+
 void ocisbx_event_parser_release(ocisbx_event_parser *p)
 {
     ocisbx_buf_free(&p->line);

@@ -10,7 +10,7 @@
 #include "util/internal.h"
 
 typedef enum ocisbx_stream_format {
-    OCISBX_STREAM_AUTO = 0, /* decided by the first non-blank line: '{' is NDJSON */
+    OCISBX_STREAM_AUTO = 0, /* no usable Content-Type: the first non-blank line decides, '{' is NDJSON */
     OCISBX_STREAM_SSE = 1,  /* text/event-stream */
     OCISBX_STREAM_NDJSON = 2
 } ocisbx_stream_format;
@@ -37,6 +37,10 @@ typedef struct ocisbx_event_parser {
 int ocisbx_stream_format_from_content_type(const char *content_type);
 
 void ocisbx_event_parser_init(ocisbx_event_parser *p, int format, ocisbx_event_text_fn fn, void *user_data);
+/* The format of the current connection, from its Content-Type: AUTO keeps
+ * the first-line sniffing. Call before its first byte; finish() goes back
+ * to the format given to init for the next connection. */
+void ocisbx_event_parser_set_format(ocisbx_event_parser *p, int format);
 /* 0, the callback's non-zero value, or a negative OCISBX_E*. */
 int ocisbx_event_parser_feed(ocisbx_event_parser *p, const char *data, size_t len);
 /* End of a stream: an NDJSON last line without its newline is delivered

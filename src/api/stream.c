@@ -66,6 +66,18 @@ static int on_bytes(const void *data, size_t len, void *ud)
     return rc != 0;
 }
 
+/* The answer's Content-Type picks the parser of this connection; without
+ * one (or an unknown one) the first line decides. Error answers never reach
+ * the sink, so their type does not matter. */
+static int on_headers(int status, const ocisbx_headers *headers, void *ud)
+{
+    stream_ctx *s = ud;
+    if (status >= 200 && status < 300)
+        ocisbx_event_parser_set_format(
+            &s->parser, ocisbx_stream_format_from_content_type(ocisbx_headers_get(headers, "content-type")));
+    return 0;
+}
+
 static void backoff(int n)
 {
     int64_t ms = 100;
@@ -83,6 +95,7 @@ static int prepare(stream_ctx *s, ocisbx_http_request *req)
         rc = ocisbx_http_request_add_header(req, "accept",
                                             s->c->prefer_ndjson ? "application/x-ndjson" : "text/event-stream");
     if (!rc) rc = ocisbx_http_request_set_sink_callback(req, on_bytes, s);
+    if (!rc) rc = ocisbx_http_request_set_headers_callback(req, on_headers, s);
     return rc;
 }
 

@@ -12,6 +12,7 @@
 
 #include "ocisbx/ocisbx.h"
 #include "ocisbx/http.h"
+#include "ocisbx/api.h"
 
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_FAIL 1  /* a failure (service error, I/O, bad config) */
@@ -104,5 +105,32 @@ int cli_print_json(const cJSON *json);
 int cli_print_json_text(const char *text, size_t len);
 /* Reads a whole file ("-" for stdin) into memory; error printed. */
 int cli_read_file(const char *path, char **data, size_t *len);
+
+/* ---- the api commands' shared helpers (cli_api.c) ---- */
+/* The options of sandbox/command/file/snapshot; NULL when not given. */
+#define CLI_API_MAX_REPEAT 64
+typedef struct cli_api_opts {
+    const char *sandbox_id, *project_id, *command_id, *snapshot_id, *display_name, *runtime, *shape;
+    const char *expires_in_minutes, *additional_duration, *command, *timeout, *cwd, *file_path;
+    const char *from_file, *to_file, *from_seq, *wait_for_state, *limit, *page, *lifecycle_state;
+    const char *max_wait_seconds, *wait_interval_seconds, *expiration_duration, *warmpool_name;
+    int is_force; /* -1 not given */
+    bool all;
+    const char *env[CLI_API_MAX_REPEAT];
+    int nenv;
+    const char *args[CLI_API_MAX_REPEAT];
+    int nargs;
+} cli_api_opts;
+/* Parses the options in argv[0..argc), allowing only the option names
+ * listed (space-separated) in allowed. Prints usage errors. */
+int cli_api_parse(const char *cmd, int argc, char **argv, const char *allowed, cli_api_opts *o);
+int cli_api_require(const char *cmd, const char *name, const char *value);
+int cli_api_client(cli_ctx *ctx, ocisbx_client **out);
+int cli_api_print(int rc, char *json);
+int cli_api_int(const char *cmd, const char *name, const char *value, long long min, long long max, long long *out);
+int cli_api_wait_ms(const char *cmd, const cli_api_opts *o, int64_t *timeout_ms, int64_t *poll_ms);
+int cli_api_unknown_sub(const char *cmd, const char *sub, const char *subs);
+bool cli_api_wants_help(int argc, char **argv);
+void cli_api_usage_line(const char *cmd, const char *sub, const char *allowed);
 
 #endif

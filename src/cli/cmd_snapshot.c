@@ -6,30 +6,6 @@
 #include "cli.h"
 #include "ocisbx/api.h"
 
-/* Shared helpers, defined in cmd_sandbox.c. */
-#define CLI_API_MAX_REPEAT 64
-typedef struct cli_api_opts {
-    const char *sandbox_id, *project_id, *command_id, *snapshot_id, *display_name, *runtime, *shape;
-    const char *expires_in_minutes, *additional_duration, *command, *timeout, *cwd, *file_path;
-    const char *from_file, *to_file, *from_seq, *wait_for_state, *limit, *page, *lifecycle_state;
-    const char *max_wait_seconds, *wait_interval_seconds, *expiration_duration, *warmpool_name;
-    int is_force;
-    bool all;
-    const char *env[CLI_API_MAX_REPEAT];
-    int nenv;
-    const char *args[CLI_API_MAX_REPEAT];
-    int nargs;
-} cli_api_opts;
-int cli_api_parse(const char *cmd, int argc, char **argv, const char *allowed, cli_api_opts *o);
-int cli_api_require(const char *cmd, const char *name, const char *value);
-int cli_api_client(cli_ctx *ctx, ocisbx_client **out);
-int cli_api_print(int rc, char *json);
-int cli_api_int(const char *cmd, const char *name, const char *value, long long min, long long max, long long *out);
-int cli_api_wait_ms(const char *cmd, const cli_api_opts *o, int64_t *timeout_ms, int64_t *poll_ms);
-int cli_api_unknown_sub(const char *cmd, const char *sub, const char *subs);
-bool cli_api_wants_help(int argc, char **argv);
-void cli_api_usage_line(const char *cmd, const char *sub, const char *allowed);
-
 static int print_snapshot(int rc, ocisbx_snapshot *s)
 {
     char *json = NULL;

@@ -563,8 +563,13 @@ void emu_h_command(emu_server *s, const emu_request *req, const emu_route *rt, e
             if (parse_seq(req, resp, "fromSeq", 1, &from) == 0)
                 emu_json(resp, 200, emu_command_output_json(s, c, from));
         } else if (rt->id == EMU_R_COMMAND_EVENTS) {
-            if (parse_seq(req, resp, "fromSeq", 1, &from) == 0 && parse_seq(req, resp, "untilSeq", 0, &until) == 0)
-                start_stream(resp, req, c, from, until);
+            if (parse_seq(req, resp, "fromSeq", 1, &from) == 0 && parse_seq(req, resp, "untilSeq", 0, &until) == 0) {
+                if (until > 0 && until < from)
+                    emu_error(resp, 400, "InvalidParameter", "untilSeq %lld is below fromSeq %lld", (long long)until,
+                              (long long)from);
+                else
+                    start_stream(resp, req, c, from, until);
+            }
         } else if (rt->id == EMU_R_COMMAND_CANCEL) {
             if (emu_body_json(req, resp, &body))
                 break;

@@ -158,11 +158,11 @@ static enum MHD_Result access_cb(void *cls, struct MHD_Connection *con, const ch
         emu_request_set_target(&c->req, method, c->raw_uri ? c->raw_uri : "/");
         MHD_get_connection_values(con, MHD_HEADER_KIND, header_cb, &c->req);
         const char *cl = emu_request_header(&c->req, "content-length");
-        if (cl && strtoll(cl, NULL, 10) > h->s->cfg->limits.max_body_bytes) {
-            /* answer 413 before the body is sent (no 100-continue for it) */
+        /* The body is still read (and dropped) before the 413: answering
+         * early makes clients that are still sending see a broken
+         * connection instead of the answer (over TLS in particular). */
+        if (cl && strtoll(cl, NULL, 10) > h->s->cfg->limits.max_body_bytes)
             c->req.body_too_large = true;
-            return answer(c, con);
-        }
         return MHD_YES;
     }
     if (*upload_data_size > 0) {

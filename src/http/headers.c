@@ -1,5 +1,6 @@
-/* The header list of one attempt, in send order: what the signer produced
- * (date, host, body headers, authorization), then opc-request-id,
+/* The header list of one attempt, in wire order: host (libcurl always
+ * writes Host right after the request line), then the rest of what the
+ * signer produced (date, body headers, authorization), opc-request-id,
  * opc-retry-token, user-agent and the caller's extra headers. */
 #include <ctype.h>
 #include <stdlib.h>
@@ -58,6 +59,25 @@ static int signed_headers(ocisbx_http *h, ocisbx_http_request *r, bool sign_body
     return rc;
 }
 
+/* A copy of hl with host moved to the front, the rest kept in order. */
+static int host_first(const ocisbx_headers *hl, ocisbx_headers **out)
+{
+    ocisbx_headers *o = NULL;
+    int rc = ocisbx_headers_new(&o);
+    const char *host = ocisbx_headers_get(hl, "host");
+    if (rc == 0 && host)
+        rc = ocisbx_headers_add(o, "host", host);
+    for (size_t i = 0; rc == 0 && i < ocisbx_headers_count(hl); i++)
+        if (strcmp(ocisbx_headers_name(hl, i), "host") != 0)
+            rc = ocisbx_headers_add(o, ocisbx_headers_name(hl, i), ocisbx_headers_value(hl, i));
+    if (rc) {
+        ocisbx_headers_free(o);
+        return rc;
+    }
+    *out = o;
+    return 0;
+}
+
 int ocisbx_http_build_headers(ocisbx_http *h, ocisbx_http_request *r, const ocisbx_url *u, ocisbx_headers **out)
 {
     *out = NULL;
@@ -92,10 +112,12 @@ int ocisbx_http_build_headers(ocisbx_http *h, ocisbx_http_request *r, const ocis
         rc = ocisbx_headers_add(hl, "user-agent", h->user_agent);
     for (size_t i = 0; rc == 0 && i < ocisbx_headers_count(r->extra); i++)
         rc = ocisbx_headers_add(hl, ocisbx_headers_name(r->extra, i), ocisbx_headers_value(r->extra, i));
-    if (rc) {
-        ocisbx_headers_free(hl);
+    ocisbx_headers *ordered = NULL;
+    if (rc == 0)
+        rc = host_first(hl, &ordered);
+    ocisbx_headers_free(hl);
+    if (rc)
         return rc;
-    }
-    *out = hl;
+    *out = ordered;
     return 0;
 }

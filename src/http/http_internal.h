@@ -74,6 +74,9 @@ struct ocisbx_http_request {
     uint64_t body_total;
     bool body_consumed; /* a non-rewindable callback body has been read */
 
+    ocisbx_http_headers_fn headers_fn;
+    void *headers_ud;
+
     sink_kind sink;
     char *sink_path;
     ocisbx_write_fn sink_write;
@@ -98,6 +101,15 @@ typedef struct ocisbx_url {
     bool has_userinfo;
     bool has_fragment;
 } ocisbx_url;
+/* The one place a URL is made ready to be signed and sent: bytes outside
+ * printable ASCII and spaces in the path and query are percent-encoded
+ * (uppercase hex), an empty trailing '?' is dropped, a malformed escape
+ * ("%zz") or such a byte before the path is refused (OCISBX_EINVAL). The
+ * result is what both the signer and libcurl (PATH_AS_IS) get. */
+int ocisbx_url_normalize(const char *url, char **out);
+/* Copies in to out (cap bytes) with bytes outside printable ASCII and '\\'
+ * written as \xNN, so that a message quoting input stays one line. */
+void ocisbx_escape_shown(const char *in, char *out, size_t cap);
 /* Parses an absolute http(s) URL; errors name the URL. */
 int ocisbx_url_parse(const char *url, ocisbx_url *out);
 void ocisbx_url_clear(ocisbx_url *u);

@@ -27,33 +27,44 @@ int ocisbx_http_request_new(const char *method, const char *url, ocisbx_http_req
     static const char *const methods[] = {"GET", "HEAD", "DELETE", "POST", "PUT", "PATCH", NULL};
     char m[8] = {0};
     size_t n = strlen(method);
+    char shown[96];
+    ocisbx_escape_shown(method, shown, 40);
     if (n >= sizeof m)
-        return ocisbx_fail(OCISBX_EINVAL, "http request: unsupported method %.20s", method);
+        return ocisbx_fail(OCISBX_EINVAL, "http request: unsupported method %s", shown);
     for (size_t i = 0; i < n; i++)
         m[i] = (char)toupper((unsigned char)method[i]);
     const char *const *k = methods;
     while (*k && strcmp(*k, m) != 0)
         k++;
     if (!*k)
-        return ocisbx_fail(OCISBX_EINVAL, "http request: unsupported method %.20s", method);
-    ocisbx_url u;
-    int rc = ocisbx_url_parse(url, &u);
+        return ocisbx_fail(OCISBX_EINVAL, "http request: unsupported method %s", shown);
+    char *norm = NULL;
+    int rc = ocisbx_url_normalize(url, &norm);
     if (rc)
         return rc;
+    ocisbx_url u;
+    if ((rc = ocisbx_url_parse(norm, &u)) != 0) {
+        free(norm);
+        return rc;
+    }
     bool userinfo = u.has_userinfo, fragment = u.has_fragment;
     ocisbx_url_clear(&u);
     /* libcurl would turn user:password@ into an Authorization header, and it
      * never sends a #fragment that the signer would have signed. */
-    if (userinfo)
-        return ocisbx_fail(OCISBX_EINVAL, "URL: user information (user:password@host) is not allowed");
-    if (fragment)
-        return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: a #fragment is not allowed (percent-encode '#' as %%23)",
-                           url);
+    if (userinfo || fragment) {
+        rc = userinfo ? ocisbx_fail(OCISBX_EINVAL, "URL: user information (user:password@host) is not allowed")
+                      : ocisbx_fail(OCISBX_EINVAL,
+                                    "URL %.200s: a #fragment is not allowed (percent-encode '#' as %%23)", norm);
+        free(norm);
+        return rc;
+    }
     ocisbx_http_request *r = calloc(1, sizeof *r);
-    if (!r)
+    if (!r) {
+        free(norm);
         return ocisbx_fail_nomem();
+    }
     r->method = ocisbx_strdup(m);
-    r->url = ocisbx_strdup(url);
+    r->url = norm;
     r->content_type = ocisbx_strdup("application/json");
     r->body_declared_len = -1;
     r->retry_class = (strcmp(m, "POST") == 0 || strcmp(m, "PATCH") == 0) ? OCISBX_HTTP_RETRY_NEVER
@@ -120,12 +131,13 @@ static bool token_ok(const char *v)
 
 int ocisbx_http_request_add_header(ocisbx_http_request *r, const char *name, const char *value)
 {
+    char shown[256];
+    ocisbx_escape_shown(name ? name : "(null)", shown, 100);
     if (!r || !name || !*name || !header_value_ok(value))
-        return ocisbx_fail(OCISBX_EINVAL, "http request: header %.60s: missing name or bad value",
-                           name ? name : "(null)");
+        return ocisbx_fail(OCISBX_EINVAL, "http request: header %s: missing name or bad value", shown);
     for (const char *p = name; *p; p++)
         if (!isgraph((unsigned char)*p) || *p == ':')
-            return ocisbx_fail(OCISBX_EINVAL, "http request: header name %.60s is not a token", name);
+            return ocisbx_fail(OCISBX_EINVAL, "http request: header name %s is not a token", shown);
     for (const char *const *k = reserved_headers; *k; k++)
         if (ocisbx_strcasecmp(*k, name) == 0)
             return ocisbx_fail(OCISBX_EINVAL, "http request: header %s is set by the transport (use its setter)",
@@ -152,9 +164,10 @@ int ocisbx_http_request_set_content_type(ocisbx_http_request *r, const char *con
 
 int ocisbx_http_request_set_request_id(ocisbx_http_request *r, const char *id)
 {
+    char shown[256];
+    ocisbx_escape_shown(id ? id : "", shown, 100);
     if (!r || (id && !token_ok(id)))
-        return ocisbx_fail(OCISBX_EINVAL, "http request: opc-request-id %.60s: use letters, digits, '-', '_'",
-                           id ? id : "");
+        return ocisbx_fail(OCISBX_EINVAL, "http request: opc-request-id %s: use letters, digits, '-', '_'", shown);
     return replace_str(&r->request_id, id);
 }
 
@@ -178,8 +191,11 @@ int ocisbx_http_request_set_date(ocisbx_http_request *r, const char *date)
     time_t t;
     if (!r)
         return ocisbx_fail(OCISBX_EINVAL, "http request: NULL");
-    if (date && ocisbx_time_parse_rfc1123(date, &t) != 0)
-        return ocisbx_error_wrap("date %.60s: ", date);
+    if (date && ocisbx_time_parse_rfc1123(date, &t) != 0) {
+        char shown[256];
+        ocisbx_escape_shown(date, shown, 100);
+        return ocisbx_error_wrap("date %s: ", shown);
+    }
     return replace_str(&r->date, date);
 }
 
@@ -262,6 +278,15 @@ int ocisbx_http_request_set_sink_callback(ocisbx_http_request *r, ocisbx_write_f
     return 0;
 }
 
+int ocisbx_http_request_set_headers_callback(ocisbx_http_request *r, ocisbx_http_headers_fn fn, void *user_data)
+{
+    if (!r)
+        return ocisbx_fail(OCISBX_EINVAL, "http request: NULL");
+    r->headers_fn = fn;
+    r->headers_ud = user_data;
+    return 0;
+}
+
 int ocisbx_http_request_set_streaming(ocisbx_http_request *r, int streaming)
 {
     if (!r)
@@ -273,6 +298,11 @@ int ocisbx_http_request_set_streaming(ocisbx_http_request *r, int streaming)
 const char *ocisbx_http_request_method(const ocisbx_http_request *r)
 {
     return r ? r->method : NULL;
+}
+
+const char *ocisbx_http_request_url(const ocisbx_http_request *r)
+{
+    return r ? r->url : NULL;
 }
 
 const char *ocisbx_http_request_request_id(const ocisbx_http_request *r)

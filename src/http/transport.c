@@ -68,6 +68,8 @@ typedef struct attempt {
     FILE *sink_fp;
     int sink_rc;
     bool sink_canceled;
+    bool headers_done;     /* the headers callback ran for this answer */
+    bool headers_canceled; /* ... and asked to stop */
     uint64_t sink_bytes; /* delivered to a file/callback sink */
     bool streaming;
     bool loopback;
@@ -83,6 +85,18 @@ static size_t on_header(char *data, size_t size, size_t n, void *ud)
     size_t len = size * n;
     while (len > 0 && (data[len - 1] == '\n' || data[len - 1] == '\r'))
         len--;
+    if (len == 0) {
+        /* The blank line ends a header block: an interim 1xx one, the
+         * final answer's (once), or trailers after the body. */
+        if (a->status >= 200 && !a->headers_done) {
+            a->headers_done = true;
+            if (a->r->headers_fn && a->r->headers_fn(a->status, a->resp->headers, a->r->headers_ud) != 0) {
+                a->headers_canceled = true;
+                return 0;
+            }
+        }
+        return size * n;
+    }
     if (len >= 5 && strncmp(data, "HTTP/", 5) == 0) {
         /* A new status line (after 100 Continue, say): start over. */
         ocisbx_headers *fresh = NULL;
@@ -211,6 +225,8 @@ static int setup_attempt(ocisbx_http *h, attempt *a, const ocisbx_headers *hl, s
     CURL *c = h->curl;
     curl_easy_reset(c);
     curl_easy_setopt(c, CURLOPT_URL, r->url);
+    /* The URL was normalised before signing: curl must not touch it again. */
+    curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L);
     curl_easy_setopt(c, CURLOPT_SHARE, h->share);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -401,9 +417,9 @@ static int fail_transport(ocisbx_http_request *r, attempt *a, CURLcode cc, const
         return ocisbx_error_wrap("%s %.300s: request body: ", r->method, r->url);
     if (a->sink_rc)
         return ocisbx_error_wrap("%s %.300s: ", r->method, r->url);
-    if (a->sink_canceled)
-        return ocisbx_fail(OCISBX_ECANCELED, "%s %.300s: canceled by the response callback (opc-request-id: %s)",
-                           r->method, r->url, r->request_id);
+    if (a->sink_canceled || a->headers_canceled)
+        return ocisbx_fail(OCISBX_ECANCELED, "%s %.300s: canceled by the %s callback (opc-request-id: %s)",
+                           r->method, r->url, a->headers_canceled ? "headers" : "response", r->request_id);
     int code = OCISBX_ETRANSPORT;
     char idle_msg[96];
     const char *what = errbuf && *errbuf ? errbuf : curl_easy_strerror(cc);
@@ -502,9 +518,14 @@ int ocisbx_http_send(ocisbx_http *h, ocisbx_http_request *r, ocisbx_http_respons
         curl_easy_setopt(h->curl, CURLOPT_HTTPHEADER, NULL);
         if (a.sink_fp && fclose(a.sink_fp) != 0 && cc == CURLE_OK)
             a.sink_rc = ocisbx_fail(OCISBX_EIO, "response file %s: write failed", r->sink_path);
-        long status = 0, new_conns = 0;
+        long status = 0, new_conns = 0, request_bytes = 0;
         curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &status);
         curl_easy_getinfo(h->curl, CURLINFO_NUM_CONNECTS, &new_conns);
+        curl_easy_getinfo(h->curl, CURLINFO_REQUEST_SIZE, &request_bytes);
+        /* NUM_CONNECTS counts connections made; a request that went out
+         * without one went on a kept-alive connection; neither: a failed
+         * connect (or resolve), which reused nothing. */
+        const char *conn = new_conns > 0 ? "new connection" : request_bytes > 0 ? "reused connection" : "no connection";
         resp->status = cc == CURLE_OK ? (int)status : 0;
         memcpy(resp->reason, a.reason, sizeof resp->reason);
         resp->attempts = n;
@@ -516,16 +537,16 @@ int ocisbx_http_send(ocisbx_http *h, ocisbx_http_request *r, ocisbx_http_respons
         free(resp->request_id);
         const char *rid = ocisbx_headers_get(resp->headers, "opc-request-id");
         resp->request_id = ocisbx_strdup(rid ? rid : r->request_id);
-        ocisbx_log(OCISBX_LOG_DEBUG, "http: %s %.300s -> %d%s%s (opc-request-id: %s, attempt %d/%d, %s connection)",
-                   r->method, r->url, resp->status, cc ? " " : "", cc ? curl_easy_strerror(cc) : "",
-                   resp->request_id ? resp->request_id : "-", n, max_attempts, new_conns > 0 ? "new" : "reused");
+        ocisbx_log(OCISBX_LOG_DEBUG, "http: %s %.300s -> %d%s%s (opc-request-id: %s, attempt %d/%d, %s)", r->method,
+                   r->url, resp->status, cc ? " " : "", cc ? curl_easy_strerror(cc) : "",
+                   resp->request_id ? resp->request_id : "-", n, max_attempts, conn);
 
         bool can_retry = n < max_attempts && ocisbx_http_body_replayable(r) &&
                          !(r->sink == SINK_CALLBACK && a.sink_bytes > 0);
         int64_t wait = -1;
         if (cc != CURLE_OK) {
             bool timed_out = a.idle_expired || cc == CURLE_OPERATION_TIMEDOUT;
-            if (!a.deadline_expired && !a.sink_canceled && !a.sink_rc && !a.body_rc &&
+            if (!a.deadline_expired && !a.sink_canceled && !a.headers_canceled && !a.sink_rc && !a.body_rc &&
                 (curl_retryable(cc) || timed_out) && can_retry)
                 wait = backoff_ms(h, n);
             if (wait < 0) {

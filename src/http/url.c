@@ -13,17 +13,100 @@ void ocisbx_url_clear(ocisbx_url *u)
     memset(u, 0, sizeof *u);
 }
 
-/* The URL as messages show it: user:password@ replaced by ***@. */
+/* The URL as messages show it: user:password@ replaced by ***@, bytes
+ * outside printable ASCII as \xNN so that a message stays one line. */
 static void shown_url(const char *url, char *out, size_t cap)
 {
+    char raw[256];
     const char *start = strstr(url, "://");
     start = start ? start + 3 : url;
     size_t alen = strcspn(start, "/?#");
     const char *at = memchr(start, '@', alen);
     if (at)
-        snprintf(out, cap, "%.*s***%.200s", (int)(start - url), url, at);
+        snprintf(raw, sizeof raw, "%.*s***%.200s", (int)(start - url), url, at);
     else
-        snprintf(out, cap, "%.200s", url);
+        snprintf(raw, sizeof raw, "%.200s", url);
+    ocisbx_escape_shown(raw, out, cap);
+}
+
+void ocisbx_escape_shown(const char *in, char *out, size_t cap)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)in; *p && o + 5 < cap; p++) {
+        if (*p < 0x20 || *p >= 0x7f || *p == '\\') {
+            out[o++] = '\\';
+            out[o++] = 'x';
+            out[o++] = hex[*p >> 4];
+            out[o++] = hex[*p & 15];
+        } else {
+            out[o++] = (char)*p;
+        }
+    }
+    if (cap)
+        out[o < cap ? o : cap - 1] = '\0';
+}
+
+static int hexval(unsigned char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Bytes curl would change on the way out: it percent-encodes spaces and
+ * non-ASCII (lowercase hex) and refuses control bytes. Encoding them here,
+ * before signing, makes the signed target the one on the wire. */
+static bool needs_encoding(unsigned char c)
+{
+    return c <= 0x20 || c >= 0x7f;
+}
+
+int ocisbx_url_normalize(const char *url, char **out)
+{
+    *out = NULL;
+    if (!url || !*url)
+        return ocisbx_fail(OCISBX_EINVAL, "URL is empty");
+    char shown[256];
+    shown_url(url, shown, sizeof shown);
+    const char *sep = strstr(url, "://");
+    const char *rest = sep ? sep + 3 + strcspn(sep + 3, "/?#") : url + strlen(url);
+    for (const unsigned char *p = (const unsigned char *)url; p < (const unsigned char *)rest; p++)
+        if (needs_encoding(*p))
+            return ocisbx_fail(OCISBX_EINVAL, "URL %s: the scheme or host contains a space, control or non-ASCII byte",
+                               shown);
+    ocisbx_buf b = OCISBX_BUF_INIT;
+    int rc = ocisbx_buf_append(&b, url, (size_t)(rest - url));
+    const char *qmark = strchr(rest, '?');
+    for (const unsigned char *p = (const unsigned char *)rest; rc == 0 && *p; p++) {
+        if (*p == '%') {
+            if (hexval(p[1]) < 0 || hexval(p[2]) < 0) {
+                ocisbx_buf_free(&b);
+                return ocisbx_fail(OCISBX_EINVAL,
+                                   "URL %s: malformed percent escape at byte %zu (write %% itself as %%25)", shown,
+                                   (size_t)((const char *)p - url));
+            }
+            rc = ocisbx_buf_append(&b, p, 3);
+            p += 2;
+        } else if (*p == '?' && (const char *)p == qmark && p[1] == '\0') {
+            /* an empty query: the spec signs no '?', so none is sent */
+        } else if (needs_encoding(*p)) {
+            char esc[4] = {'%', "0123456789ABCDEF"[*p >> 4], "0123456789ABCDEF"[*p & 15], '\0'};
+            rc = ocisbx_buf_append(&b, esc, 3);
+        } else {
+            rc = ocisbx_buf_append(&b, p, 1);
+        }
+    }
+    if (rc) {
+        ocisbx_buf_free(&b);
+        return rc;
+    }
+    *out = ocisbx_buf_detach(&b);
+    return *out ? 0 : ocisbx_fail_nomem();
 }
 
 static int parse(const char *url, const char *shown, ocisbx_url *out);

@@ -1,6 +1,7 @@
 /* ISO 8601 durations limited to units of fixed length (weeks, days, hours,
  * minutes, seconds): years and months have no fixed length, so they are
  * refused rather than guessed. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,7 +17,27 @@
 /* Ranks give the only order units may appear in. */
 enum { R_WEEK = 1, R_DAY, R_HOUR, R_MINUTE, R_SECOND };
 
-#define BAD(...) ocisbx_fail(OCISBX_EPARSE, __VA_ARGS__)
+/* Messages quote the input: its control bytes are written as \xNN so the
+ * message stays one line whatever was given. */
+static int bad(const char *fmt, ...) OCISBX_PRINTF(1, 2);
+static int bad(const char *fmt, ...)
+{
+    char raw[512], shown[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    va_end(ap);
+    size_t o = 0;
+    for (const unsigned char *q = (const unsigned char *)raw; *q && o + 5 < sizeof shown; q++) {
+        if (*q < 0x20 || *q == 0x7f)
+            o += (size_t)snprintf(shown + o, sizeof shown - o, "\\x%02x", *q);
+        else
+            shown[o++] = (char)*q;
+    }
+    shown[o] = '\0';
+    return ocisbx_fail(OCISBX_EPARSE, "%s", shown);
+}
+#define BAD(...) bad(__VA_ARGS__)
 
 static bool is_digit(char c)
 {

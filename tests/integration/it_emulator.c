@@ -431,6 +431,8 @@ static void test_commands(void **state)
     assert_string_equal(jstr(j, "stderr"), "two\n");
     assert_int_equal((int)jnum(j, "lastSeq", 0), 5);
     cJSON_Delete(j);
+    snprintf(opath, sizeof opath, "%s?fromSeq=3&untilSeq=2", ep);
+    assert_int_equal(emu_fixture_json(f, "GET", opath, NULL, 400, NULL), 0);
     snprintf(opath, sizeof opath, "/sandboxes/%s/commands/%s/output?fromSeq=0", id, cid);
     assert_int_equal(emu_fixture_json(f, "GET", opath, NULL, 400, NULL), 0);
 

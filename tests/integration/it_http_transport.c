@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -782,6 +783,259 @@ static void test_connection_reuse_and_proxy(void **state)
     ocisbx_http_free(h);
 }
 
+/* A header's value in raw request bytes (first match), malloc'd. */
+static char *raw_header(const char *raw, const char *name)
+{
+    size_t nl = strlen(name);
+    const char *end = strstr(raw, "\r\n\r\n");
+    for (const char *p = strstr(raw, "\r\n"); p && p < end; p = strstr(p, "\r\n")) {
+        p += 2;
+        if (strncasecmp(p, name, nl) == 0 && p[nl] == ':') {
+            const char *v = p + nl + 1;
+            while (*v == ' ')
+                v++;
+            return strndup(v, strcspn(v, "\r"));
+        }
+    }
+    return NULL;
+}
+
+/* Values handed to the verifier stay valid until raw_lookup_free(). */
+static char *raw_values[16];
+static size_t raw_nvalues;
+
+static const char *raw_lookup(const char *name, void *ud)
+{
+    char *v = raw_header(ud, name);
+    if (v && raw_nvalues < 16)
+        raw_values[raw_nvalues++] = v;
+    return v;
+}
+
+static void raw_lookup_free(void)
+{
+    while (raw_nvalues)
+        free(raw_values[--raw_nvalues]);
+}
+
+static int ths_port_of_url(const char *url)
+{
+    return atoi(url + strlen("http://127.0.0.1:"));
+}
+
+/* Sends url on a raw socket; returns the bytes received (caller frees). */
+static char *send_raw(fixture *f, const char *method, const char *path, int expect_rc, ocisbx_headers **prepared,
+                      char **signed_url)
+{
+    ths_raw *raw = NULL;
+    assert_int_equal(ths_raw_start(NULL, &raw), 0);
+    char url[512];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d%s", ths_raw_port(raw), path);
+    ocisbx_http *h = make_http(f->creds);
+    ocisbx_http_request *r = NULL;
+    assert_int_equal(ocisbx_http_request_new(method, url, &r), expect_rc);
+    if (expect_rc) {
+        ths_raw_stop(raw);
+        ocisbx_http_free(h);
+        return NULL;
+    }
+    if (strcmp(method, "POST") == 0)
+        assert_int_equal(ocisbx_http_request_set_body(r, "{}", 2), 0);
+    assert_int_equal(ocisbx_http_request_add_header(r, "x-extra", "1"), 0);
+    if (prepared)
+        assert_int_equal(ocisbx_http_prepare(h, r, prepared), 0);
+    if (signed_url)
+        *signed_url = strdup(ocisbx_http_request_url(r));
+    ocisbx_http_response *resp = NULL;
+    assert_int_equal(ocisbx_http_send(h, r, &resp), 0);
+    char *got = strdup(ths_raw_wait(raw));
+    ocisbx_http_response_free(resp);
+    ocisbx_http_request_free(r);
+    ocisbx_http_free(h);
+    ths_raw_stop(raw);
+    return got;
+}
+
+/* signing.md: the (request-target) is the path and query exactly as sent.
+ * What arrives on the socket must be what was signed, for URLs curl would
+ * otherwise rewrite (non-ASCII, spaces, dot segments, a bare '?'). */
+static void test_wire_target_is_signed_target(void **state)
+{
+    fixture *f = *state;
+    static const struct {
+        const char *given, *wire;
+    } cases[] = {
+        {"/\xc3\xa9/a b?q=\xc3\xa9 x&r=%41%2f", "/%C3%A9/a%20b?q=%C3%A9%20x&r=%41%2f"},
+        {"/a/../b/./c", "/a/../b/./c"},
+        {"/x?", "/x"},
+        {"/x?a=?", "/x?a=?"},
+        {"/ctl\x01\x7f?\x1f", "/ctl%01%7F?%1F"},
+        {"?q=1", "/?q=1"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *signed_url = NULL;
+        char *raw = send_raw(f, "GET", cases[i].given, 0, NULL, &signed_url);
+        assert_non_null(raw);
+        char *target = ths_raw_target(raw);
+        assert_non_null(target);
+        assert_string_equal(target, cases[i].wire);
+        /* The request's URL (what the signer got) ends in the wire target... */
+        char prefix[64];
+        int plen = snprintf(prefix, sizeof prefix, "http://127.0.0.1:%d", ths_port_of_url(signed_url));
+        assert_memory_equal(signed_url, prefix, (size_t)plen);
+        const char *tail = signed_url + plen;
+        char shown[256];
+        snprintf(shown, sizeof shown, "%s%s", tail[0] == '?' ? "/" : "", tail);
+        assert_string_equal(shown, target);
+        /* ...and the signature verifies over the target as received. */
+        char *authz = raw_header(raw, "authorization");
+        ocisbx_authz a;
+        assert_int_equal(ocisbx_authz_parse(authz, &a), 0);
+        char *ss = NULL;
+        assert_int_equal(ocisbx_verify_signing_string(a.headers, "GET", target, raw_lookup, raw, &ss), 0);
+        assert_int_equal(ocisbx_verify_signature_pem(f->pub_pem, strlen(f->pub_pem), ss, strlen(ss), a.signature),
+                         0);
+        ocisbx_free(ss);
+        ocisbx_authz_clear(&a);
+        raw_lookup_free();
+        free(authz);
+        free(target);
+        free(signed_url);
+        free(raw);
+    }
+    /* Malformed escapes are refused before anything is signed. */
+    assert_null(send_raw(f, "GET", "/a%zz", OCISBX_EINVAL, NULL, NULL));
+    assert_non_null(strstr(ocisbx_error_message(ocisbx_error_last()), "malformed percent escape"));
+    assert_null(send_raw(f, "GET", "/a?b=%4", OCISBX_EINVAL, NULL, NULL));
+    assert_null(send_raw(f, "GET", "/a%", OCISBX_EINVAL, NULL, NULL));
+}
+
+/* prepare() lists the headers in the order they go on the wire. */
+static void test_prepare_order_is_wire_order(void **state)
+{
+    fixture *f = *state;
+    const char *methods[] = {"GET", "POST"};
+    for (size_t m = 0; m < 2; m++) {
+        ocisbx_headers *hl = NULL;
+        char *raw = send_raw(f, methods[m], "/order", 0, &hl, NULL);
+        char **names = NULL;
+        size_t n = ths_raw_header_names(raw, &names);
+        assert_int_equal(n, ocisbx_headers_count(hl));
+        for (size_t i = 0; i < n; i++) {
+            assert_string_equal(names[i], ocisbx_headers_name(hl, i));
+            free(names[i]);
+        }
+        assert_string_equal(ocisbx_headers_name(hl, 0), "host");
+        free(names);
+        ocisbx_headers_free(hl);
+        free(raw);
+    }
+}
+
+typedef struct hdr_seen {
+    int calls;
+    int status;
+    char ctype[64];
+    size_t body_at_call; /* sink bytes when the callback ran */
+    size_t body_bytes;
+    int cancel;
+} hdr_seen;
+
+static int on_hdrs(int status, const ocisbx_headers *h, void *ud)
+{
+    hdr_seen *s = ud;
+    s->calls++;
+    s->status = status;
+    const char *ct = ocisbx_headers_get(h, "content-type");
+    snprintf(s->ctype, sizeof s->ctype, "%s", ct ? ct : "");
+    s->body_at_call = s->body_bytes;
+    return s->cancel;
+}
+
+static int count_sink(const void *data, size_t len, void *ud)
+{
+    (void)data;
+    ((hdr_seen *)ud)->body_bytes += len;
+    return 0;
+}
+
+/* The headers callback: once per attempt, before the body, cancels. */
+static void test_headers_callback(void **state)
+{
+    fixture *f = *state;
+    ocisbx_http *h = make_http(f->creds);
+    ths_push(f->srv, 503, "content-type: application/json", "{\"code\":\"x\"}");
+    ths_push(f->srv, 200, "content-type: text/event-stream", "data: 1\n\n");
+    hdr_seen seen = {0};
+    ocisbx_http_request *r = make_req(f, "GET", "/events");
+    assert_int_equal(ocisbx_http_request_set_headers_callback(r, on_hdrs, &seen), 0);
+    assert_int_equal(ocisbx_http_request_set_sink_callback(r, count_sink, &seen), 0);
+    ocisbx_http_response *resp = NULL;
+    assert_int_equal(ocisbx_http_send(h, r, &resp), 0);
+    assert_int_equal(seen.calls, 2); /* the 503 attempt and the 200 one */
+    assert_int_equal(seen.status, 200);
+    assert_string_equal(seen.ctype, "text/event-stream");
+    assert_int_equal(seen.body_at_call, 0);
+    assert_int_equal(seen.body_bytes, 9);
+    ocisbx_http_response_free(resp);
+    ocisbx_http_request_free(r);
+
+    /* Non-zero cancels: no body reaches the sink, no retry. */
+    ths_clear(f->srv);
+    ths_push(f->srv, 200, "content-type: text/plain", "hello");
+    hdr_seen stop = {.cancel = 1};
+    r = make_req(f, "GET", "/events");
+    assert_int_equal(ocisbx_http_request_set_headers_callback(r, on_hdrs, &stop), 0);
+    assert_int_equal(ocisbx_http_request_set_sink_callback(r, count_sink, &stop), 0);
+    resp = NULL;
+    assert_int_equal(ocisbx_http_send(h, r, &resp), OCISBX_ECANCELED);
+    assert_null(resp);
+    assert_int_equal(stop.calls, 1);
+    assert_int_equal(stop.body_bytes, 0);
+    assert_int_equal(ths_count(f->srv), 1);
+    assert_non_null(strstr(ocisbx_error_message(ocisbx_error_last()), "headers callback"));
+    ocisbx_http_request_free(r);
+    ocisbx_http_free(h);
+}
+
+/* A failed connect after a kept-alive call reused nothing: the debug log
+ * must not say so. */
+static void test_log_failed_connect_not_reused(void **state)
+{
+    fixture *f = *state;
+    ocisbx_http_options *o = NULL;
+    assert_int_equal(ocisbx_http_options_new(&o), 0);
+    assert_int_equal(ocisbx_http_options_set_allow_plain_http(o, 1), 0);
+    assert_int_equal(ocisbx_http_options_set_retries(o, 0), 0);
+    assert_int_equal(ocisbx_http_options_set_ignore_proxy_env(o, 1), 0);
+    ocisbx_http *h = NULL;
+    assert_int_equal(ocisbx_http_new(o, &h), 0);
+    ocisbx_http_options_free(o);
+    ocisbx_http_request *r = make_req(f, "GET", "/first");
+    ocisbx_http_response *resp = NULL;
+    assert_int_equal(ocisbx_http_send(h, r, &resp), 0);
+    ocisbx_http_response_free(resp);
+    ocisbx_http_request_free(r);
+    /* A port nothing listens on: bound, then closed. */
+    ths_raw *closed = NULL;
+    assert_int_equal(ths_raw_start(NULL, &closed), 0);
+    int port = ths_raw_port(closed);
+    ths_raw_stop(closed);
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/second", port);
+    log_text[0] = '\0';
+    ocisbx_set_log(capture_log, OCISBX_LOG_DEBUG, NULL);
+    assert_int_equal(ocisbx_http_request_new("GET", url, &r), 0);
+    resp = NULL;
+    assert_int_equal(ocisbx_http_send(h, r, &resp), OCISBX_ETRANSPORT);
+    ocisbx_set_log(NULL, 0, NULL);
+    assert_non_null(strstr(log_text, "/second"));
+    assert_null(strstr(log_text, "reused connection"));
+    assert_non_null(strstr(log_text, "no connection"));
+    ocisbx_http_request_free(r);
+    ocisbx_http_free(h);
+}
+
 static void test_deadline_stops_retries(void **state)
 {
     fixture *f = *state;
@@ -895,6 +1149,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_deadline_stops_retries, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tls_failure_not_retried, setup, teardown),
         cmocka_unit_test_setup_teardown(test_handles_on_threads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wire_target_is_signed_target, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_prepare_order_is_wire_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_headers_callback, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_log_failed_connect_not_reused, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

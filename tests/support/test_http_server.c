@@ -365,3 +365,158 @@ const char *ths_header(const ths_request *r, const char *name)
             return r->values[i];
     return NULL;
 }
+
+/* ---- the raw one-shot server ---- */
+#include <ctype.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+struct ths_raw {
+    int lfd;
+    int port;
+    pthread_t th;
+    char *response;
+    char *got;
+    size_t got_len;
+    int done;
+};
+
+static void *raw_main(void *arg)
+{
+    ths_raw *s = arg;
+    int fd = accept(s->lfd, NULL, NULL);
+    if (fd < 0)
+        return NULL;
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap + 1);
+    size_t want = (size_t)-1;
+    while (buf && len < want) {
+        if (len == cap) {
+            char *nb = realloc(buf, cap * 2 + 1);
+            if (!nb)
+                break;
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t k = recv(fd, buf + len, cap - len, 0);
+        if (k <= 0)
+            break;
+        len += (size_t)k;
+        buf[len] = '\0';
+        char *end = strstr(buf, "\r\n\r\n");
+        if (end && want == (size_t)-1) {
+            size_t body = 0;
+            for (char *p = buf; p < end; p++) {
+                if ((p == buf || p[-1] == '\n') && strncasecmp(p, "content-length:", 15) == 0)
+                    body = (size_t)strtoull(p + 15, NULL, 10);
+            }
+            want = (size_t)(end + 4 - buf) + body;
+        }
+    }
+    const char *resp = s->response ? s->response
+                                   : "HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
+    size_t rl = strlen(resp), off = 0;
+    while (off < rl) {
+        ssize_t k = send(fd, resp + off, rl - off, MSG_NOSIGNAL);
+        if (k <= 0)
+            break;
+        off += (size_t)k;
+    }
+    shutdown(fd, SHUT_WR);
+    char drain[256];
+    while (recv(fd, drain, sizeof drain, 0) > 0) {
+    }
+    close(fd);
+    s->got = buf;
+    s->got_len = len;
+    return NULL;
+}
+
+int ths_raw_start(const char *response, ths_raw **out)
+{
+    ths_raw *s = calloc(1, sizeof *s);
+    if (!s)
+        return -1;
+    s->lfd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t al = sizeof a;
+    if (s->lfd < 0 || bind(s->lfd, (struct sockaddr *)&a, sizeof a) != 0 || listen(s->lfd, 4) != 0 ||
+        getsockname(s->lfd, (struct sockaddr *)&a, &al) != 0) {
+        if (s->lfd >= 0)
+            close(s->lfd);
+        free(s);
+        return -1;
+    }
+    s->port = ntohs(a.sin_port);
+    s->response = response ? strdup(response) : NULL;
+    if (pthread_create(&s->th, NULL, raw_main, s) != 0) {
+        close(s->lfd);
+        free(s->response);
+        free(s);
+        return -1;
+    }
+    *out = s;
+    return 0;
+}
+
+int ths_raw_port(const ths_raw *s)
+{
+    return s->port;
+}
+
+const char *ths_raw_wait(ths_raw *s)
+{
+    if (!s->done) {
+        pthread_join(s->th, NULL);
+        s->done = 1;
+    }
+    return s->got;
+}
+
+void ths_raw_stop(ths_raw *s)
+{
+    if (!s)
+        return;
+    if (!s->done) {
+        shutdown(s->lfd, SHUT_RDWR); /* wakes a blocked accept */
+        pthread_join(s->th, NULL);
+    }
+    close(s->lfd);
+    free(s->got);
+    free(s->response);
+    free(s);
+}
+
+char *ths_raw_target(const char *raw)
+{
+    const char *sp = raw ? strchr(raw, ' ') : NULL;
+    const char *sp2 = sp ? strchr(sp + 1, ' ') : NULL;
+    return sp2 ? strndup(sp + 1, (size_t)(sp2 - sp - 1)) : NULL;
+}
+
+size_t ths_raw_header_names(const char *raw, char ***names)
+{
+    *names = NULL;
+    const char *end = raw ? strstr(raw, "\r\n\r\n") : NULL;
+    const char *p = raw ? strstr(raw, "\r\n") : NULL;
+    size_t n = 0;
+    while (p && end && p < end) {
+        p += 2;
+        const char *colon = strchr(p, ':');
+        if (!colon || colon > end)
+            break;
+        char **nn = realloc(*names, (n + 1) * sizeof *nn);
+        if (!nn)
+            break;
+        *names = nn;
+        char *name = strndup(p, (size_t)(colon - p));
+        for (char *q = name; q && *q; q++)
+            *q = (char)tolower((unsigned char)*q);
+        (*names)[n++] = name;
+        p = strstr(p, "\r\n");
+    }
+    return n;
+}

@@ -57,4 +57,22 @@ const ths_request *ths_get(ths *s, size_t i);
 const char *ths_header(const ths_request *r, const char *name);
 void ths_clear(ths *s);
 
+/* A one-shot raw-socket server on 127.0.0.1: records the bytes of one
+ * request exactly as they arrived (request line, headers in wire order,
+ * a content-length body), answers `response` (a whole raw HTTP answer;
+ * NULL: an empty 200 with connection: close) and closes. MHD does not
+ * keep header order, this does. */
+typedef struct ths_raw ths_raw;
+int ths_raw_start(const char *response, ths_raw **out);
+int ths_raw_port(const ths_raw *s);
+/* Waits for the request and returns its raw bytes (NUL-terminated), or
+ * NULL when none came. Valid until ths_raw_stop. */
+const char *ths_raw_wait(ths_raw *s);
+/* The request line's target and the header names in order, from raw
+ * bytes: target into a malloc'd string, names as a malloc'd array of
+ * malloc'd strings (lowercased). */
+char *ths_raw_target(const char *raw);
+size_t ths_raw_header_names(const char *raw, char ***names);
+void ths_raw_stop(ths_raw *s);
+
 #endif

@@ -189,6 +189,28 @@ static void test_content_type(void **state)
     assert_int_equal(ocisbx_stream_format_from_content_type(NULL), OCISBX_STREAM_AUTO);
 }
 
+/* The Content-Type's format holds for one connection; finish() goes back
+ * to sniffing for the next. */
+static void test_set_format_per_connection(void **state)
+{
+    (void)state;
+    collected c;
+    memset(&c, 0, sizeof c);
+    ocisbx_event_parser p;
+    ocisbx_event_parser_init(&p, OCISBX_STREAM_AUTO, collect, &c);
+    const char *body = "{\"seq\":1}\ndata: {\"seq\":2}\n\n";
+    ocisbx_event_parser_set_format(&p, OCISBX_STREAM_SSE);
+    assert_int_equal(ocisbx_event_parser_feed(&p, body, strlen(body)), 0);
+    assert_int_equal(ocisbx_event_parser_finish(&p), 0);
+    assert_int_equal(c.count, 1); /* the '{' line is an SSE field line, ignored */
+    /* next connection, no Content-Type: sniffed as NDJSON, the data: line fails */
+    ocisbx_event_parser_set_format(&p, OCISBX_STREAM_AUTO);
+    assert_int_equal(ocisbx_event_parser_feed(&p, "{\"seq\":3}\n", 10), 0);
+    assert_int_equal(c.count, 2);
+    assert_int_equal(ocisbx_event_parser_finish(&p), 0);
+    ocisbx_event_parser_release(&p);
+}
+
 static void test_tracker(void **state)
 {
     (void)state;
@@ -277,7 +299,7 @@ int main(void)
         cmocka_unit_test(test_random_splits), cmocka_unit_test(test_cut_connection_drops_partial),
         cmocka_unit_test(test_callback_stops), cmocka_unit_test(test_too_long),
         cmocka_unit_test(test_content_type),  cmocka_unit_test(test_tracker),
-        cmocka_unit_test(test_resume_every_cut),
+        cmocka_unit_test(test_resume_every_cut), cmocka_unit_test(test_set_format_per_connection),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -150,6 +150,24 @@ static void test_parse_bad(void **state)
     assert_int_equal(ocisbx_duration_parse("PT1S", NULL), OCISBX_EINVAL);
 }
 
+/* Control bytes of the input are escaped in the message: one line. */
+static void test_message_escapes_control_bytes(void **state)
+{
+    (void)state;
+    static const char *const inputs[] = {"PT1H\n", "P\r1D", "PT1H\x1b[2J", "\nPT1H", "PT\x7f"};
+    for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+        int64_t ms = 0;
+        assert_int_equal(ocisbx_duration_parse(inputs[i], &ms), OCISBX_EPARSE);
+        const char *msg = ocisbx_error_message(ocisbx_error_last());
+        for (const unsigned char *p = (const unsigned char *)msg; *p; p++)
+            if (*p < 0x20 || *p == 0x7f)
+                fail_msg("input %zu: raw control byte 0x%02x in message: %s", i, *p, msg);
+    }
+    int64_t ms = 0;
+    assert_int_equal(ocisbx_duration_parse("PT1H\n", &ms), OCISBX_EPARSE);
+    assert_non_null(strstr(ocisbx_error_message(ocisbx_error_last()), "\"PT1H\\x0a\""));
+}
+
 static void test_format_canonical(void **state)
 {
     (void)state;
@@ -212,6 +230,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_good),
         cmocka_unit_test(test_parse_bad),
+        cmocka_unit_test(test_message_escapes_control_bytes),
         cmocka_unit_test(test_format_canonical),
         cmocka_unit_test(test_round_trip_many),
     };

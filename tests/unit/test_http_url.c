@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -69,6 +70,54 @@ static void test_parse_bad(void **state)
     assert_non_null(strstr(ocisbx_error_message(ocisbx_error_last()), "https://***@h:abc/x"));
 }
 
+static void test_normalize(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } good[] = {
+        {"https://h/\xc3\xa9?x=\xc3\xa9", "https://h/%C3%A9?x=%C3%A9"},
+        {"https://h/a b?c d", "https://h/a%20b?c%20d"},
+        {"https://h/a/../b/./c", "https://h/a/../b/./c"},
+        {"https://h/x?", "https://h/x"},
+        {"https://h?", "https://h"},
+        {"https://h/x??", "https://h/x??"},
+        {"https://h/%41%2f?%7E", "https://h/%41%2f?%7E"},
+        {"https://h/\t\x7f", "https://h/%09%7F"},
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        char *out = NULL;
+        assert_int_equal(ocisbx_url_normalize(good[i].in, &out), 0);
+        assert_string_equal(out, good[i].out);
+        free(out);
+    }
+    static const char *const bad[] = {"https://h/%zz", "https://h/%4", "https://h/a%", "https://h/?a=%g0",
+                                      "https://h\xc3\xa9/", "https://h o/", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *out = NULL;
+        assert_int_equal(ocisbx_url_normalize(bad[i], &out), OCISBX_EINVAL);
+        assert_null(out);
+        /* one line, whatever the input held */
+        const char *msg = ocisbx_error_message(ocisbx_error_last());
+        for (const unsigned char *p = (const unsigned char *)msg; *p; p++)
+            assert_true(*p >= 0x20 && *p < 0x7f);
+    }
+    char *out = NULL;
+    assert_int_equal(ocisbx_url_normalize("https://h/%zz", &out), OCISBX_EINVAL);
+    assert_non_null(strstr(ocisbx_error_message(ocisbx_error_last()), "malformed percent escape"));
+    /* other request inputs quoted in messages: one line too */
+    ocisbx_http_request *r = NULL;
+    assert_int_equal(ocisbx_http_request_new("G\nT", "https://h/", &r), OCISBX_EINVAL);
+    assert_null(strchr(ocisbx_error_message(ocisbx_error_last()), '\n'));
+    assert_int_equal(ocisbx_http_request_new("GET", "https://h/\n", &r), 0);
+    assert_string_equal(ocisbx_http_request_url(r), "https://h/%0A");
+    assert_int_equal(ocisbx_http_request_add_header(r, "x\ny", "1"), OCISBX_EINVAL);
+    assert_null(strchr(ocisbx_error_message(ocisbx_error_last()), '\n'));
+    assert_int_equal(ocisbx_http_request_set_request_id(r, "a\rb"), OCISBX_EINVAL);
+    assert_null(strchr(ocisbx_error_message(ocisbx_error_last()), '\r'));
+    ocisbx_http_request_free(r);
+}
+
 static void test_loopback(void **state)
 {
     (void)state;
@@ -110,6 +159,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_good),
         cmocka_unit_test(test_parse_bad),
+        cmocka_unit_test(test_normalize),
         cmocka_unit_test(test_loopback),
         cmocka_unit_test(test_scheme_rule),
     };

@@ -1,0 +1,205 @@
+/* Helpers shared by the api commands (sandbox, command, file, snapshot):
+ * the option table, the client, JSON output, usage lines. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct opt_def {
+    const char *name;
+    size_t offset; /* of a const char * field; SIZE_MAX for the special ones */
+} opt_def;
+
+#define F(field) offsetof(cli_api_opts, field)
+static const opt_def opt_defs[] = {
+    {"sandbox-id", F(sandbox_id)},
+    {"project-id", F(project_id)},
+    {"command-id", F(command_id)},
+    {"snapshot-id", F(snapshot_id)},
+    {"display-name", F(display_name)},
+    {"runtime", F(runtime)},
+    {"shape", F(shape)},
+    {"expires-in-minutes", F(expires_in_minutes)},
+    {"additional-duration", F(additional_duration)},
+    {"command", F(command)},
+    {"timeout", F(timeout)},
+    {"cwd", F(cwd)},
+    {"file-path", F(file_path)},
+    {"from-file", F(from_file)},
+    {"to-file", F(to_file)},
+    {"from-seq", F(from_seq)},
+    {"wait-for-state", F(wait_for_state)},
+    {"limit", F(limit)},
+    {"page", F(page)},
+    {"lifecycle-state", F(lifecycle_state)},
+    {"max-wait-seconds", F(max_wait_seconds)},
+    {"wait-interval-seconds", F(wait_interval_seconds)},
+    {"expiration-duration", F(expiration_duration)},
+    {"warmpool-name", F(warmpool_name)},
+    {"env", SIZE_MAX},
+    {"arg", SIZE_MAX},
+};
+
+static bool allowed_has(const char *allowed, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = allowed; (p = strstr(p, name)) != NULL; p += n)
+        if ((p == allowed || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0')) return true;
+    return false;
+}
+
+int cli_api_parse(const char *cmd, int argc, char **argv, const char *allowed, cli_api_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->is_force = -1;
+    for (int i = 0; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--") == 0) { /* the rest are command arguments */
+            for (i++; i < argc && allowed_has(allowed, "arg"); i++) {
+                if (o->nargs == CLI_API_MAX_REPEAT) return cli_error(CLI_EXIT_USAGE, "%s: too many arguments", cmd);
+                o->args[o->nargs++] = argv[i];
+            }
+            if (i < argc) return cli_unknown_option(cmd, argv[i]);
+            break;
+        }
+        if (allowed_has(allowed, "is-force") && strncmp(arg, "--is-force", 10) == 0 &&
+            (arg[10] == '\0' || arg[10] == '=')) {
+            const char *v = arg[10] == '=' ? arg + 11 : "true";
+            if (strcmp(v, "true") != 0 && strcmp(v, "false") != 0)
+                return cli_error(CLI_EXIT_USAGE, "%s: --is-force takes true or false, not '%s'", cmd, v);
+            o->is_force = strcmp(v, "true") == 0;
+            continue;
+        }
+        if (allowed_has(allowed, "all") && cli_opt_flag(arg, "all")) {
+            o->all = true;
+            continue;
+        }
+        bool taken = false;
+        for (size_t d = 0; d < sizeof opt_defs / sizeof opt_defs[0] && !taken; d++) {
+            if (!allowed_has(allowed, opt_defs[d].name)) continue;
+            const char *value = NULL;
+            int m = cli_opt_value(argc, argv, &i, opt_defs[d].name, &value);
+            if (m < 0) return CLI_EXIT_USAGE;
+            if (m == 0) continue;
+            taken = true;
+            if (opt_defs[d].offset != SIZE_MAX) {
+                *(const char **)(void *)((char *)o + opt_defs[d].offset) = value;
+            } else if (strcmp(opt_defs[d].name, "env") == 0) {
+                if (!strchr(value, '=') || value[0] == '=')
+                    return cli_error(CLI_EXIT_USAGE, "%s: --env takes NAME=VALUE, not '%s'", cmd, value);
+                if (o->nenv == CLI_API_MAX_REPEAT) return cli_error(CLI_EXIT_USAGE, "%s: too many --env", cmd);
+                o->env[o->nenv++] = value;
+            } else {
+                if (o->nargs == CLI_API_MAX_REPEAT) return cli_error(CLI_EXIT_USAGE, "%s: too many --arg", cmd);
+                o->args[o->nargs++] = value;
+            }
+        }
+        if (!taken) return cli_unknown_option(cmd, arg);
+    }
+    return 0;
+}
+
+int cli_api_require(const char *cmd, const char *name, const char *value)
+{
+    if (value && value[0]) return 0;
+    return cli_error(CLI_EXIT_USAGE, "%s: --%s is required", cmd, name);
+}
+
+int cli_api_int(const char *cmd, const char *name, const char *value, long long min, long long max, long long *out)
+{
+    char *end = NULL;
+    long long v = value ? strtoll(value, &end, 10) : 0;
+    if (!value || !*value || *end || v < min || v > max)
+        return cli_error(CLI_EXIT_USAGE, "%s: --%s must be an integer from %lld to %lld, not '%s'", cmd, name, min,
+                         max, value ? value : "");
+    *out = v;
+    return 0;
+}
+
+int cli_api_wait_ms(const char *cmd, const cli_api_opts *o, int64_t *timeout_ms, int64_t *poll_ms)
+{
+    long long t = 1200, p = 2;
+    if (o->max_wait_seconds && cli_api_int(cmd, "max-wait-seconds", o->max_wait_seconds, 0, 172800, &t))
+        return CLI_EXIT_USAGE;
+    if (o->wait_interval_seconds &&
+        cli_api_int(cmd, "wait-interval-seconds", o->wait_interval_seconds, 0, 3600, &p))
+        return CLI_EXIT_USAGE;
+    *timeout_ms = t * 1000;
+    *poll_ms = p ? p * 1000 : 200;
+    return 0;
+}
+
+int cli_api_client(cli_ctx *ctx, ocisbx_client **out)
+{
+    *out = NULL;
+    const char *endpoint = NULL;
+    ocisbx_credentials *creds = NULL;
+    if (cli_endpoint(ctx, &endpoint) != 0) return CLI_EXIT_FAIL;
+    if (cli_credentials(ctx, &creds) != 0) return CLI_EXIT_FAIL;
+    ocisbx_http_options *h = NULL;
+    ocisbx_client_options *o = NULL;
+    int rc = ocisbx_http_options_new(&h);
+    if (!rc && ctx->g.ca_bundle) rc = ocisbx_http_options_set_ca_bundle(h, ctx->g.ca_bundle);
+    /* http:// is only ever allowed to a loopback host: the transport checks */
+    if (!rc && strncmp(endpoint, "http://", 7) == 0) rc = ocisbx_http_options_set_allow_plain_http(h, 1);
+    if (!rc) rc = ocisbx_http_options_set_user_agent_suffix(h, "ocisbx-cli");
+    if (!rc) rc = ocisbx_client_options_new(&o);
+    if (!rc) rc = ocisbx_client_options_set_http_options(o, h);
+    if (!rc) rc = ocisbx_client_options_set_credentials(o, creds);
+    if (!rc) rc = ocisbx_client_options_set_endpoint(o, endpoint);
+    if (!rc) rc = ocisbx_client_options_set_api_version(o, ctx->g.api_version);
+    if (!rc) rc = ocisbx_client_new(o, out);
+    ocisbx_client_options_free(o);
+    ocisbx_http_options_free(h);
+    return rc ? cli_fail_last() : 0;
+}
+
+int cli_api_print(int rc, char *json)
+{
+    if (rc) {
+        ocisbx_free(json);
+        return cli_fail_last();
+    }
+    int st = cli_print_json_text(json, strlen(json));
+    ocisbx_free(json);
+    return st;
+}
+
+int cli_api_unknown_sub(const char *cmd, const char *sub, const char *subs)
+{
+    if (!sub) return cli_error(CLI_EXIT_USAGE, "%s: give a subcommand: %s", cmd, subs);
+    return cli_error(CLI_EXIT_USAGE, "%s: unknown subcommand %s (one of: %s)", cmd, sub, subs);
+}
+
+bool cli_api_wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) break;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return true;
+    }
+    return false;
+}
+
+/* "  ocisbx sandbox stop --sandbox-id V [--is-force] ..." on stdout. */
+void cli_api_usage_line(const char *cmd, const char *sub, const char *allowed)
+{
+    printf("  ocisbx %s %s", cmd, sub);
+    const char *p = allowed;
+    while (*p) {
+        size_t n = strcspn(p, " ");
+        if (n == 3 && strncmp(p, "arg", 3) == 0)
+            printf(" [--arg V]... [-- ARG...]");
+        else if ((n == 8 && strncmp(p, "is-force", 8) == 0) || (n == 3 && strncmp(p, "all", 3) == 0))
+            printf(" [--%.*s]", (int)n, p);
+        else if (n == 3 && strncmp(p, "env", 3) == 0)
+            printf(" [--env NAME=VALUE]...");
+        else
+            printf(" [--%.*s V]", (int)n, p);
+        p += n;
+        while (*p == ' ') p++;
+    }
+    printf("\n");
+}
