@@ -64,8 +64,16 @@ int cli_error(int exit_code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* Prints the library's last error message as above; returns CLI_EXIT_FAIL. */
+/* Prints the library's last error message as above (or the stdout failure
+ * when stdout has failed); returns CLI_EXIT_FAIL. */
 int cli_fail_last(void);
+/* stdout could not be written: prints "ocisbx: writing to standard output
+ * failed: <reason>" once per process; returns CLI_EXIT_FAIL. */
+int cli_stdout_failed(void);
+/* The one check of every command's output, made by main before exiting:
+ * flushes stdout; on a write or flush failure reports it (once) and turns
+ * a success status into CLI_EXIT_FAIL. Returns the exit status. */
+int cli_finish_stdout(int status);
 
 /* ---- option parsing for command files ---- */
 /* Matches argv[*i] against "--name VALUE" or "--name=VALUE". Returns 1 and

@@ -21,8 +21,34 @@ int cli_error(int exit_code, const char *fmt, ...)
     return exit_code;
 }
 
+/* Set once the stdout failure has been reported: one line, whoever notices. */
+static bool stdout_reported;
+
+int cli_stdout_failed(void)
+{
+    if (!stdout_reported) {
+        stdout_reported = true;
+        int e = errno;
+        cli_error(CLI_EXIT_FAIL, "writing to standard output failed%s%s", e ? ": " : "", e ? strerror(e) : "");
+    }
+    return CLI_EXIT_FAIL;
+}
+
+int cli_finish_stdout(int status)
+{
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        cli_stdout_failed();
+        return status == CLI_EXIT_OK ? CLI_EXIT_FAIL : status;
+    }
+    return status;
+}
+
 int cli_fail_last(void)
 {
+    /* A callback that stopped because stdout broke: say that, not "canceled". */
+    if (ferror(stdout))
+        return cli_stdout_failed();
     return cli_error(CLI_EXIT_FAIL, "%s", ocisbx_error_message(ocisbx_error_last()));
 }
 

@@ -103,7 +103,8 @@ int cmd_raw_request(cli_ctx *ctx, int argc, char **argv)
         if (ocisbx_http_prepare(http, req, &hl) != 0) {
             status = cli_fail_last();
         } else {
-            printf("%s %s\n", ocisbx_http_request_method(req), url);
+            /* the URL as signed and sent (normalised) */
+            printf("%s %s\n", ocisbx_http_request_method(req), ocisbx_http_request_url(req));
             print_headers(hl);
         }
         ocisbx_headers_free(hl);
@@ -117,25 +118,27 @@ int cmd_raw_request(cli_ctx *ctx, int argc, char **argv)
     if (resp) {
         size_t blen = 0;
         const char *body = ocisbx_http_response_body(resp, &blen);
+        const char *reason = ocisbx_http_response_reason(resp);
         if (include) {
-            const char *reason = ocisbx_http_response_reason(resp);
             printf("HTTP %d%s%s\n", ocisbx_http_response_status(resp), *reason ? " " : "", reason);
             print_headers(ocisbx_http_response_headers(resp));
             printf("\n");
+        } else if (rc == 0 && ocisbx_http_response_status(resp) / 100 == 2) {
+            /* the status is always shown (other answers: in the error line);
+             * stdout stays the exact body */
+            fprintf(stderr, "HTTP %d%s%s\n", ocisbx_http_response_status(resp), *reason ? " " : "", reason);
         }
-        bool wrote = (!blen || fwrite(body, 1, blen, stdout) == blen) && fflush(stdout) == 0;
-        if (rc == 0 && !wrote) {
-            status = cli_error(CLI_EXIT_FAIL, "writing the response to stdout failed");
-            ocisbx_http_response_free(resp);
-            ocisbx_http_free(http);
-            goto out;
-        }
+        if (blen)
+            fwrite(body, 1, blen, stdout); /* a failure is reported by cli_finish_stdout */
     }
     if (rc != 0)
         status = cli_fail_last();
+    else if (fflush(stdout) != 0 || ferror(stdout))
+        status = cli_stdout_failed();
     else if (ocisbx_http_response_status(resp) < 200 || ocisbx_http_response_status(resp) > 299)
-        status = cli_error(CLI_EXIT_FAIL, "%s %s: HTTP %d", ocisbx_http_request_method(req), url,
-                           ocisbx_http_response_status(resp));
+        status = cli_error(CLI_EXIT_FAIL, "%s %s: HTTP %d%s%s", ocisbx_http_request_method(req),
+                           ocisbx_http_request_url(req), ocisbx_http_response_status(resp),
+                           *ocisbx_http_response_reason(resp) ? " " : "", ocisbx_http_response_reason(resp));
     ocisbx_http_response_free(resp);
     ocisbx_http_free(http);
 out:

@@ -63,7 +63,7 @@ static int check_auth(const char *auth)
                      "--auth %s: not one of api_key, security_token, instance_principal, resource_principal", auth);
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     cli_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
@@ -153,6 +153,10 @@ int main(int argc, char **argv)
         ocisbx_global_cleanup();
     }
     free(rest);
-    fflush(stdout);
     return status;
+}
+
+int main(int argc, char **argv)
+{
+    return cli_finish_stdout(run(argc, argv));
 }

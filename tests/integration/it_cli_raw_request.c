@@ -65,6 +65,9 @@ static char *slurp(const char *path)
     return d;
 }
 
+/* When set, the CLI's stdout goes there (/dev/full) instead of a file. */
+static const char *stdout_to;
+
 /* Runs the CLI with argv (NULL-terminated), stdin from `input` (may be
  * NULL) and extra environment "NAME=VALUE" entries (NULL-terminated). */
 static result run(const char *const *args, const char *input, const char *const *env)
@@ -81,7 +84,7 @@ static result run(const char *const *args, const char *input, const char *const 
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        int o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int o = stdout_to ? open(stdout_to, O_WRONLY) : open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         int i = open(inp, O_RDONLY);
         dup2(o, 1);
@@ -113,7 +116,7 @@ static result run(const char *const *args, const char *input, const char *const 
     assert_int_equal(waitpid(pid, &st, 0), pid);
     result r;
     r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-    r.out = slurp(outp);
+    r.out = stdout_to ? strdup("") : slurp(outp);
     r.err = slurp(errp);
     return r;
 }
@@ -185,8 +188,9 @@ static void test_dry_run_get_vector(void **state)
     result r = run(args, NULL, NULL);
     assert_int_equal(r.status, 0);
     assert_string_equal(r.err, "");
-    const char *lines[] = {"GET " GET_URL,         "date: " DATE,
-                           "host: iaas.us-phoenix-1.oraclecloud.com", GET_AUTHZ,
+    /* send order: libcurl writes Host right after the request line */
+    const char *lines[] = {"GET " GET_URL,         "host: iaas.us-phoenix-1.oraclecloud.com",
+                           "date: " DATE,          GET_AUTHZ,
                            "opc-request-id: *",    "user-agent: libocisbx/*",
                            NULL};
     check_dry_run(r.out, lines);
@@ -197,8 +201,8 @@ static void test_dry_run_post_vector(void **state)
 {
     (void)state;
     const char *lines[] = {"POST " POST_URL,
-                           "date: " DATE,
                            "host: iaas.us-phoenix-1.oraclecloud.com",
+                           "date: " DATE,
                            "content-length: 316",
                            "content-type: application/json",
                            "x-content-sha256: V9Z20UJTvkvpJ50flBzKE32+6m2zJjweHpDMX/U4Uy0=",
@@ -300,6 +304,42 @@ static void test_errors(void **state)
     result_free(&r);
 }
 
+static void test_dry_run_stdout_full_and_normalised_url(void **state)
+{
+    (void)state;
+    const char *args[] = {"--config-file", config,   "--profile", "VECTOR", "raw-request", "--url",
+                          GET_URL,         "--date", DATE,        "--dry-run", NULL};
+    stdout_to = "/dev/full";
+    result r = run(args, NULL, NULL);
+    stdout_to = NULL;
+    assert_int_equal(r.status, 1);
+    assert_one_line_error(&r);
+    assert_non_null(strstr(r.err, "writing to standard output failed"));
+    result_free(&r);
+    /* --version too: every command's output goes through the same check */
+    const char *ver[] = {"--version", NULL};
+    stdout_to = "/dev/full";
+    r = run(ver, NULL, NULL);
+    stdout_to = NULL;
+    assert_int_equal(r.status, 1);
+    assert_one_line_error(&r);
+    result_free(&r);
+    /* The request line shows the URL as signed and sent. */
+    const char *args2[] = {"--config-file", config, "--profile", "VECTOR", "raw-request", "--url",
+                           "https://h.example.com/a b/\xc3\xa9?", "--dry-run", NULL};
+    r = run(args2, NULL, NULL);
+    assert_int_equal(r.status, 0);
+    assert_true(strncmp(r.out, "GET https://h.example.com/a%20b/%C3%A9\nhost: h.example.com\n", 58) == 0);
+    result_free(&r);
+    const char *bad[] = {"--config-file", config, "--profile", "VECTOR", "raw-request", "--url",
+                         "https://h.example.com/%zz", "--dry-run", NULL};
+    r = run(bad, NULL, NULL);
+    assert_int_equal(r.status, 2);
+    assert_one_line_error(&r);
+    assert_non_null(strstr(r.err, "malformed percent escape"));
+    result_free(&r);
+}
+
 static void test_send_to_loopback(void **state)
 {
     (void)state;
@@ -311,7 +351,7 @@ static void test_send_to_loopback(void **state)
     result r = run(args, NULL, NULL);
     assert_int_equal(r.status, 0);
     assert_string_equal(r.out, "{\"id\":\"sb1\"}");
-    assert_string_equal(r.err, "");
+    assert_string_equal(r.err, "HTTP 200 OK\n"); /* the status, always; stdout is the exact body */
     result_free(&r);
     const ths_request *rec = ths_get(srv, 0);
     assert_string_equal(rec->target, "/20231130/sandboxes/sb1?x=1");
@@ -323,6 +363,7 @@ static void test_send_to_loopback(void **state)
     const char *args_i[] = {"--config-file", config, "--profile", "VECTOR", "raw-request", "--url", url, "-i", NULL};
     r = run(args_i, NULL, NULL);
     assert_int_equal(r.status, 0);
+    assert_string_equal(r.err, "");
     assert_true(strncmp(r.out, "HTTP 201 Created\n", 17) == 0);
     assert_non_null(strstr(r.out, "\nopc-request-id: srv-2\n"));
     assert_non_null(strstr(r.out, "\n\nmade"));
@@ -344,8 +385,20 @@ static void test_send_to_loopback(void **state)
     ths_push(srv, 404, "opc-request-id: srv-404", "{\"code\":\"NotAuthorizedOrNotFound\",\"message\":\"no sb\"}");
     r = run(args, NULL, NULL);
     assert_int_equal(r.status, 1);
-    assert_one_line_error(&r);
+    assert_one_line_error(&r); /* the status is in it */
     assert_non_null(strstr(r.err, "404 NotAuthorizedOrNotFound: no sb (opc-request-id: srv-404)"));
+    result_free(&r);
+
+    /* stdout that cannot be written: one line, exit 1 (sent and dry-run). */
+    ths_push(srv, 200, NULL, "a body");
+    stdout_to = "/dev/full";
+    r = run(args, NULL, NULL);
+    stdout_to = NULL;
+    assert_int_equal(r.status, 1);
+    assert_true(strncmp(r.err, "HTTP 200 OK\n", 12) == 0);
+    result full = {r.status, r.out, r.err + 12};
+    assert_one_line_error(&full);
+    assert_non_null(strstr(r.err, "writing to standard output failed"));
     result_free(&r);
     free(url);
     ths_stop(srv);
@@ -359,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_option_beats_environment),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_send_to_loopback),
+        cmocka_unit_test(test_dry_run_stdout_full_and_normalised_url),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -871,6 +871,7 @@ static void test_wire_target_is_signed_target(void **state)
         {"/x?a=?", "/x?a=?"},
         {"/ctl\x01\x7f?\x1f", "/ctl%01%7F?%1F"},
         {"?q=1", "/?q=1"},
+        {"/p\"<>{}|\\^`[]'!*;:@,$?q=\"<>{}|^`[]/?:@!$'()*,;", "/p\"<>{}|\\^`[]'!*;:@,$?q=\"<>{}|^`[]/?:@!$'()*,;"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *signed_url = NULL;
