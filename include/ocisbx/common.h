@@ -64,8 +64,10 @@ OCISBX_API void ocisbx_global_cleanup(void);
 OCISBX_API void ocisbx_free(void *p);
 
 /* ---- errors ------------------------------------------------------------ */
-/* The last failure on the calling thread; valid until the next library call
- * on this thread. Never NULL: after a success the code is OCISBX_OK. */
+/* The last failure on the calling thread. Read it right after a call returned
+ * non-zero: like errno, a successful call does not clear it. Valid until the
+ * next library call on this thread. Never NULL: before any failure, or after
+ * ocisbx_error_clear(), the code is OCISBX_OK and the message "no error". */
 typedef struct ocisbx_error ocisbx_error;
 OCISBX_API const ocisbx_error *ocisbx_error_last(void);
 OCISBX_API int ocisbx_error_code(const ocisbx_error *e);

@@ -27,7 +27,7 @@ static _Thread_local struct ocisbx_error last_error;
 const ocisbx_error *ocisbx_error_last(void)
 {
     if (last_error.code == OCISBX_OK && last_error.message[0] == '\0')
-        snprintf(last_error.message, MSG_CAP, "%s", "no error");
+        memcpy(last_error.message, "no error", sizeof "no error");
     return &last_error;
 }
 
@@ -46,6 +46,7 @@ const char *ocisbx_error_request_id(const ocisbx_error *e)
 void ocisbx_error_clear(void)
 {
     memset(&last_error, 0, sizeof last_error);
+    memcpy(last_error.message, "no error", sizeof "no error");
 }
 
 static void set_message(const char *fmt, va_list ap)
