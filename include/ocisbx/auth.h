@@ -20,8 +20,8 @@ OCISBX_API int ocisbx_config_load(const char *path, const char *profile, ocisbx_
 /* Same, from text in memory; `name` is used in messages (like a file name). */
 OCISBX_API int ocisbx_config_parse(const char *text, size_t len, const char *name,
                                    const char *profile, ocisbx_config **out);
-/* The value of key in the selected profile (inherited from DEFAULT when
- * absent), or NULL. */
+/* The value of key (matched in any case) in the selected profile, inherited
+ * from DEFAULT when absent there, or NULL. */
 OCISBX_API const char *ocisbx_config_get(const ocisbx_config *cfg, const char *key);
 OCISBX_API const char *ocisbx_config_file(const ocisbx_config *cfg);
 OCISBX_API const char *ocisbx_config_profile(const ocisbx_config *cfg);

@@ -13,12 +13,13 @@
  *
  * Retries (on by default): up to max_attempts, waiting
  * min(base * 2^(n-1), cap) plus up to max_jitter of random jitter, or the
- * answer's retry-after when it has one; on 409 with code IncorrectState or
+ * answer's retry-after when it has one (at most 60 s); on 409 with code IncorrectState or
  * LockConflict, 429, 500, 502, 503, 504, timeouts and connection errors.
  * Never for OCISBX_HTTP_RETRY_NEVER, never a body that cannot be replayed
  * (a callback body without a rewind function), never after a response
  * callback has received bytes, never past the call's deadline. A 401 makes
- * the credentials refresh once, then one re-signed retry.
+ * credentials that can be refreshed (tokens, principals; not an API key)
+ * refresh once, then one re-signed retry.
  *
  * Thread safety: one handle is used by one thread at a time; separate
  * handles on separate threads need no locks (the credentials lock

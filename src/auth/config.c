@@ -55,10 +55,11 @@ static void entries_free(struct entries *e)
     e->n = e->cap = 0;
 }
 
+/* Keys are stored lowercase; a lookup matches them in any case. */
 static const char *entries_get(const struct entries *e, const char *key)
 {
     for (size_t i = 0; i < e->n; i++)
-        if (strcmp(e->v[i].key, key) == 0)
+        if (ocisbx_strcasecmp(e->v[i].key, key) == 0)
             return e->v[i].value;
     return NULL;
 }

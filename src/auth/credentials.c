@@ -70,6 +70,11 @@ int ocisbx_credentials_get(ocisbx_credentials *c, char **key_id, ocisbx_key **ke
     return rc;
 }
 
+bool ocisbx_credentials_can_refresh(const struct ocisbx_credentials *c)
+{
+    return c && c->vt && c->vt->refresh;
+}
+
 int ocisbx_credentials_refresh(ocisbx_credentials *c)
 {
     if (!c)

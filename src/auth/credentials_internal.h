@@ -4,6 +4,7 @@
 #define OCISBX_AUTH_CREDENTIALS_INTERNAL_H
 
 #include <pthread.h>
+#include <stdbool.h>
 
 #include "ocisbx/auth.h"
 
@@ -25,6 +26,11 @@ struct ocisbx_credentials {
     int refs;            /* protected by lock */
     char *region;        /* may be NULL; set by the provider */
 };
+
+/* True when the provider can obtain new credentials (its vtable has a
+ * refresh): only then is a request re-sent after a 401. An API key's
+ * refresh changes nothing, so re-sending would only repeat the 401. */
+bool ocisbx_credentials_can_refresh(const struct ocisbx_credentials *c);
 
 /* Initialise the common part (refs = 1, lock). */
 int ocisbx_credentials_init(struct ocisbx_credentials *c, const struct ocisbx_credentials_vt *vt);

@@ -42,17 +42,53 @@ static int is_tchar(unsigned char c)
            (c && strchr("!#$%&'*+-.^_`|~", c) != NULL);
 }
 
+/* The URL as error messages show it (as the transport does): user:password@
+ * replaced by ***@, bytes outside printable ASCII as \xNN (one line). */
+static void shown_url(const char *url, char *out, size_t cap)
+{
+    static const char hex[] = "0123456789abcdef";
+    const char *sep = strstr(url, "://");
+    const char *auth = sep ? sep + 3 : NULL;
+    const char *at = NULL;
+    if (auth) {
+        size_t alen = strcspn(auth, "/?#");
+        for (size_t i = 0; i < alen; i++)
+            if (auth[i] == '@')
+                at = auth + i;
+    }
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)url; *p && o + 5 < cap; p++) {
+        if (at && p == (const unsigned char *)auth) {
+            memcpy(out + o, "***", 3);
+            o += 3;
+            p = (const unsigned char *)at; /* the '@' itself is written next */
+        }
+        if (*p < 0x20 || *p >= 0x7f || *p == '\\') {
+            out[o++] = '\\';
+            out[o++] = 'x';
+            out[o++] = hex[*p >> 4];
+            out[o++] = hex[*p & 15];
+        } else {
+            out[o++] = (char)*p;
+        }
+    }
+    if (cap)
+        out[o < cap ? o : cap - 1] = '\0';
+}
+
 /* Splits an absolute http(s) URL into the signed host and request target. */
 static int parse_url(const char *url, char **host, char **target)
 {
+    char shown[320];
+    shown_url(url, shown, sizeof shown);
     const char *sep = strstr(url, "://");
     size_t sl = sep ? (size_t)(sep - url) : 0;
     if (!sep || !((sl == 4 && ocisbx_strncasecmp(url, "http", 4) == 0) ||
                   (sl == 5 && ocisbx_strncasecmp(url, "https", 5) == 0)))
-        return ocisbx_fail(OCISBX_EINVAL, "URL \"%s\": not an absolute http or https URL", url);
+        return ocisbx_fail(OCISBX_EINVAL, "URL \"%s\": not an absolute http or https URL", shown);
     for (const unsigned char *p = (const unsigned char *)url; *p; p++) {
         if (*p <= ' ' || *p == 0x7f)
-            return ocisbx_fail(OCISBX_EINVAL, "URL \"%s\": contains a space or control character", url);
+            return ocisbx_fail(OCISBX_EINVAL, "URL \"%s\": contains a space or control character", shown);
     }
     const char *auth = sep + 3;
     size_t alen = strcspn(auth, "/?#");
@@ -64,7 +100,7 @@ static int parse_url(const char *url, char **host, char **target)
     const char *h = at ? at + 1 : auth;
     size_t hlen = alen - (size_t)(h - auth);
     if (hlen == 0 || h[0] == ':')
-        return ocisbx_fail(OCISBX_EINVAL, "URL \"%s\": no host", url);
+        return ocisbx_fail(OCISBX_EINVAL, "URL \"%s\": no host", shown);
 
     const char *path = auth + alen;
     size_t plen = strcspn(path, "?#");

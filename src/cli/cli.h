@@ -31,6 +31,14 @@ typedef struct cli_globals {
     const char *api_version; /* --api-version, OCI_SANDBOX_API_VERSION, else "20231130" */
     const char *ca_bundle;   /* --ca-bundle */
     const char *project_id;  /* OCI_SANDBOX_PROJECT_ID (commands add --project-id) */
+    /* Transport limits, as the OCI CLI names them (applied to every command). */
+    bool no_retry;                  /* --no-retry: one attempt per request */
+    const char *max_retries;        /* --max-retries N (text as given) */
+    const char *connection_timeout; /* --connection-timeout SECONDS */
+    const char *read_timeout;       /* --read-timeout SECONDS */
+    int max_retries_n;              /* parsed; -1 when not given */
+    long long connection_timeout_s; /* parsed; 0 when not given */
+    long long read_timeout_s;       /* parsed; 0 when not given */
 } cli_globals;
 
 typedef struct cli_ctx {
@@ -104,9 +112,14 @@ int cli_endpoint(cli_ctx *ctx, const char **out);
  * loopback host. Prints and returns CLI_EXIT_FAIL on failure; free the
  * handle with ocisbx_http_free. */
 int cli_http(cli_ctx *ctx, const char *url, ocisbx_http **out);
+/* Applies the global transport options (--no-retry, --max-retries,
+ * --connection-timeout, --read-timeout, --ca-bundle) to o. Returns 0 or the
+ * library's error code (its message set). */
+int cli_http_apply_globals(const cli_ctx *ctx, ocisbx_http_options *o);
 
 /* ---- output ---- */
-/* Pretty-printed JSON and a newline on stdout. */
+/* Pretty-printed JSON as the OCI CLI prints it (2-space indentation,
+ * "key": value) and a newline on stdout. */
 int cli_print_json(const cJSON *json);
 /* Parses text as JSON and pretty-prints it; text that is not JSON is
  * written as it is. */
@@ -138,6 +151,9 @@ int cli_api_print(int rc, char *json);
 int cli_api_int(const char *cmd, const char *name, const char *value, long long min, long long max, long long *out);
 int cli_api_wait_ms(const char *cmd, const cli_api_opts *o, int64_t *timeout_ms, int64_t *poll_ms);
 int cli_api_unknown_sub(const char *cmd, const char *sub, const char *subs);
+/* --wait-for-state must be one of `states` (space-separated lifecycle
+ * states of the resource): else a usage error listing them. */
+int cli_api_check_state(const char *cmd, const char *state, const char *states);
 bool cli_api_wants_help(int argc, char **argv);
 void cli_api_usage_line(const char *cmd, const char *sub, const char *allowed);
 

@@ -62,7 +62,7 @@ int cli_api_parse(const char *cmd, int argc, char **argv, const char *allowed, c
                 if (o->nargs == CLI_API_MAX_REPEAT) return cli_error(CLI_EXIT_USAGE, "%s: too many arguments", cmd);
                 o->args[o->nargs++] = argv[i];
             }
-            if (i < argc) return cli_unknown_option(cmd, argv[i]);
+            if (i < argc) return cli_error(CLI_EXIT_USAGE, "%s: unexpected argument %s after --", cmd, argv[i]);
             break;
         }
         if (allowed_has(allowed, "is-force") && strncmp(arg, "--is-force", 10) == 0 &&
@@ -142,7 +142,7 @@ int cli_api_client(cli_ctx *ctx, ocisbx_client **out)
     ocisbx_http_options *h = NULL;
     ocisbx_client_options *o = NULL;
     int rc = ocisbx_http_options_new(&h);
-    if (!rc && ctx->g.ca_bundle) rc = ocisbx_http_options_set_ca_bundle(h, ctx->g.ca_bundle);
+    if (!rc) rc = cli_http_apply_globals(ctx, h);
     /* http:// is only ever allowed to a loopback host: the transport checks */
     if (!rc && strncmp(endpoint, "http://", 7) == 0) rc = ocisbx_http_options_set_allow_plain_http(h, 1);
     if (!rc) rc = ocisbx_http_options_set_user_agent_suffix(h, "ocisbx-cli");
@@ -172,6 +172,20 @@ int cli_api_unknown_sub(const char *cmd, const char *sub, const char *subs)
 {
     if (!sub) return cli_error(CLI_EXIT_USAGE, "%s: give a subcommand: %s", cmd, subs);
     return cli_error(CLI_EXIT_USAGE, "%s: unknown subcommand %s (one of: %s)", cmd, sub, subs);
+}
+
+int cli_api_check_state(const char *cmd, const char *state, const char *states)
+{
+    if (state && *state && !strchr(state, ' ') && allowed_has(states, state)) return 0;
+    char list[256];
+    size_t o = 0;
+    for (const char *p = states; *p && o + 3 < sizeof list; p++) { /* "A B C" -> "A, B, C" */
+        if (*p == ' ') list[o++] = ',';
+        list[o++] = *p;
+    }
+    list[o] = '\0';
+    return cli_error(CLI_EXIT_USAGE, "%s: --wait-for-state %s is not a state of this resource (one of: %s)", cmd,
+                     state ? state : "", list);
 }
 
 bool cli_api_wants_help(int argc, char **argv)

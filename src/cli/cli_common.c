@@ -190,6 +190,26 @@ static bool loopback_http(const char *url)
     return strcmp(hp, "localhost") == 0 || strcmp(hp, "::1") == 0 || strncmp(hp, "127.", 4) == 0;
 }
 
+int cli_http_apply_globals(const cli_ctx *ctx, ocisbx_http_options *o)
+{
+    const cli_globals *g = &ctx->g;
+    int rc = 0;
+    if (g->ca_bundle)
+        rc = ocisbx_http_options_set_ca_bundle(o, g->ca_bundle);
+    if (rc == 0 && g->no_retry)
+        rc = ocisbx_http_options_set_retries(o, 0);
+    if (rc == 0 && g->max_retries_n >= 0)
+        rc = ocisbx_http_options_set_max_attempts(o, g->max_retries_n + 1);
+    if (rc == 0 && g->connection_timeout_s > 0)
+        rc = ocisbx_http_options_set_connect_timeout_ms(o, (int64_t)g->connection_timeout_s * 1000);
+    /* a stream's limit is the gap between bytes: the read timeout too */
+    if (rc == 0 && g->read_timeout_s > 0)
+        rc = ocisbx_http_options_set_read_timeout_ms(o, (int64_t)g->read_timeout_s * 1000);
+    if (rc == 0 && g->read_timeout_s > 0)
+        rc = ocisbx_http_options_set_stream_idle_timeout_ms(o, (int64_t)g->read_timeout_s * 1000);
+    return rc;
+}
+
 int cli_http(cli_ctx *ctx, const char *url, ocisbx_http **out)
 {
     ocisbx_credentials *creds = NULL;
@@ -199,8 +219,8 @@ int cli_http(cli_ctx *ctx, const char *url, ocisbx_http **out)
     int rc = ocisbx_http_options_new(&o);
     if (rc == 0)
         rc = ocisbx_http_options_set_credentials(o, creds);
-    if (rc == 0 && ctx->g.ca_bundle)
-        rc = ocisbx_http_options_set_ca_bundle(o, ctx->g.ca_bundle);
+    if (rc == 0)
+        rc = cli_http_apply_globals(ctx, o);
     /* The transport refuses non-loopback http itself; this only opts in. */
     if (rc == 0 && loopback_http(url))
         rc = ocisbx_http_options_set_allow_plain_http(o, 1);
@@ -212,13 +232,89 @@ int cli_http(cli_ctx *ctx, const char *url, ocisbx_http **out)
     return rc == 0 ? 0 : cli_fail_last();
 }
 
+/* JSON as the OCI CLI prints it (Python's json.dumps with indent=2):
+ * 2-space indentation, "key": value, empty containers as {} and []. The
+ * scalars (strings with their escapes, numbers) are cJSON's own output. */
+typedef struct jbuf {
+    char *data;
+    size_t len, cap;
+} jbuf;
+
+static int jb_add(jbuf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *d = realloc(b->data, cap);
+        if (!d)
+            return OCISBX_ENOMEM;
+        b->data = d;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return 0;
+}
+
+static int json_scalar(jbuf *b, const cJSON *item)
+{
+    char *t = cJSON_PrintUnformatted(item);
+    if (!t)
+        return OCISBX_ENOMEM;
+    int rc = jb_add(b, t, strlen(t));
+    cJSON_free(t);
+    return rc;
+}
+
+static int json_indent(jbuf *b, int depth)
+{
+    for (int i = 0; i < depth; i++)
+        if (jb_add(b, "  ", 2) != 0)
+            return OCISBX_ENOMEM;
+    return 0;
+}
+
+static int json_pretty(jbuf *b, const cJSON *item, int depth)
+{
+    bool obj = cJSON_IsObject(item);
+    if (!obj && !cJSON_IsArray(item))
+        return json_scalar(b, item);
+    if (!item->child)
+        return jb_add(b, obj ? "{}" : "[]", 2);
+    int rc = jb_add(b, obj ? "{\n" : "[\n", 2);
+    for (const cJSON *c = item->child; c && rc == 0; c = c->next) {
+        rc = json_indent(b, depth + 1);
+        if (rc == 0 && obj) {
+            /* the key, escaped as a string value is */
+            cJSON *key = cJSON_CreateString(c->string ? c->string : "");
+            rc = key ? json_scalar(b, key) : OCISBX_ENOMEM;
+            cJSON_Delete(key);
+            if (rc == 0)
+                rc = jb_add(b, ": ", 2);
+        }
+        if (rc == 0)
+            rc = json_pretty(b, c, depth + 1);
+        if (rc == 0)
+            rc = c->next ? jb_add(b, ",\n", 2) : jb_add(b, "\n", 1);
+    }
+    if (rc == 0)
+        rc = json_indent(b, depth);
+    if (rc == 0)
+        rc = jb_add(b, obj ? "}" : "]", 1);
+    return rc;
+}
+
 int cli_print_json(const cJSON *json)
 {
-    char *text = cJSON_Print(json);
-    if (!text)
+    jbuf b = {NULL, 0, 0};
+    if (json_pretty(&b, json, 0) != 0 || jb_add(&b, "\n", 1) != 0) {
+        free(b.data);
         return cli_error(CLI_EXIT_FAIL, "out of memory printing JSON");
-    int ok = printf("%s\n", text) >= 0;
-    cJSON_free(text);
+    }
+    bool ok = fwrite(b.data, 1, b.len, stdout) == b.len;
+    free(b.data);
     return ok ? 0 : cli_error(CLI_EXIT_FAIL, "writing to stdout failed");
 }
 

@@ -10,7 +10,7 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: ocisbx raw-request --url URL [--method METHOD] [--body-file FILE|-]\n"
                  "                          [--content-type TYPE] [--date 'Thu, 05 Jan 2014 21:31:40 GMT']\n"
-                 "                          [--dry-run] [-i] [global options]\n");
+                 "                          [--dry-run] [-i] [global options] [--]\n");
 }
 
 static int to_stdout(const void *data, size_t len, void *user_data)
@@ -28,11 +28,16 @@ static void print_headers(const ocisbx_headers *h)
 int cmd_raw_request(cli_ctx *ctx, int argc, char **argv)
 {
     const char *method = "GET", *url = NULL, *body_file = NULL, *content_type = NULL, *date = NULL;
-    bool dry_run = false, include = false;
+    bool dry_run = false, include = false, options_end = false;
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         int m;
-        if ((m = cli_opt_value(argc, argv, &i, "method", &v)) != 0) {
+        if (options_end) {
+            /* raw-request takes no arguments besides its options */
+            return cli_error(CLI_EXIT_USAGE, "raw-request: unexpected argument %s", argv[i]);
+        } else if (strcmp(argv[i], "--") == 0) {
+            options_end = true; /* the end of the options */
+        } else if ((m = cli_opt_value(argc, argv, &i, "method", &v)) != 0) {
             if (m < 0)
                 return CLI_EXIT_USAGE;
             method = v;

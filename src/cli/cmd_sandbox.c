@@ -9,6 +9,9 @@
 #include "ocisbx/api.h"
 
 /* ---- sandbox ---- */
+#define SANDBOX_MAX_MINUTES 2880 /* 48 h (service.md) */
+#define SANDBOX_STATES "CREATING RUNNING UPDATING STOPPING STOPPED SUSPENDING SUSPENDED RESUMING FAILED DELETED"
+
 static int print_sandbox(ocisbx_sandbox *s)
 {
     char *json = NULL;
@@ -32,24 +35,49 @@ static int finish_action(ocisbx_client *c, const char *cmd, const cli_api_opts *
     return print_sandbox(s);
 }
 
+static const char *env_value(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+/* OCI_SANDBOX_EXPIRATION: an ISO 8601 duration, sent as whole minutes
+ * (rounded up); at most 48 h, and a lifetime that never ends (or none at
+ * all) is refused. */
+static int expiration_from_env(const char *cmd, const char *text, long long *minutes)
+{
+    int64_t ms = 0;
+    if (ocisbx_duration_parse(text, &ms) != 0)
+        return cli_error(CLI_EXIT_USAGE, "%s: OCI_SANDBOX_EXPIRATION: %s", cmd,
+                         ocisbx_error_message(ocisbx_error_last()));
+    if (ms <= 0)
+        return cli_error(CLI_EXIT_USAGE, "%s: OCI_SANDBOX_EXPIRATION %s: the lifetime must be more than 0 (one that "
+                                         "never ends is refused)", cmd, text);
+    if (ms > (int64_t)SANDBOX_MAX_MINUTES * 60000)
+        return cli_error(CLI_EXIT_USAGE, "%s: OCI_SANDBOX_EXPIRATION %s: more than 48 hours (PT48H)", cmd, text);
+    *minutes = (ms + 59999) / 60000;
+    return 0;
+}
+
 static int sandbox_create(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
 {
     const char *cmd = "sandbox create";
     const char *project = o->project_id ? o->project_id : ctx->g.project_id;
     if (cli_api_require(cmd, "project-id", project)) return CLI_EXIT_USAGE;
+    /* explicit options win over the environment, which wins over the service's defaults */
+    const char *runtime = o->runtime ? o->runtime : env_value("OCI_SANDBOX_RUNTIME");
+    const char *shape = o->shape ? o->shape : env_value("OCI_SANDBOX_SHAPE");
+    const char *expiration = o->expires_in_minutes ? NULL : env_value("OCI_SANDBOX_EXPIRATION");
+    long long minutes = 0;
+    if (o->expires_in_minutes && cli_api_int(cmd, "expires-in-minutes", o->expires_in_minutes, -1, 1000000, &minutes))
+        return CLI_EXIT_USAGE;
+    if (expiration && expiration_from_env(cmd, expiration, &minutes)) return CLI_EXIT_USAGE;
     ocisbx_create_sandbox_details *d = NULL;
     int rc = ocisbx_create_sandbox_details_new(&d);
-    long long minutes;
-    if (!rc && o->expires_in_minutes) {
-        if (cli_api_int(cmd, "expires-in-minutes", o->expires_in_minutes, -1, 1000000, &minutes)) {
-            ocisbx_create_sandbox_details_free(d);
-            return CLI_EXIT_USAGE;
-        }
-        rc = ocisbx_create_sandbox_details_set_expires_in_minutes(d, minutes);
-    }
+    if (!rc && (o->expires_in_minutes || expiration)) rc = ocisbx_create_sandbox_details_set_expires_in_minutes(d, minutes);
     if (!rc && o->display_name) rc = ocisbx_create_sandbox_details_set_display_name(d, o->display_name);
-    if (!rc && o->runtime) rc = ocisbx_create_sandbox_details_set_runtime(d, o->runtime);
-    if (!rc && o->shape) rc = ocisbx_create_sandbox_details_set_shape(d, o->shape);
+    if (!rc && runtime) rc = ocisbx_create_sandbox_details_set_runtime(d, runtime);
+    if (!rc && shape) rc = ocisbx_create_sandbox_details_set_shape(d, shape);
     if (!rc && o->warmpool_name) rc = ocisbx_create_sandbox_details_set_warmpool_name(d, o->warmpool_name);
     if (!rc && o->snapshot_id) rc = ocisbx_create_sandbox_details_set_source_snapshot(d, o->snapshot_id);
     for (int i = 0; !rc && i < o->nenv; i++) {
@@ -164,6 +192,11 @@ int cmd_sandbox(cli_ctx *ctx, int argc, char **argv)
     snprintf(cmd, sizeof cmd, "sandbox %s", sub);
     cli_api_opts o;
     if (cli_api_parse(cmd, argc - 2, argv + 2, subs[k].allowed, &o)) return CLI_EXIT_USAGE;
+    if (o.wait_for_state) { /* checked before any request is sent */
+        int64_t t, p;
+        if (cli_api_check_state(cmd, o.wait_for_state, SANDBOX_STATES) || cli_api_wait_ms(cmd, &o, &t, &p))
+            return CLI_EXIT_USAGE;
+    }
     if (strcmp(sub, "create") != 0 && strcmp(sub, "list") != 0 && cli_api_require(cmd, "sandbox-id", o.sandbox_id))
         return CLI_EXIT_USAGE;
     if (strcmp(sub, "extend") == 0 && cli_api_require(cmd, "additional-duration", o.additional_duration))

@@ -47,7 +47,9 @@ int cmd_snapshot(cli_ctx *ctx, int argc, char **argv)
     long long limit = 0;
     if (o.limit && cli_api_int(cmd, "limit", o.limit, 1, 1000, &limit)) return CLI_EXIT_USAGE;
     int64_t wait_t = 0, wait_p = 0;
-    if (o.wait_for_state && cli_api_wait_ms(cmd, &o, &wait_t, &wait_p)) return CLI_EXIT_USAGE;
+    if (o.wait_for_state && (cli_api_check_state(cmd, o.wait_for_state, "CREATING ACTIVE DELETING DELETED FAILED") ||
+                             cli_api_wait_ms(cmd, &o, &wait_t, &wait_p)))
+        return CLI_EXIT_USAGE;
     ocisbx_client *c = NULL;
     if (cli_api_client(ctx, &c)) return CLI_EXIT_FAIL;
     int st, rc;

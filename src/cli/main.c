@@ -1,6 +1,7 @@
 /* ocisbx [global options] <command> [<subcommand>] [options]
  * Global options may come before or after the command; they are taken out
  * of argv before the command sees it. */
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,15 @@ static void usage(FILE *out)
                  "  --api-version V      API version path segment (env OCI_SANDBOX_API_VERSION; "
                  "default " CLI_DEFAULT_API_VERSION ")\n"
                  "  --ca-bundle FILE     PEM CA bundle for https\n"
-                 "  --version, --help\n");
+                 "  --no-retry           send each request once (no retries)\n"
+                 "  --max-retries N      retry a failed request at most N times (0-99; default 7)\n"
+                 "  --connection-timeout SECONDS\n"
+                 "                       time to connect (default 10)\n"
+                 "  --read-timeout SECONDS\n"
+                 "                       time to wait for the answer, or between bytes of a stream\n"
+                 "                       (default 60)\n"
+                 "  --version, --help\n"
+                 "  --                   ends the options: what follows is not read as one\n");
 }
 
 typedef struct global_opt {
@@ -43,7 +52,8 @@ typedef struct global_opt {
 static const global_opt global_opts[] = {
     {"config-file", G(config_file)}, {"profile", G(profile)},     {"auth", G(auth)},
     {"region", G(region)},           {"endpoint", G(endpoint)},   {"api-version", G(api_version)},
-    {"ca-bundle", G(ca_bundle)},     {NULL, 0},
+    {"ca-bundle", G(ca_bundle)},     {"max-retries", G(max_retries)}, {"connection-timeout", G(connection_timeout)},
+    {"read-timeout", G(read_timeout)}, {NULL, 0},
 };
 
 static const char *env_or_null(const char *name)
@@ -63,6 +73,39 @@ static int check_auth(const char *auth)
                      "--auth %s: not one of api_key, security_token, instance_principal, resource_principal", auth);
 }
 
+/* An integer option value in [min, max]; usage error naming the option. */
+static int global_int(const char *name, const char *value, long long min, long long max, long long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(value, &end, 10);
+    if (end == value || *end || errno || v < min || v > max)
+        return cli_error(CLI_EXIT_USAGE, "option --%s: must be an integer from %lld to %lld, not '%s'", name, min,
+                         max, value);
+    *out = v;
+    return 0;
+}
+
+/* The transport limits, checked before any command runs. */
+static int check_limits(cli_globals *g)
+{
+    long long v = -1;
+    g->max_retries_n = -1;
+    if (g->max_retries && g->no_retry)
+        return cli_error(CLI_EXIT_USAGE, "option --max-retries cannot be used with --no-retry");
+    if (g->max_retries) {
+        if (global_int("max-retries", g->max_retries, 0, 99, &v))
+            return CLI_EXIT_USAGE;
+        g->max_retries_n = (int)v;
+    }
+    if (g->connection_timeout && global_int("connection-timeout", g->connection_timeout, 1, 86400,
+                                            &g->connection_timeout_s))
+        return CLI_EXIT_USAGE;
+    if (g->read_timeout && global_int("read-timeout", g->read_timeout, 1, 86400, &g->read_timeout_s))
+        return CLI_EXIT_USAGE;
+    return 0;
+}
+
 static int run(int argc, char **argv)
 {
     cli_ctx ctx;
@@ -79,8 +122,16 @@ static int run(int argc, char **argv)
             continue;
         }
         if (strcmp(arg, "--") == 0) {
+            /* The end of the options: the global ones stop here, and the
+             * command gets it too (its own options stop there). Before the
+             * command name it only ends the global options. */
             no_more = true;
-            rest[nrest++] = argv[i];
+            if (nrest > 0)
+                rest[nrest++] = argv[i];
+            continue;
+        }
+        if (cli_opt_flag(arg, "no-retry")) {
+            ctx.g.no_retry = true;
             continue;
         }
         bool taken = false;
@@ -132,6 +183,10 @@ static int run(int argc, char **argv)
     if (!ctx.g.api_version)
         ctx.g.api_version = CLI_DEFAULT_API_VERSION;
     ctx.g.project_id = env_or_null("OCI_SANDBOX_PROJECT_ID");
+    if (check_limits(&ctx.g) != 0) {
+        free(rest);
+        return CLI_EXIT_USAGE;
+    }
     if (ctx.g.auth && check_auth(ctx.g.auth) != 0) {
         free(rest);
         return CLI_EXIT_USAGE;

@@ -40,6 +40,31 @@ static int get_str(const ctx *c, const yaml_node_t *n, const char *key, char **o
     return *out ? 0 : ocisbx_fail_nomem();
 }
 
+/* An OCID of the given type: ocid1.<type>.<realm>.[region].<unique>, the
+ * parts in lowercase letters, digits, '-' and '_'. */
+static int get_ocid(const ctx *c, const yaml_node_t *n, const char *key, const char *type, char **out)
+{
+    const char *v = scalar(n);
+    char msg[160];
+    snprintf(msg, sizeof msg, "expected an OCID of type %s, like ocid1.%s.oc1..aaaa", type, type);
+    if (!v)
+        return bad(c, n, key, msg);
+    size_t tl = strlen(type);
+    bool ok = !strncmp(v, "ocid1.", 6) && !strncmp(v + 6, type, tl) && v[6 + tl] == '.';
+    int dots = 0;
+    const char *q = ok ? v + 7 + tl : v;
+    for (; ok && *q; q++) {
+        if (*q == '.')
+            dots++;
+        else if (!((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '-' || *q == '_'))
+            ok = false;
+    }
+    /* realm . region . unique: two dots, and a non-empty unique part */
+    if (!ok || dots < 2 || q[-1] == '.')
+        return bad(c, n, key, msg);
+    return get_str(c, n, key, out);
+}
+
 static int get_int(const ctx *c, const yaml_node_t *n, const char *key, int64_t min, int64_t max, int64_t *out)
 {
     const char *v = scalar(n);
@@ -126,6 +151,7 @@ typedef struct item_ud {
     void *item;
     const char *pubkey_rel;
     yaml_node_t *pubkey_node;
+    yaml_node_t *fp_node;
 } item_ud;
 
 static int user_pair(ctx *c, const char *key, yaml_node_t *v, yaml_node_t *k, void *ud)
@@ -133,8 +159,9 @@ static int user_pair(ctx *c, const char *key, yaml_node_t *v, yaml_node_t *k, vo
     item_ud *u = ud;
     emu_user *user = u->item;
     if (!strcmp(key, "id"))
-        return get_str(c, v, key, &user->id);
+        return get_ocid(c, v, key, "user", &user->id);
     if (!strcmp(key, "fingerprint")) {
+        u->fp_node = v;
         int rc = get_str(c, v, key, &user->fingerprint);
         if (rc)
             return rc;
@@ -180,7 +207,7 @@ static int project_pair(ctx *c, const char *key, yaml_node_t *v, yaml_node_t *k,
     item_ud *u = ud;
     emu_project *p = u->item;
     if (!strcmp(key, "id"))
-        return get_str(c, v, key, &p->id);
+        return get_ocid(c, v, key, "generativeaiproject", &p->id);
     if (!strcmp(key, "network")) {
         const char *s = scalar(v);
         if (s && !strcmp(s, "deny"))
@@ -348,7 +375,7 @@ typedef int (*item_fn)(ctx *c, yaml_node_t *it, size_t i, bool load_keys);
 static int user_item(ctx *c, yaml_node_t *it, size_t i, bool load_keys)
 {
     emu_user *u = &c->cfg->users[i];
-    item_ud ud = {load_keys, u, NULL, NULL};
+    item_ud ud = {load_keys, u, NULL, NULL, NULL};
     int rc = each_pair(c, it, "users", user_pair, &ud);
     if (rc)
         return rc;
@@ -359,9 +386,10 @@ static int user_item(ctx *c, yaml_node_t *it, size_t i, bool load_keys)
         return rc;
     char fp[48];
     if (ocisbx_pubkey_fingerprint(u->key, fp) == 0 && strcmp(fp, u->fingerprint) != 0) {
-        char msg[160];
-        snprintf(msg, sizeof msg, "the key's fingerprint is %s, not %s", fp, u->fingerprint);
-        return bad(c, ud.pubkey_node, "fingerprint", msg);
+        char msg[600];
+        snprintf(msg, sizeof msg, "%s does not match the key in public_key_file %s, whose fingerprint is %s",
+                 u->fingerprint, ud.pubkey_rel, fp);
+        return bad(c, ud.fp_node, "fingerprint", msg);
     }
     return 0;
 }
@@ -370,7 +398,7 @@ static int token_item(ctx *c, yaml_node_t *it, size_t i, bool load_keys)
 {
     emu_token *t = &c->cfg->tokens[i];
     t->expires_ms = -1;
-    item_ud ud = {load_keys, t, NULL, NULL};
+    item_ud ud = {load_keys, t, NULL, NULL, NULL};
     int rc = each_pair(c, it, "session_tokens", token_pair, &ud);
     if (rc)
         return rc;
@@ -383,7 +411,7 @@ static int project_item(ctx *c, yaml_node_t *it, size_t i, bool load_keys)
 {
     (void)load_keys;
     emu_project *p = &c->cfg->projects[i];
-    item_ud ud = {false, p, NULL, NULL};
+    item_ud ud = {false, p, NULL, NULL, NULL};
     int rc = each_pair(c, it, "projects", project_pair, &ud);
     if (rc)
         return rc;
@@ -419,7 +447,7 @@ static int top_pair(ctx *c, const char *key, yaml_node_t *v, yaml_node_t *k, voi
     if (!strcmp(key, "region"))
         return get_str(c, v, key, &cfg->region);
     if (!strcmp(key, "tenancy"))
-        return get_str(c, v, key, &cfg->tenancy);
+        return get_ocid(c, v, key, "tenancy", &cfg->tenancy);
     if (!strcmp(key, "users"))
         return load_list(c, v, key, sizeof(emu_user), (void **)&cfg->users, &cfg->n_users, user_item, load_keys);
     if (!strcmp(key, "session_tokens"))

@@ -374,6 +374,13 @@ void emu_snapshot_free(emu_snapshot *n);
 int emu_store_load(emu_server *s);
 int emu_store_save(emu_server *s); /* with s->mu held */
 
+/* lock.c: creates the state directory (0700) and takes an exclusive lock
+ * on <state>/lock for the life of the process; OCISBX_ECONFIG when another
+ * emulator holds it. */
+int emu_state_lock(const char *state_dir);
+/* tlscheck.c: the certificate and key load and match (errors name the file). */
+int emu_tls_check(const char *cert_file, const char *key_file);
+
 /* util.c */
 void emu_time_rfc3339(int64_t ms, char out[32]);
 int emu_time_parse_rfc3339(const char *text, int64_t *ms);

@@ -102,9 +102,19 @@ int main(int argc, char **argv)
         fprintf(stderr, "ocisbx-emulator: %s\n", ocisbx_error_message(ocisbx_error_last()));
         return 1;
     }
+    if (cert && emu_tls_check(cert, key) != 0) {
+        fprintf(stderr, "ocisbx-emulator: %s\n", ocisbx_error_message(ocisbx_error_last()));
+        return 1;
+    }
     emu_config *cfg = NULL;
     if (emu_config_load(config, &cfg) != 0) {
         fprintf(stderr, "ocisbx-emulator: %s\n", ocisbx_error_message(ocisbx_error_last()));
+        return 1;
+    }
+
+    if (emu_state_lock(state_dir) != 0) {
+        fprintf(stderr, "ocisbx-emulator: %s\n", ocisbx_error_message(ocisbx_error_last()));
+        emu_config_free(cfg);
         return 1;
     }
 

@@ -237,8 +237,13 @@ int emu_json_env(const cJSON *obj, const char *name, emu_env **out, size_t *n, e
     {
         const cJSON *nm = cJSON_GetObjectItemCaseSensitive(it, "name");
         const cJSON *val = cJSON_GetObjectItemCaseSensitive(it, "value");
-        if (!cJSON_IsObject(it) || !cJSON_IsString(nm) || !env_name_ok(nm->valuestring) ||
-            (val && !cJSON_IsNull(val) && !cJSON_IsString(val))) {
+        if (cJSON_IsObject(it) && cJSON_IsString(nm) && env_name_ok(nm->valuestring) && !cJSON_IsString(val)) {
+            emu_env_free(env, k);
+            emu_error(resp, 400, "InvalidParameter", "%s[%zu].value is required and must be a string (for %s)",
+                      name, k, nm->valuestring);
+            return -1;
+        }
+        if (!cJSON_IsObject(it) || !cJSON_IsString(nm) || !env_name_ok(nm->valuestring)) {
             emu_env_free(env, k);
             emu_error(resp, 400, "InvalidParameter",
                       "%s[%zu] must be {name, value} with a name of letters, digits and '_' and a string value",
@@ -253,7 +258,7 @@ int emu_json_env(const cJSON *obj, const char *name, emu_env **out, size_t *n, e
             }
         }
         env[k].name = ocisbx_strdup(nm->valuestring);
-        env[k].value = ocisbx_strdup(cJSON_IsString(val) ? val->valuestring : "");
+        env[k].value = ocisbx_strdup(val->valuestring);
         k++;
     }
     *out = env;

@@ -361,6 +361,19 @@ static void do_list(emu_server *s, const emu_request *req, emu_response *resp)
         emu_error(resp, 400, "InvalidParameter", "sortBy must be timeCreated or displayName");
         goto out;
     }
+    if (f_state) {
+        static const char *const states[] = {"CREATING",  "RUNNING",   "UPDATING", "STOPPING", "STOPPED",
+                                             "SUSPENDING", "SUSPENDED", "RESUMING", "FAILED",   "DELETED", NULL};
+        bool known = false;
+        for (size_t i = 0; states[i] && !known; i++)
+            known = !strcmp(f_state, states[i]);
+        if (!known) {
+            emu_error(resp, 400, "InvalidParameter",
+                      "lifecycleState must be one of CREATING, RUNNING, UPDATING, STOPPING, STOPPED, SUSPENDING, "
+                      "SUSPENDED, RESUMING, FAILED, DELETED");
+            goto out;
+        }
+    }
     if (sort_order && strcmp(sort_order, "ASC") && strcmp(sort_order, "DESC")) {
         emu_error(resp, 400, "InvalidParameter", "sortOrder must be ASC or DESC");
         goto out;

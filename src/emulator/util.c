@@ -158,14 +158,14 @@ int emu_mkdirs(const char *path)
     for (char *q = p + 1; *q; q++) {
         if (*q == '/') {
             *q = 0;
-            if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+            if (mkdir(p, 0700) != 0 && errno != EEXIST) {
                 free(p);
                 return -1;
             }
             *q = '/';
         }
     }
-    int rc = (mkdir(p, 0755) != 0 && errno != EEXIST) ? -1 : 0;
+    int rc = (mkdir(p, 0700) != 0 && errno != EEXIST) ? -1 : 0;
     free(p);
     return rc;
 }
@@ -353,7 +353,7 @@ int emu_write_file_atomic(const char *path, const void *data, size_t len)
     char *tmp = ocisbx_asprintf("%s%s", path, suffix);
     if (!tmp)
         return -1;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
     if (fd < 0) {
         free(tmp);
         return -1;

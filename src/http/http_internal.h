@@ -141,6 +141,16 @@ int64_t ocisbx_http_body_length(const ocisbx_http_request *r);
  * a negative OCISBX_E*. `offset` tracks progress through a buffer body. */
 int64_t ocisbx_http_body_read(ocisbx_http_request *r, size_t *offset, void *buf, size_t cap);
 
+/* ---- transport.c ---- */
+/* The longest wait a retry-after asks for that is honoured (60 s); a call's
+ * deadline cuts it shorter (the call fails at once instead of waiting past
+ * it). */
+#define OCISBX_HTTP_RETRY_AFTER_CAP_MS 60000
+/* retry-after (delay-seconds or an HTTP date, relative to now_ms, the wall
+ * clock in ms) as a wait in ms, capped at OCISBX_HTTP_RETRY_AFTER_CAP_MS;
+ * -1 when absent or malformed. */
+int64_t ocisbx_http_retry_after_ms(const char *value, int64_t now_ms);
+
 /* ---- request.c ---- */
 /* Generates request id / retry token when absent. */
 int ocisbx_http_request_fill_ids(ocisbx_http_request *r);

@@ -8,6 +8,7 @@
 
 #include <openssl/rand.h>
 
+#include "auth/credentials_internal.h"
 #include "http/http_internal.h"
 #include "ocisbx/util.h"
 
@@ -349,23 +350,26 @@ static bool status_retryable(int status, const ocisbx_http_response *resp)
     return false;
 }
 
-/* retry-after: delay-seconds or an HTTP date; -1 when absent or malformed. */
-static int64_t retry_after_ms(const ocisbx_http_response *resp)
+int64_t ocisbx_http_retry_after_ms(const char *value, int64_t now_ms)
 {
-    const char *v = ocisbx_headers_get(resp->headers, "retry-after");
-    if (!v || !*v)
+    if (!value || !*value)
         return -1;
+    int64_t ms = -1;
     char *end = NULL;
     errno = 0;
-    double secs = strtod(v, &end);
-    if (end != v && *end == '\0' && errno == 0 && secs >= 0 && secs < 86400.0)
-        return (int64_t)(secs * 1000.0);
+    double secs = strtod(value, &end);
     time_t t;
-    if (ocisbx_time_parse_rfc1123(v, &t) == 0) {
-        int64_t d = (int64_t)t * 1000 - ocisbx_time_now_ms();
-        return d > 0 ? d : 0;
+    if (end != value && *end == '\0' && errno == 0 && secs >= 0) {
+        /* compared in seconds first: a huge value must not overflow */
+        ms = secs >= OCISBX_HTTP_RETRY_AFTER_CAP_MS / 1000.0 ? OCISBX_HTTP_RETRY_AFTER_CAP_MS
+                                                               : (int64_t)(secs * 1000.0);
+    } else if (ocisbx_time_parse_rfc1123(value, &t) == 0) {
+        int64_t d = (int64_t)t * 1000 - now_ms;
+        ms = d > 0 ? d : 0;
+    } else {
+        return -1;
     }
-    return -1;
+    return ms < OCISBX_HTTP_RETRY_AFTER_CAP_MS ? ms : OCISBX_HTTP_RETRY_AFTER_CAP_MS;
 }
 
 static int64_t backoff_ms(const ocisbx_http *h, int attempt_no)
@@ -553,8 +557,11 @@ int ocisbx_http_send(ocisbx_http *h, ocisbx_http_request *r, ocisbx_http_respons
                 rc = fail_transport(r, &a, cc, errbuf, n);
                 break;
             }
-        } else if (resp->status == 401 && h->opt.creds && !refreshed && ocisbx_http_body_replayable(r)) {
-            /* An expired token: refresh once and re-sign (not a retry of the policy). */
+        } else if (resp->status == 401 && h->opt.creds && ocisbx_credentials_can_refresh(h->opt.creds) &&
+                   !refreshed && ocisbx_http_body_replayable(r)) {
+            /* An expired token: refresh once and re-sign (not a retry of the
+             * policy). A provider without a refresh (API key) would only get
+             * the same 401 again: its answer is returned at once. */
             refreshed = true;
             if (ocisbx_credentials_refresh(h->opt.creds) == 0) {
                 if (n >= max_attempts)
@@ -562,7 +569,11 @@ int ocisbx_http_send(ocisbx_http *h, ocisbx_http_request *r, ocisbx_http_respons
                 wait = 0;
             }
         } else if (resp->status >= 400 && can_retry && status_retryable(resp->status, resp)) {
-            int64_t ra = retry_after_ms(resp);
+            const char *rav = ocisbx_headers_get(resp->headers, "retry-after");
+            int64_t ra = ocisbx_http_retry_after_ms(rav, ocisbx_time_now_ms());
+            if (ra == OCISBX_HTTP_RETRY_AFTER_CAP_MS)
+                ocisbx_log(OCISBX_LOG_DEBUG, "http: %s %.300s: retry-after %.40s capped at %d ms (opc-request-id: %s)",
+                           r->method, r->url, rav, OCISBX_HTTP_RETRY_AFTER_CAP_MS, r->request_id);
             wait = ra >= 0 ? ra : backoff_ms(h, n);
         }
         if (wait < 0) {

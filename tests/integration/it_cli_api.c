@@ -41,6 +41,9 @@ static char *slurp(const char *path, size_t *len)
     return b;
 }
 
+/* Extra "NAME=VALUE" environment entries for the next runs (NULL-terminated), or NULL. */
+static const char *const *run_env;
+
 /* Runs ocisbx with the global options for the emulator, then args (NULL
  * terminated); stdin_data (may be NULL) is its standard input. */
 static void run(run_result *r, const char *stdin_data, const char *const *args)
@@ -73,6 +76,10 @@ static void run(run_result *r, const char *stdin_data, const char *const *args)
         dup2(fo, 1);
         dup2(fe, 2);
         unsetenv("OCI_SANDBOX_ENDPOINT");
+        unsetenv("OCI_SANDBOX_RUNTIME");
+        unsetenv("OCI_SANDBOX_SHAPE");
+        unsetenv("OCI_SANDBOX_EXPIRATION");
+        for (const char *const *e = run_env; e && *e; e++) putenv(strdup(*e));
         char *cargv[64];
         for (int i = 0; i <= n; i++) cargv[i] = argv[i] ? strdup(argv[i]) : NULL;
         execv(cargv[0], cargv);
@@ -389,8 +396,148 @@ static void test_bad_input(void **state)
     result_free(&r);
 }
 
+/* Output as the OCI CLI prints it: 2-space indentation, "key": value. */
+static void test_json_format(void **state)
+{
+    (void)state;
+    run_result r;
+    RUN(&r, NULL, "sandbox", "create", "--project-id", EMU_FIXTURE_PROJECT, "--display-name", "fmt\tx");
+    expect_ok(&r, "sandbox create");
+    if (strncmp(r.out, "{\n  \"id\": \"", 10) != 0) fail_msg("sandbox create output: %s", r.out);
+    assert_null(strchr(r.out, '\t')); /* the tab in the name is escaped */
+    assert_non_null(strstr(r.out, "\n  \"displayName\": \"fmt\\tx\",\n"));
+    assert_true(r.out_len >= 3 && strcmp(r.out + r.out_len - 3, "\n}\n") == 0);
+    cJSON *j = json_of(&r);
+    char sbx[128];
+    snprintf(sbx, sizeof sbx, "%s", str(j, "id"));
+    cJSON_Delete(j);
+    result_free(&r);
+    RUN(&r, NULL, "snapshot", "list", "--sandbox-id", sbx);
+    expect_ok(&r, "snapshot list");
+    assert_string_equal(r.out, "{\n  \"items\": []\n}\n");
+    result_free(&r);
+    RUN(&r, NULL, "sandbox", "list", "--display-name", "fmt\tx");
+    expect_ok(&r, "sandbox list");
+    const char *head = "{\n  \"items\": [\n    {\n      \"";
+    if (strncmp(r.out, head, strlen(head)) != 0) fail_msg("sandbox list output: %s", r.out);
+    result_free(&r);
+    RUN(&r, NULL, "sandbox", "delete", "--sandbox-id", sbx);
+    result_free(&r);
+}
+
+/* --wait-for-state is checked against the resource's lifecycle states
+ * before anything is sent. */
+static void test_wait_for_state_checked(void **state)
+{
+    (void)state;
+    run_result r;
+    RUN(&r, NULL, "sandbox", "create", "--project-id", EMU_FIXTURE_PROJECT, "--display-name", "never made",
+        "--wait-for-state", "ACTIVE", "--max-wait-seconds", "5");
+    assert_int_equal(r.status, 2);
+    assert_true(one_line(r.err));
+    assert_non_null(strstr(r.err, "--wait-for-state ACTIVE"));
+    assert_non_null(strstr(r.err, "CREATING, RUNNING, UPDATING, STOPPING, STOPPED, SUSPENDING, SUSPENDED, RESUMING, "
+                                  "FAILED, DELETED"));
+    assert_string_equal(r.out, "");
+    result_free(&r);
+    RUN(&r, NULL, "sandbox", "list", "--display-name", "never made");
+    expect_ok(&r, "sandbox list");
+    cJSON *j = json_of(&r);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "items")), 0); /* nothing was created */
+    cJSON_Delete(j);
+    result_free(&r);
+    RUN(&r, NULL, "sandbox", "stop", "--sandbox-id", "sbx-x", "--wait-for-state", "running");
+    assert_int_equal(r.status, 2);
+    result_free(&r);
+    RUN(&r, NULL, "snapshot", "create", "--sandbox-id", "sbx-x", "--wait-for-state", "RUNNING");
+    assert_int_equal(r.status, 2);
+    assert_true(one_line(r.err));
+    assert_non_null(strstr(r.err, "CREATING, ACTIVE, DELETING, DELETED, FAILED"));
+    result_free(&r);
+}
+
+/* OCI_SANDBOX_RUNTIME, _SHAPE, _EXPIRATION are the defaults of --runtime,
+ * --shape, --expires-in-minutes. */
+static void test_create_environment(void **state)
+{
+    (void)state;
+    run_result r;
+    const char *const env[] = {"OCI_SANDBOX_RUNTIME=python-3.12", "OCI_SANDBOX_SHAPE=MEDIUM",
+                               "OCI_SANDBOX_EXPIRATION=PT90M30S", NULL};
+    run_env = env;
+    RUN(&r, NULL, "sandbox", "create", "--project-id", EMU_FIXTURE_PROJECT, "--display-name", "from env");
+    expect_ok(&r, "sandbox create from env");
+    cJSON *j = json_of(&r);
+    assert_string_equal(str(j, "runtime"), "python-3.12");
+    assert_string_equal(str(j, "shape"), "MEDIUM");
+    assert_int_equal(cJSON_GetObjectItem(j, "expiresInMinutes")->valueint, 91); /* rounded up */
+    char sbx[128];
+    snprintf(sbx, sizeof sbx, "%s", str(j, "id"));
+    cJSON_Delete(j);
+    result_free(&r);
+    RUN(&r, NULL, "sandbox", "delete", "--sandbox-id", sbx);
+    result_free(&r);
+    /* options win */
+    RUN(&r, NULL, "sandbox", "create", "--project-id", EMU_FIXTURE_PROJECT, "--shape", "LARGE", "--runtime",
+        "python-3.11", "--expires-in-minutes", "30");
+    expect_ok(&r, "sandbox create with options");
+    j = json_of(&r);
+    assert_string_equal(str(j, "runtime"), "python-3.11");
+    assert_string_equal(str(j, "shape"), "LARGE");
+    assert_int_equal(cJSON_GetObjectItem(j, "expiresInMinutes")->valueint, 30);
+    snprintf(sbx, sizeof sbx, "%s", str(j, "id"));
+    cJSON_Delete(j);
+    result_free(&r);
+    RUN(&r, NULL, "sandbox", "delete", "--sandbox-id", sbx);
+    result_free(&r);
+    /* refused before anything is sent: more than 48 h, no lifetime, not a duration */
+    const char *const bad[] = {"OCI_SANDBOX_EXPIRATION=PT48H1M", "OCI_SANDBOX_EXPIRATION=PT0S",
+                               "OCI_SANDBOX_EXPIRATION=forever"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *const env_bad[] = {bad[i], NULL};
+        run_env = env_bad;
+        RUN(&r, NULL, "sandbox", "create", "--project-id", EMU_FIXTURE_PROJECT, "--display-name", "bad env");
+        assert_int_equal(r.status, 2);
+        assert_true(one_line(r.err));
+        assert_non_null(strstr(r.err, "OCI_SANDBOX_EXPIRATION"));
+        result_free(&r);
+    }
+    const char *const env_48[] = {"OCI_SANDBOX_EXPIRATION=P2D", NULL};
+    run_env = env_48;
+    RUN(&r, NULL, "sandbox", "create", "--project-id", EMU_FIXTURE_PROJECT, "--display-name", "two days");
+    expect_ok(&r, "sandbox create P2D");
+    j = json_of(&r);
+    assert_int_equal(cJSON_GetObjectItem(j, "expiresInMinutes")->valueint, 2880);
+    snprintf(sbx, sizeof sbx, "%s", str(j, "id"));
+    cJSON_Delete(j);
+    result_free(&r);
+    run_env = NULL;
+    RUN(&r, NULL, "sandbox", "delete", "--sandbox-id", sbx);
+    result_free(&r);
+    RUN(&r, NULL, "sandbox", "list", "--display-name", "bad env");
+    expect_ok(&r, "sandbox list");
+    j = json_of(&r);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "items")), 0);
+    cJSON_Delete(j);
+    result_free(&r);
+}
+
+/* Arguments after -- are taken as arguments, never as options. */
+static void test_double_dash_api(void **state)
+{
+    (void)state;
+    run_result r;
+    RUN(&r, NULL, "sandbox", "get", "--", "--sandbox-id", "x");
+    assert_int_equal(r.status, 2);
+    assert_true(one_line(r.err));
+    assert_non_null(strstr(r.err, "unexpected argument --sandbox-id"));
+    result_free(&r);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_everything), cmocka_unit_test(test_bad_input)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_everything),       cmocka_unit_test(test_bad_input),
+                                       cmocka_unit_test(test_json_format),      cmocka_unit_test(test_wait_for_state_checked),
+                                       cmocka_unit_test(test_create_environment), cmocka_unit_test(test_double_dash_api)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

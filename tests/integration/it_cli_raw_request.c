@@ -404,6 +404,124 @@ static void test_send_to_loopback(void **state)
     ths_stop(srv);
 }
 
+/* `--` ends the options (a trailing one is accepted, what follows it is
+ * an argument, never an option, global or not). */
+static void test_double_dash(void **state)
+{
+    (void)state;
+    const char *args[] = {"--config-file", config, "--profile", "VECTOR", "raw-request", "--url", GET_URL,
+                          "--date", DATE, "--dry-run", "--", NULL};
+    result r = run(args, NULL, NULL);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.err, "");
+    assert_true(strncmp(r.out, "GET " GET_URL "\n", strlen("GET " GET_URL "\n")) == 0);
+    result_free(&r);
+    const char *args2[] = {"--config-file", config, "--profile", "VECTOR", "raw-request", "--url", GET_URL,
+                           "--", "--dry-run", NULL};
+    r = run(args2, NULL, NULL);
+    assert_int_equal(r.status, 2);
+    assert_one_line_error(&r);
+    assert_non_null(strstr(r.err, "unexpected argument --dry-run"));
+    result_free(&r);
+    /* a global option after -- is not one */
+    const char *args3[] = {"--config-file", config, "raw-request", "--url", GET_URL, "--dry-run", "--",
+                           "--profile", "VECTOR", NULL};
+    r = run(args3, NULL, NULL);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "unexpected argument --profile"));
+    result_free(&r);
+    /* before the command it ends the global options only */
+    const char *args4[] = {"--config-file", config, "--profile", "VECTOR", "--", "raw-request", "--url", GET_URL,
+                           "--dry-run", NULL};
+    r = run(args4, NULL, NULL);
+    assert_int_equal(r.status, 0);
+    result_free(&r);
+}
+
+/* --no-retry, --max-retries, --connection-timeout, --read-timeout. */
+static void test_retry_and_timeout_options(void **state)
+{
+    (void)state;
+    ths *srv = NULL;
+    assert_int_equal(ths_start(&srv), 0);
+    char *url = ths_url(srv, "/20231130/sandboxes");
+    ths_set_default(srv, 503, NULL, "{\"code\":\"ServiceUnavailable\",\"message\":\"busy\"}");
+    const char *no_retry[] = {"--config-file", config, "--profile", "VECTOR", "--no-retry", "raw-request",
+                              "--url", url, NULL};
+    result r = run(no_retry, NULL, NULL);
+    assert_int_equal(r.status, 1);
+    assert_one_line_error(&r);
+    assert_non_null(strstr(r.err, "503 ServiceUnavailable: busy"));
+    assert_int_equal(ths_count(srv), 1);
+    result_free(&r);
+    ths_clear(srv);
+    const char *zero[] = {"--config-file", config, "--profile", "VECTOR", "raw-request", "--url", url,
+                          "--max-retries=0", NULL};
+    r = run(zero, NULL, NULL);
+    assert_int_equal(r.status, 1);
+    assert_int_equal(ths_count(srv), 1);
+    result_free(&r);
+    ths_clear(srv);
+    const char *one[] = {"--config-file", config, "--profile", "VECTOR", "--max-retries", "1", "raw-request",
+                         "--url", url, NULL};
+    r = run(one, NULL, NULL);
+    assert_int_equal(r.status, 1);
+    assert_int_equal(ths_count(srv), 2); /* one retry */
+    result_free(&r);
+    ths_clear(srv);
+    ths_set_default(srv, 200, NULL, NULL);
+
+    /* an answer slower than --read-timeout fails (once: --no-retry) */
+    ths_step slow = {200, NULL, "late", THS_RESPOND, 3000};
+    ths_push_step(srv, &slow);
+    const char *rt[] = {"--config-file", config, "--profile", "VECTOR", "--read-timeout", "1", "--no-retry",
+                        "--connection-timeout", "5", "raw-request", "--url", url, NULL};
+    r = run(rt, NULL, NULL);
+    assert_int_equal(r.status, 1);
+    assert_one_line_error(&r);
+    assert_true(strstr(r.err, "1000 ms") || strstr(r.err, "timed out") || strstr(r.err, "Timeout"));
+    assert_int_equal(ths_count(srv), 1);
+    result_free(&r);
+    /* accepted with a quick answer */
+    ths_push(srv, 200, NULL, "fine");
+    r = run(rt, NULL, NULL);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "fine");
+    result_free(&r);
+
+    /* usage errors: exit 2, one line naming the option */
+    const char *const bad[][3] = {{"--max-retries", "-1", "max-retries"},
+                                  {"--max-retries", "100", "max-retries"},
+                                  {"--connection-timeout", "0", "connection-timeout"},
+                                  {"--connection-timeout", "ten", "connection-timeout"},
+                                  {"--read-timeout", "1.5", "read-timeout"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *args[] = {"--config-file", config, bad[i][0], bad[i][1], "raw-request", "--url", url, NULL};
+        r = run(args, NULL, NULL);
+        assert_int_equal(r.status, 2);
+        assert_one_line_error(&r);
+        assert_non_null(strstr(r.err, bad[i][2]));
+        result_free(&r);
+    }
+    const char *both[] = {"--config-file", config, "--no-retry", "raw-request", "--url", url, "--max-retries", "2",
+                          NULL};
+    r = run(both, NULL, NULL);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "--no-retry"));
+    result_free(&r);
+    /* the options are in --help */
+    const char *help[] = {"--help", NULL};
+    r = run(help, NULL, NULL);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "--no-retry"));
+    assert_non_null(strstr(r.out, "--max-retries N"));
+    assert_non_null(strstr(r.out, "--connection-timeout SECONDS"));
+    assert_non_null(strstr(r.out, "--read-timeout SECONDS"));
+    result_free(&r);
+    free(url);
+    ths_stop(srv);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -413,6 +531,8 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_send_to_loopback),
         cmocka_unit_test(test_dry_run_stdout_full_and_normalised_url),
+        cmocka_unit_test(test_double_dash),
+        cmocka_unit_test(test_retry_and_timeout_options),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -175,6 +175,14 @@ static void test_create_validation(void **state)
     assert_string_equal(jstr(j, "warmpoolName"), "pool-a");
     cJSON_Delete(j);
     assert_int_equal(emu_fixture_json(f, "GET", "/nosuch", NULL, 404, NULL), 0);
+    /* an environment variable needs a value */
+    const char *novalue[] = {"{\"environmentVariables\":[{\"name\":\"A\",\"value\":\"x\"},{\"name\":\"T\"}]}",
+                             "{\"environmentVariables\":[{\"name\":\"A\",\"value\":\"x\"},{\"name\":\"T\",\"value\":null}]}"};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(emu_fixture_json(f, "POST", p, novalue[i], 400, &j), 0);
+        assert_non_null(strstr(jstr(j, "message"), "environmentVariables[1].value"));
+        cJSON_Delete(j);
+    }
 }
 
 static void test_lifecycle(void **state)
@@ -336,6 +344,15 @@ static void test_commands(void **state)
     free(text);
     assert_string_equal(jstr(j, "lifecycleState"), "SUCCEEDED");
     assert_int_equal((int)jnum(j, "exitCode", -1), 0);
+    {
+        cJSON *e = NULL;
+        assert_int_equal(emu_fixture_json(f, "POST", p,
+                                          "{\"command\":\"true\",\"environmentVariables\":[{\"name\":\"T\"}]}",
+                                          400, &e),
+                         0);
+        assert_non_null(strstr(jstr(e, "message"), "environmentVariables[0].value"));
+        cJSON_Delete(e);
+    }
     const cJSON *out = cJSON_GetObjectItem(j, "output");
     assert_string_equal(jstr(out, "stdout"), "/workspace/sub\nsandbox-secret-1|command-secret-2|<a b><$HOME><it's>");
     cJSON_Delete(j);
@@ -772,6 +789,12 @@ static void test_list_pagination(void **state)
     }
     assert_int_equal(seen, 5);
     assert_int_equal(emu_fixture_json(f, "GET", "/sandboxes?sortBy=size", NULL, 400, NULL), 0);
+    cJSON *e = NULL;
+    assert_int_equal(emu_fixture_json(f, "GET", "/sandboxes?lifecycleState=NOPE", NULL, 400, &e), 0);
+    assert_string_equal(jstr(e, "code"), "InvalidParameter");
+    assert_non_null(strstr(jstr(e, "message"), "lifecycleState"));
+    cJSON_Delete(e);
+    assert_int_equal(emu_fixture_json(f, "GET", "/sandboxes?lifecycleState=STOPPED", NULL, 200, NULL), 0);
 }
 
 #define ALL(setup)                                                                                                     \

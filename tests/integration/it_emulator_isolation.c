@@ -329,6 +329,69 @@ static void t_files_api_no_existence_probe(void **state)
     }
 }
 
+/* Symlinks whose target stays inside /workspace, absolute or through the
+ * root, work as they do for a command in the sandbox; repeated and trailing
+ * slashes are normalised and the normalised path is echoed. */
+static void t_files_api_inside_links(void **state)
+{
+    emu_fixture *f = *state;
+    char id[64];
+    assert_int_equal(emu_fixture_new_sandbox(f, NULL, NULL, id, sizeof id), 0);
+    int ec;
+    free(run_wait(f, id, "mkdir /workspace/a && printf hi > /workspace/a/f.txt && "
+                         "ln -s /workspace/a /workspace/abs && ln -s /workspace/a/f.txt /workspace/absf && "
+                         "ln -s ../workspace/a /workspace/viaroot && ln -s /workspace/../workspace/a /workspace/dd",
+                  &ec));
+    assert_int_equal(ec, 0);
+    const char *reads[] = {"/workspace/abs/f.txt", "/workspace/absf", "/workspace/viaroot/f.txt",
+                           "/workspace/dd/f.txt", "/workspace//abs///f.txt"};
+    for (size_t i = 0; i < sizeof reads / sizeof *reads; i++) {
+        char p[512];
+        snprintf(p, sizeof p, "/sandboxes/%s/files?filePath=%s", id, reads[i]);
+        emu_fixture_result r;
+        assert_int_equal(emu_fixture_request(f, "GET", p, NULL, &r), 0);
+        if (r.status != 200)
+            fprintf(stderr, "GET %s answered %ld: %s\n", reads[i], r.status, r.body);
+        assert_int_equal(r.status, 200);
+        assert_string_equal(r.body, "hi");
+        emu_fixture_result_free(&r);
+    }
+    long st = 0;
+    assert_int_equal(put_file(f, id, "/workspace/abs/g.txt", "via-abs", &st), 0);
+    assert_int_equal(st, 200);
+    char *o = run_wait(f, id, "cat /workspace/a/g.txt", &ec);
+    assert_string_equal(o, "via-abs");
+    free(o);
+    /* the normalised path is echoed */
+    char p[512], sha[64], hdr[128];
+    snprintf(p, sizeof p, "/sandboxes/%s/files?filePath=/workspace//a///h.txt/", id);
+    ocisbx_sha256_base64("x", 1, sha);
+    snprintf(hdr, sizeof hdr, "opc-content-sha256: %s", sha);
+    const char *extra[] = {hdr, NULL};
+    emu_fixture_req req = {0};
+    req.method = "PUT";
+    req.path = p;
+    req.body = "x";
+    req.body_len = 1;
+    req.content_type = "application/octet-stream";
+    req.extra_headers = extra;
+    emu_fixture_result r;
+    assert_int_equal(emu_fixture_do(f, &req, &r), 0);
+    assert_int_equal(r.status, 200);
+    cJSON *j = cJSON_Parse(r.body);
+    assert_non_null(j);
+    assert_string_equal(jstr(j, "filePath"), "/workspace/a/h.txt");
+    cJSON_Delete(j);
+    emu_fixture_result_free(&r);
+    /* a link to the root itself, or out by an absolute path: still refused */
+    free(run_wait(f, id, "ln -s / /workspace/root && ln -s /workspace/../etc /workspace/wetc", &ec));
+    assert_int_equal(ec, 0);
+    assert_int_equal(get_file_status(f, id, "/workspace/root/etc/hostname"), 400);
+    assert_int_equal(get_file_status(f, id, "/workspace/root/workspace/a/f.txt"), 200);
+    assert_int_equal(get_file_status(f, id, "/workspace/wetc/hostname"), 400);
+    assert_int_equal(get_file_status(f, id, "/workspace/wetc/no-such"), 400);
+}
+
 static void t_process_trees_die(void **state)
 {
     emu_fixture *f = *state;
@@ -401,6 +464,7 @@ int main(void)
         cmocka_unit_test(t_network),
         cmocka_unit_test(t_files_api_escapes),
         cmocka_unit_test(t_files_api_no_existence_probe),
+        cmocka_unit_test(t_files_api_inside_links),
         cmocka_unit_test(t_process_trees_die),
         cmocka_unit_test(t_shutdown_leaves_nothing),
     };

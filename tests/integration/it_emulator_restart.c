@@ -1,5 +1,6 @@
 /* ocisbx-emulator as a process: restart recovery, no process outlives it,
  * its command line and its tenancy file checks. */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -140,7 +143,7 @@ static void test_command_line(void **state)
     assert_non_null(mkdtemp(dir));
     char cmd[1024];
     snprintf(cmd, sizeof cmd,
-             "printf 'region: r\\ntenancy: t\\n' > %s/t.yaml && env PATH=/nonexistent %s --config %s/t.yaml "
+             "printf 'region: r\\ntenancy: ocid1.tenancy.oc1..t\\n' > %s/t.yaml && env PATH=/nonexistent %s --config %s/t.yaml "
              "--state-dir %s/s 2>&1 >/dev/null",
              dir, OCISBX_EMULATOR_PATH, dir, dir);
     FILE *p = popen(cmd, "r");
@@ -185,12 +188,12 @@ static void test_tenancy_file_errors(void **state)
     expect_yaml_error(y, ":3: bogus: unknown key");
     snprintf(y, sizeof y, "%slimits:\n  max_body_bytes: lots\n", head);
     expect_yaml_error(y, ":4: max_body_bytes:");
-    snprintf(y, sizeof y, "%sprojects:\n  - id: p1\n    network: maybe\n", head);
+    snprintf(y, sizeof y, "%sprojects:\n  - id: ocid1.generativeaiproject.oc1..p1\n    network: maybe\n", head);
     expect_yaml_error(y, ":5: network: expected deny or allow");
-    snprintf(y, sizeof y, "%susers:\n  - id: u\n    fingerprint: \"zz\"\n    public_key_file: k.pem\n", head);
+    snprintf(y, sizeof y, "%susers:\n  - id: ocid1.user.oc1..u\n    fingerprint: \"zz\"\n    public_key_file: k.pem\n", head);
     expect_yaml_error(y, ":5: fingerprint:");
     snprintf(y, sizeof y,
-             "%susers:\n  - id: u\n    fingerprint: \"73:61:a2:21:67:e0:df:be:7e:4b:93:1e:15:98:a5:b7\"\n"
+             "%susers:\n  - id: ocid1.user.oc1..u\n    fingerprint: \"73:61:a2:21:67:e0:df:be:7e:4b:93:1e:15:98:a5:b7\"\n"
              "    public_key_file: missing.pem\n",
              head);
     expect_yaml_error(y, ":6: public_key_file: cannot load public key");
@@ -202,6 +205,104 @@ static void test_tenancy_file_errors(void **state)
     expect_yaml_error(y, ":6: expires:");
     expect_yaml_error("region: [unclosed\n", "YAML syntax error");
     expect_yaml_error("region: r\n", "tenancy: missing");
+    /* ids must be OCIDs of their type */
+    expect_yaml_error("region: r\ntenancy: banana\n", ":2: tenancy: expected an OCID of type tenancy");
+    expect_yaml_error("region: r\ntenancy: ocid1.user.oc1..x\n", ":2: tenancy: expected an OCID");
+    snprintf(y, sizeof y, "%susers:\n  - id: bob\n", head);
+    expect_yaml_error(y, ":4: id: expected an OCID of type user");
+    snprintf(y, sizeof y, "%sprojects:\n  - id: ocid1.tenancy.oc1..p\n", head);
+    expect_yaml_error(y, ":4: id: expected an OCID of type generativeaiproject");
+    /* a fingerprint that is not the key's is reported on its own line */
+    char keydir[] = "/tmp/ocisbx-emu-fpkey-XXXXXX";
+    assert_non_null(mkdtemp(keydir));
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:1024 2>/dev/null | "
+                              "openssl pkey -pubout -out %s/k.pub.pem 2>/dev/null", keydir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(y, sizeof y,
+             "%susers:\n  - id: ocid1.user.oc1..u\n    fingerprint: \"73:61:a2:21:67:e0:df:be:7e:4b:93:1e:15:98:a5:b7\"\n"
+             "    public_key_file: %s/k.pub.pem\n",
+             head, keydir);
+    expect_yaml_error(y, ":5: fingerprint: 73:61:a2:21:67:e0:df:be:7e:4b:93:1e:15:98:a5:b7 does not match");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", keydir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static int g_open_modes;
+
+/* Counts state files and directories others could read. */
+static int check_mode(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)flag;
+    /* workspaces hold what commands made, with their modes; the private state
+     * directory above them is what protects them */
+    if (strstr(path, "/workspaces/") || strstr(path, "/snapshots/"))
+        return 0;
+    if ((st->st_mode & 077) != 0 && (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode))) {
+        fprintf(stderr, "%s has mode %03o\n", path, (unsigned)(st->st_mode & 0777));
+        g_open_modes++;
+    }
+    (void)ftw;
+    return 0;
+}
+
+/* One emulator per state directory; the state is private (it holds
+ * environment values); a TLS key that is not the certificate's is named. */
+static void test_state_dir_and_tls_checks(void **state)
+{
+    (void)state;
+    emu_fixture_options o = {0};
+    o.no_isolation = true;
+    o.extra_yaml = "limits:\n  create_delay_ms: 0\n";
+    emu_fixture *f = NULL;
+    assert_int_equal(emu_fixture_start(&o, &f), 0);
+    char id[64];
+    assert_int_equal(emu_fixture_new_sandbox(
+                         f, NULL, "\"environmentVariables\":[{\"name\":\"K\",\"value\":\"secret-value\"}]", id,
+                         sizeof id),
+                     0);
+    char args[2048], err[4096];
+    snprintf(args, sizeof args, "--config %s/tenancy.yaml --state-dir %s --no-isolation", emu_fixture_dir(f),
+             emu_fixture_state_dir(f));
+    assert_int_equal(run_emulator(args, err, sizeof err), 1);
+    if (!strstr(err, "in use by another ocisbx-emulator"))
+        fprintf(stderr, "second emulator said: %s\n", err);
+    assert_non_null(strstr(err, "in use by another ocisbx-emulator"));
+    assert_null(strchr(strchr(err, '\n') + 1, '\n')); /* one line */
+    /* the first one is unharmed, and its state is private */
+    assert_int_equal(emu_fixture_json(f, "GET", "/sandboxes", NULL, 200, NULL), 0);
+    assert_int_equal(emu_fixture_stop(f), 0);
+    struct stat st;
+    assert_int_equal(stat(emu_fixture_state_dir(f), &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0700);
+    g_open_modes = 0;
+    assert_int_equal(nftw(emu_fixture_state_dir(f), check_mode, 16, FTW_PHYS), 0);
+    assert_int_equal(g_open_modes, 0);
+    /* after a stop the directory is free again */
+    assert_int_equal(emu_fixture_restart(f), 0);
+    assert_int_equal(emu_fixture_stop(f), 0);
+
+    /* TLS: a key of another pair */
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && openssl req -x509 -newkey rsa:2048 -nodes -keyout a.key -out a.pem -subj /CN=x -days 1 "
+             ">/dev/null 2>&1 && openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out b.key "
+             ">/dev/null 2>&1 && echo junk > junk.pem",
+             emu_fixture_dir(f));
+    assert_int_equal(system(cmd), 0);
+    const char *dir = emu_fixture_dir(f);
+    snprintf(args, sizeof args, "--config %s/tenancy.yaml --state-dir %s --tls-cert %s/a.pem --tls-key %s/b.key",
+             dir, emu_fixture_state_dir(f), dir, dir);
+    assert_int_equal(run_emulator(args, err, sizeof err), 1);
+    if (!strstr(err, "does not match"))
+        fprintf(stderr, "mismatched TLS key: %s\n", err);
+    assert_non_null(strstr(err, "b.key"));
+    assert_non_null(strstr(err, "does not match the certificate"));
+    snprintf(args, sizeof args, "--config %s/tenancy.yaml --state-dir %s --tls-cert %s/junk.pem --tls-key %s/b.key",
+             dir, emu_fixture_state_dir(f), dir, dir);
+    assert_int_equal(run_emulator(args, err, sizeof err), 1);
+    assert_non_null(strstr(err, "junk.pem: not a PEM certificate"));
+    emu_fixture_free(f);
 }
 
 static void test_api_version(void **state)
@@ -232,6 +333,7 @@ int main(void)
         cmocka_unit_test(test_command_line),
         cmocka_unit_test(test_tenancy_file_errors),
         cmocka_unit_test(test_api_version),
+        cmocka_unit_test(test_state_dir_and_tls_checks),
     };
     int fails = cmocka_run_group_tests_name("emulator process", tests, NULL, NULL);
     ocisbx_global_cleanup();

@@ -218,6 +218,37 @@ static void test_429_retry_after(void **state)
     ocisbx_http_free(h);
 }
 
+/* retry-after beyond 60 s is cut to 60 s; a deadline shorter than that
+ * ends the call at once instead of waiting past it. */
+static void test_retry_after_capped(void **state)
+{
+    fixture *f = *state;
+    ocisbx_http_options *o = NULL;
+    assert_int_equal(ocisbx_http_options_new(&o), 0);
+    assert_int_equal(ocisbx_http_options_set_allow_plain_http(o, 1), 0);
+    assert_int_equal(ocisbx_http_options_set_ignore_proxy_env(o, 1), 0);
+    assert_int_equal(ocisbx_http_options_set_deadline_ms(o, 2000), 0);
+    ocisbx_http *h = NULL;
+    assert_int_equal(ocisbx_http_new(o, &h), 0);
+    ocisbx_http_options_free(o);
+    ths_push(f->srv, 503, "retry-after: 86399", "{\"code\":\"ServiceUnavailable\",\"message\":\"later\"}");
+    ths_push(f->srv, 200, NULL, "never");
+    log_text[0] = '\0';
+    ocisbx_set_log(capture_log, OCISBX_LOG_DEBUG, NULL);
+    ocisbx_http_request *r = make_req(f, "GET", "/busy");
+    ocisbx_http_response *resp = NULL;
+    assert_int_equal(ocisbx_http_send(h, r, &resp), OCISBX_ESERVICE);
+    ocisbx_set_log(NULL, 0, NULL);
+    assert_non_null(strstr(log_text, "retry-after 86399 capped at 60000 ms"));
+    assert_null(strstr(log_text, "retrying in")); /* 60 s is past the 2 s deadline: no wait */
+    assert_int_equal(ocisbx_http_response_attempts(resp), 1);
+    assert_int_equal(ths_count(f->srv), 1);
+    assert_non_null(strstr(ocisbx_error_message(ocisbx_error_last()), "503 ServiceUnavailable: later"));
+    ocisbx_http_response_free(resp);
+    ocisbx_http_request_free(r);
+    ocisbx_http_free(h);
+}
+
 static void test_no_retry_on_400(void **state)
 {
     fixture *f = *state;
@@ -665,6 +696,25 @@ static void test_401_refresh_once(void **state)
     ocisbx_http_request_free(r);
     ocisbx_http_free(h);
     ocisbx_credentials_free(&cc->base);
+}
+
+/* An API key has nothing to refresh: a 401 is returned after one request. */
+static void test_401_api_key_not_resent(void **state)
+{
+    fixture *f = *state;
+    ocisbx_http *h = make_http(f->creds);
+    ths_push(f->srv, 401, NULL, "{\"code\":\"NotAuthenticated\",\"message\":\"bad key\"}");
+    ths_push(f->srv, 200, NULL, "never");
+    ocisbx_http_request *r = make_req(f, "GET", "/who");
+    ocisbx_http_response *resp = NULL;
+    assert_int_equal(ocisbx_http_send(h, r, &resp), OCISBX_EAUTH);
+    assert_int_equal(ths_count(f->srv), 1);
+    assert_int_equal(ocisbx_http_response_attempts(resp), 1);
+    assert_non_null(strstr(ocisbx_error_message(ocisbx_error_last()), "401 NotAuthenticated: bad key"));
+    ocisbx_http_response_free(resp);
+    ocisbx_http_request_free(r);
+    ocisbx_http_free(h);
+    ths_clear(f->srv);
 }
 
 static void test_plain_http_rules(void **state)
@@ -1143,6 +1193,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_file_body_and_sink, setup, teardown),
         cmocka_unit_test_setup_teardown(test_callback_sink, setup, teardown),
         cmocka_unit_test_setup_teardown(test_401_refresh_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_401_api_key_not_resent, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_retry_after_capped, setup, teardown),
         cmocka_unit_test_setup_teardown(test_plain_http_rules, setup, teardown),
         cmocka_unit_test_setup_teardown(test_retries_off_and_max_attempts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stream_idle_timeout, setup, teardown),

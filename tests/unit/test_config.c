@@ -111,6 +111,11 @@ static void test_inheritance(void **state)
     assert_string_equal(ocisbx_config_get(cfg, "tenancy"), "ocid1.tenancy.oc1..aaaa"); /* inherited */
     assert_string_equal(ocisbx_config_get(cfg, "fingerprint"), "00:11");
     assert_null(ocisbx_config_get(cfg, "key_file"));
+    /* keys are stored lowercase and found in any case */
+    assert_string_equal(ocisbx_config_get(cfg, "USER"), "ocid1.user.oc1..admin");
+    assert_string_equal(ocisbx_config_get(cfg, "Region"), "us-ashburn-1");
+    assert_string_equal(ocisbx_config_get(cfg, "FingerPrint"), "00:11");
+    assert_null(ocisbx_config_get(cfg, "KEY_FILE"));
     assert_null(ocisbx_config_get(cfg, NULL));
     ocisbx_config_free(cfg);
 
