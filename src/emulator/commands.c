@@ -141,7 +141,6 @@ static void on_exit_cb(int exit_code, int term_signal, bool timed_out, void *ud)
 {
     emu_command *c = ud;
     emu_server *s = g_srv;
-    (void)term_signal;
     pthread_mutex_lock(&s->mu);
     if (timed_out)
         finish(s, c, "TIMED_OUT", -1);
@@ -151,6 +150,8 @@ static void on_exit_cb(int exit_code, int term_signal, bool timed_out, void *ud)
         finish(s, c, "FAILED", -1);
     else if (exit_code >= 0)
         finish(s, c, exit_code == 0 ? "SUCCEEDED" : "FAILED", exit_code);
+    else if (term_signal > 0) /* not the emulator's kill: the shell convention, as bwrap's init reports it */
+        finish(s, c, "FAILED", 128 + term_signal);
     else
         finish(s, c, "FAILED", -1);
     pthread_mutex_unlock(&s->mu);

@@ -18,7 +18,7 @@ static emu_server *g_s;
 static const char YAML[] = "region: r\n"
                            "tenancy: ocid1.tenancy.oc1..t\n"
                            "projects:\n"
-                           "  - id: p\n"
+                           "  - id: ocid1.generativeaiproject.oc1..p\n"
                            "    network: deny\n"
                            "    warmpools: [w]\n"
                            "limits:\n"
@@ -56,7 +56,7 @@ static void init(void)
         abort();
     emu_sandbox *b = calloc(1, sizeof *b);
     snprintf(b->id, sizeof b->id, "sbx-fuzz");
-    b->project_id = strdup("p");
+    b->project_id = strdup("ocid1.generativeaiproject.oc1..p");
     b->display_name = strdup("fuzz");
     b->runtime = strdup("python-3.11");
     b->shape = strdup("SMALL");

@@ -72,6 +72,50 @@ static int teardown(void **state)
     return st == 0 ? 0 : -1;
 }
 
+static int setup_unisolated(void **state)
+{
+    emu_fixture_options o = {0};
+    o.extra_yaml = EXTRA;
+    o.no_isolation = true;
+    emu_fixture *f = NULL;
+    if (emu_fixture_start(&o, &f) != 0)
+        return -1;
+    *state = f;
+    return 0;
+}
+
+/* A command killed by a signal it did not get from the emulator reports the
+ * shell convention 128+N, isolated or not; the emulator's own kills (cancel,
+ * stop, timeout) report no exit code. */
+static void test_signal_exit_codes(void **state)
+{
+    emu_fixture *f = *state;
+    char id[64], p[256];
+    assert_int_equal(emu_fixture_new_sandbox(f, NULL, NULL, id, sizeof id), 0);
+    snprintf(p, sizeof p, "/sandboxes/%s/commands/actions/runAndWait", id);
+    const char *cmds[] = {"{\"command\":\"kill -KILL $$\"}", "{\"command\":\"kill -TERM $$\"}",
+                          "{\"command\":\"sh -c 'kill -KILL $$'; echo $?\"}"};
+    const int want[] = {137, 143, 0};
+    for (int i = 0; i < 3; i++) {
+        cJSON *j = NULL;
+        assert_int_equal(emu_fixture_json(f, "POST", p, cmds[i], 200, &j), 0);
+        if ((int)jnum(j, "exitCode", -1) != want[i])
+            fprintf(stderr, "%s (isolated: %d): exitCode %d, want %d\n", cmds[i], emu_fixture_isolated(f),
+                    (int)jnum(j, "exitCode", -1), want[i]);
+        assert_int_equal((int)jnum(j, "exitCode", -1), want[i]);
+        assert_string_equal(jstr(j, "lifecycleState"), want[i] ? "FAILED" : "SUCCEEDED");
+        if (i == 2)
+            assert_string_equal(jstr(cJSON_GetObjectItem(j, "output"), "stdout"), "137\n");
+        cJSON_Delete(j);
+    }
+    /* the timeout backstop: no exit code */
+    cJSON *j = NULL;
+    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"command\":\"sleep 30\",\"timeout\":\"PT1S\"}", 200, &j), 0);
+    assert_string_equal(jstr(j, "lifecycleState"), "TIMED_OUT");
+    assert_null(cJSON_GetObjectItem(j, "exitCode"));
+    cJSON_Delete(j);
+}
+
 /* ---- sandboxes ---- */
 static void test_sandbox_crud(void **state)
 {
@@ -812,7 +856,10 @@ static void test_list_pagination(void **state)
 int main(void)
 {
     ocisbx_global_init();
-    const struct CMUnitTest http_tests[] = {ALL(setup_http)};
+    const struct CMUnitTest http_tests[] = {ALL(setup_http),
+                                            cmocka_unit_test_setup_teardown(test_signal_exit_codes, setup_http, teardown),
+                                            cmocka_unit_test_setup_teardown(test_signal_exit_codes, setup_unisolated,
+                                                                            teardown)};
     const struct CMUnitTest https_tests[] = {ALL(setup_https)};
     int fails = cmocka_run_group_tests_name("emulator over http", http_tests, NULL, NULL);
     fails += cmocka_run_group_tests_name("emulator over https", https_tests, NULL, NULL);
