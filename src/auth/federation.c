@@ -202,12 +202,7 @@ int ocisbx_cert_identity(const char *pem, size_t len, const char *what, char **t
         X509_free(cert);
         return ocisbx_fail(OCISBX_EPARSE, "%s: cannot compute the SHA-1 fingerprint", what);
     }
-    static const char hex[] = "0123456789ABCDEF";
-    for (unsigned i = 0; i < mdlen; i++) {
-        fingerprint[i * 3] = hex[md[i] >> 4];
-        fingerprint[i * 3 + 1] = hex[md[i] & 15];
-        fingerprint[i * 3 + 2] = i + 1 < mdlen ? ':' : '\0';
-    }
+    ocisbx_hex_colon(md, mdlen, true, fingerprint);
     const X509_NAME *subject = X509_get_subject_name(cert);
     char *t = subject_value(subject, "opc-tenant:");
     if (!t)

@@ -243,12 +243,7 @@ int ocisbx_key_fingerprint(const ocisbx_key *key, char out[48])
         ERR_clear_error();
         return ocisbx_fail(OCISBX_EUNSUPPORTED, "key fingerprint: MD5 is not available in OpenSSL");
     }
-    static const char hex[] = "0123456789abcdef";
-    for (unsigned int i = 0; i < 16; i++) {
-        out[i * 3] = hex[md[i] >> 4];
-        out[i * 3 + 1] = hex[md[i] & 15];
-        out[i * 3 + 2] = i == 15 ? '\0' : ':';
-    }
+    ocisbx_hex_colon(md, 16, false, out);
     return 0;
 }
 

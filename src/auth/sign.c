@@ -43,10 +43,9 @@ static int is_tchar(unsigned char c)
 }
 
 /* The URL as error messages show it (as the transport does): user:password@
- * replaced by ***@, bytes outside printable ASCII as \xNN (one line). */
+ * replaced by ***@, then escaped by ocisbx_escape_shown (one line). */
 static void shown_url(const char *url, char *out, size_t cap)
 {
-    static const char hex[] = "0123456789abcdef";
     const char *sep = strstr(url, "://");
     const char *auth = sep ? sep + 3 : NULL;
     const char *at = NULL;
@@ -56,24 +55,12 @@ static void shown_url(const char *url, char *out, size_t cap)
             if (auth[i] == '@')
                 at = auth + i;
     }
-    size_t o = 0;
-    for (const unsigned char *p = (const unsigned char *)url; *p && o + 5 < cap; p++) {
-        if (at && p == (const unsigned char *)auth) {
-            memcpy(out + o, "***", 3);
-            o += 3;
-            p = (const unsigned char *)at; /* the '@' itself is written next */
-        }
-        if (*p < 0x20 || *p >= 0x7f || *p == '\\') {
-            out[o++] = '\\';
-            out[o++] = 'x';
-            out[o++] = hex[*p >> 4];
-            out[o++] = hex[*p & 15];
-        } else {
-            out[o++] = (char)*p;
-        }
-    }
-    if (cap)
-        out[o < cap ? o : cap - 1] = '\0';
+    char raw[512]; /* longer than any cap used here: each byte shows as 1+ bytes */
+    if (at)
+        snprintf(raw, sizeof raw, "%.*s***%s", (int)(auth - url), url, at);
+    else
+        snprintf(raw, sizeof raw, "%s", url);
+    ocisbx_escape_shown(raw, out, cap);
 }
 
 /* Splits an absolute http(s) URL into the signed host and request target. */

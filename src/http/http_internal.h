@@ -107,9 +107,6 @@ typedef struct ocisbx_url {
  * ("%zz") or such a byte before the path is refused (OCISBX_EINVAL). The
  * result is what both the signer and libcurl (PATH_AS_IS) get. */
 int ocisbx_url_normalize(const char *url, char **out);
-/* Copies in to out (cap bytes) with bytes outside printable ASCII and '\\'
- * written as \xNN, so that a message quoting input stays one line. */
-void ocisbx_escape_shown(const char *in, char *out, size_t cap);
 /* Parses an absolute http(s) URL; errors name the URL. */
 int ocisbx_url_parse(const char *url, ocisbx_url *out);
 void ocisbx_url_clear(ocisbx_url *u);

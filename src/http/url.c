@@ -29,24 +29,6 @@ static void shown_url(const char *url, char *out, size_t cap)
     ocisbx_escape_shown(raw, out, cap);
 }
 
-void ocisbx_escape_shown(const char *in, char *out, size_t cap)
-{
-    static const char hex[] = "0123456789abcdef";
-    size_t o = 0;
-    for (const unsigned char *p = (const unsigned char *)in; *p && o + 5 < cap; p++) {
-        if (*p < 0x20 || *p >= 0x7f || *p == '\\') {
-            out[o++] = '\\';
-            out[o++] = 'x';
-            out[o++] = hex[*p >> 4];
-            out[o++] = hex[*p & 15];
-        } else {
-            out[o++] = (char)*p;
-        }
-    }
-    if (cap)
-        out[o < cap ? o : cap - 1] = '\0';
-}
-
 static int hexval(unsigned char c)
 {
     if (c >= '0' && c <= '9')

@@ -27,14 +27,7 @@ static int bad(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
-    size_t o = 0;
-    for (const unsigned char *q = (const unsigned char *)raw; *q && o + 5 < sizeof shown; q++) {
-        if (*q < 0x20 || *q == 0x7f)
-            o += (size_t)snprintf(shown + o, sizeof shown - o, "\\x%02x", *q);
-        else
-            shown[o++] = (char)*q;
-    }
-    shown[o] = '\0';
+    ocisbx_escape_shown(raw, shown, sizeof shown);
     return ocisbx_fail(OCISBX_EPARSE, "%s", shown);
 }
 #define BAD(...) bad(__VA_ARGS__)

@@ -111,6 +111,18 @@ int ocisbx_error_wrap(const char *fmt, ...)
     return last_error.code;
 }
 
+void ocisbx_error_annotate(int http_status, const char *request_id)
+{
+    if (last_error.code == OCISBX_OK)
+        return;
+    if (http_status > 0 && last_error.http_status == 0)
+        last_error.http_status = http_status;
+    if (request_id && *request_id && !last_error.has_request_id) {
+        snprintf(last_error.request_id, sizeof last_error.request_id, "%s", request_id);
+        last_error.has_request_id = true;
+    }
+}
+
 int ocisbx_fail_nomem(void)
 {
     ocisbx_error_clear();

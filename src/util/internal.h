@@ -46,6 +46,12 @@ int ocisbx_strncasecmp(const char *a, const char *b, size_t n);
 void ocisbx_free_secret(char *s);
 /* Wipes n bytes (OPENSSL_cleanse). */
 void ocisbx_wipe(void *p, size_t n);
+/* Copies in to out (cap bytes) with bytes outside printable ASCII and '\\'
+ * written as \xNN, so that a message quoting input stays one line. */
+void ocisbx_escape_shown(const char *in, char *out, size_t cap);
+/* n bytes as lowercase (or uppercase) hex pairs joined by ':', NUL-ended:
+ * out holds 3 * n bytes. The form key fingerprints are shown in. */
+void ocisbx_hex_colon(const unsigned char *in, size_t n, bool upper, char *out);
 
 /* ---- errors ----
  * Every failing internal function sets the thread's last error and returns
@@ -57,6 +63,10 @@ int ocisbx_fail_http(int code, int http_status, const char *svc_code, const char
 /* Prefixes the current error message with context ("writing /workspace/a: ").
  * Returns the current code (so: return ocisbx_error_wrap("...") ). */
 int ocisbx_error_wrap(const char *fmt, ...) OCISBX_PRINTF(1, 2);
+/* Adds what is known about the call to the current error when it lacks it:
+ * the HTTP status of an answer that was received (e.g. a 200 whose body failed
+ * a check) and the call's opc-request-id. NULL / 0 leave a field as it is. */
+void ocisbx_error_annotate(int http_status, const char *request_id);
 /* Out of memory: sets a static message without allocating. */
 int ocisbx_fail_nomem(void);
 /* Saves and restores the thread's last error (cleanup code that must not

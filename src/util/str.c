@@ -82,3 +82,33 @@ void ocisbx_free(void *p)
     OPENSSL_cleanse(p, malloc_usable_size(p));
     free(p);
 }
+
+void ocisbx_escape_shown(const char *in, char *out, size_t cap)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)in; *p && o + 5 < cap; p++) {
+        if (*p < 0x20 || *p >= 0x7f || *p == '\\') {
+            out[o++] = '\\';
+            out[o++] = 'x';
+            out[o++] = hex[*p >> 4];
+            out[o++] = hex[*p & 15];
+        } else {
+            out[o++] = (char)*p;
+        }
+    }
+    if (cap)
+        out[o < cap ? o : cap - 1] = '\0';
+}
+
+void ocisbx_hex_colon(const unsigned char *in, size_t n, bool upper, char *out)
+{
+    const char *hex = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+    if (n == 0)
+        out[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        out[i * 3] = hex[in[i] >> 4];
+        out[i * 3 + 1] = hex[in[i] & 15];
+        out[i * 3 + 2] = i + 1 < n ? ':' : '\0';
+    }
+}

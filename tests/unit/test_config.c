@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "ocisbx/auth.h"
+#include "test_keys.h"
 
 static char tmpdir[256];
 
@@ -43,10 +44,7 @@ static char *path_in(const char *name)
 
 static void write_file(const char *path, const char *text)
 {
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
-    assert_int_equal(fclose(f), 0);
+    assert_int_equal(test_write_text(path, text), 0);
 }
 
 static ocisbx_config *parse_ok(const char *text, const char *profile)
@@ -83,9 +81,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    return test_rm_rf(tmpdir);
 }
 
 static const char basic[] = "[DEFAULT]\n"

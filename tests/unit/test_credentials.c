@@ -22,6 +22,7 @@
 #include <openssl/x509.h>
 
 #include "ocisbx/auth.h"
+#include "test_keys.h"
 
 #define TENANCY "ocid1.tenancy.oc1..aaaaaaaaba3pv6wkcr4jqae5f15p2b2m2yt2j6rx32uzr4h25vqstifsfdsq"
 #define USER "ocid1.user.oc1..aaaaaaaat5nvwcna5j6aqzjcaty5eqbb6qt2jvpkanghtgdaqedqw3rynjq"
@@ -57,47 +58,14 @@ static const char *path_in(const char *name)
 
 static void write_file(const char *path, const char *text)
 {
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
-    assert_int_equal(fclose(f), 0);
+    assert_int_equal(test_write_text(path, text), 0);
 }
 
-/* MD5 of the DER SubjectPublicKeyInfo, as the OCI console shows it. */
-static int fingerprint_of(EVP_PKEY *pkey, char out[48])
-{
-    unsigned char *der = NULL;
-    int n = i2d_PUBKEY(pkey, &der);
-    if (n <= 0)
-        return -1;
-    unsigned char md[16];
-    unsigned int mdlen = 0;
-    int ok = EVP_Digest(der, (size_t)n, md, &mdlen, EVP_md5(), NULL);
-    OPENSSL_free(der);
-    if (!ok || mdlen != 16)
-        return -1;
-    for (int i = 0; i < 16; i++)
-        snprintf(out + 3 * i, 4, i < 15 ? "%02x:" : "%02x", md[i]);
-    return 0;
-}
-
+/* form: 0 PKCS#8, 1 PKCS#1 "RSA PRIVATE KEY", 2 encrypted PKCS#8, 3 a public key only */
 static int write_key(EVP_PKEY *pkey, const char *name, int form)
 {
-    BIO *bio = BIO_new_file(path_in(name), "w");
-    if (!bio)
-        return -1;
-    int ok = 0;
-    if (form == 0) /* PKCS#8 */
-        ok = PEM_write_bio_PrivateKey(bio, pkey, NULL, NULL, 0, NULL, NULL);
-    else if (form == 1) /* PKCS#1 "RSA PRIVATE KEY" */
-        ok = PEM_write_bio_PrivateKey_traditional(bio, pkey, NULL, NULL, 0, NULL, NULL);
-    else if (form == 2) /* encrypted PKCS#8 */
-        ok = PEM_write_bio_PrivateKey(bio, pkey, EVP_aes_256_cbc(), (const unsigned char *)PASS,
-                                      (int)strlen(PASS), NULL, NULL);
-    else /* a public key only */
-        ok = PEM_write_bio_PUBKEY(bio, pkey);
-    BIO_free(bio);
-    return ok ? 0 : -1;
+    static const test_pem_form forms[] = {TEST_PEM_PKCS8, TEST_PEM_PKCS1, TEST_PEM_PKCS8_ENC, TEST_PEM_PUBLIC};
+    return test_pem_write(pkey, forms[form], PASS, path_in(name));
 }
 
 static int setup(void **state)
@@ -111,28 +79,21 @@ static int setup(void **state)
     EVP_PKEY *b = EVP_RSA_gen(2048);
     int rc = (!a || !b) ? -1 : 0;
     if (!rc)
-        rc = fingerprint_of(a, fp_a) | fingerprint_of(b, fp_b);
+        rc = test_key_fingerprint(a, fp_a) | test_key_fingerprint(b, fp_b);
     if (!rc)
         rc = write_key(a, "a.pem", 0) | write_key(a, "a_pkcs1.pem", 1) | write_key(a, "a_enc.pem", 2) |
              write_key(a, "a_pub.pem", 3) | write_key(b, "b.pem", 0);
     EVP_PKEY_free(a);
     EVP_PKEY_free(b);
-    if (!rc) {
-        FILE *f = fopen(path_in("garbage.pem"), "w");
-        if (!f)
-            return -1;
-        fputs("this is not PEM\n", f);
-        fclose(f);
-    }
+    if (!rc)
+        rc = test_write_text(path_in("garbage.pem"), "this is not PEM\n");
     return rc;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    return test_rm_rf(tmpdir);
 }
 
 /* A config text with one [P] profile: the given lines after DEFAULT's. */

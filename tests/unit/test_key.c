@@ -15,6 +15,7 @@
 #include <openssl/pem.h>
 
 #include "ocisbx/auth.h"
+#include "test_keys.h"
 
 #define VECTOR_KEY OCISBX_SHARED_DIR "/spec/vectors/cavage-test-key.pem"
 #define VECTOR_FP "73:61:a2:21:67:e0:df:be:7e:4b:93:1e:15:98:a5:b7"
@@ -29,47 +30,18 @@ static const char *path_in_tmp(const char *name)
     return buf;
 }
 
-/* Writes pkey in one of the PEM forms; returns the PEM text (malloc'd). */
-enum form { PKCS1, PKCS8, PKCS8_ENC, PKCS1_ENC, PUBLIC };
-static char *pem_of(EVP_PKEY *pkey, enum form form, const char *pass)
+/* pkey as PEM text in one of the forms (malloc'd). */
+static char *pem_of(EVP_PKEY *pkey, test_pem_form form, const char *pass)
 {
-    BIO *bio = BIO_new(BIO_s_mem());
-    int ok = 0;
-    switch (form) {
-    case PKCS1:
-        ok = PEM_write_bio_PrivateKey_traditional(bio, pkey, NULL, NULL, 0, NULL, NULL);
-        break;
-    case PKCS8:
-        ok = PEM_write_bio_PrivateKey(bio, pkey, NULL, NULL, 0, NULL, NULL);
-        break;
-    case PKCS8_ENC:
-        ok = PEM_write_bio_PKCS8PrivateKey(bio, pkey, EVP_aes_256_cbc(), NULL, 0, NULL, (void *)(uintptr_t)pass);
-        break;
-    case PKCS1_ENC:
-        ok = PEM_write_bio_PrivateKey_traditional(bio, pkey, EVP_aes_128_cbc(), NULL, 0, NULL,
-                                                  (void *)(uintptr_t)pass);
-        break;
-    case PUBLIC:
-        ok = PEM_write_bio_PUBKEY(bio, pkey);
-        break;
-    }
-    assert_int_equal(ok, 1);
-    char *data = NULL;
-    long n = BIO_get_mem_data(bio, &data);
-    char *s = malloc((size_t)n + 1);
-    memcpy(s, data, (size_t)n);
-    s[n] = '\0';
-    BIO_free(bio);
+    char *s = test_pem_text(pkey, form, pass);
+    assert_non_null(s);
     return s;
 }
 
 static const char *write_file(const char *name, const char *text)
 {
     const char *p = path_in_tmp(name);
-    FILE *f = fopen(p, "wb");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    assert_int_equal(test_write_text(p, text), 0);
     return p;
 }
 
@@ -110,15 +82,13 @@ static int teardown(void **state)
 {
     (void)state;
     EVP_PKEY_free(rsa_key);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    return test_rm_rf(tmpdir);
 }
 
 /* The fingerprint of our generated key, from a fresh load of PKCS#8. */
 static void expected_fp(char fp[48])
 {
-    char *pem = pem_of(rsa_key, PKCS8, NULL);
+    char *pem = pem_of(rsa_key, TEST_PEM_PKCS8, NULL);
     ocisbx_key *k = NULL;
     assert_int_equal(ocisbx_key_load_pem(pem, strlen(pem), NULL, &k), 0);
     assert_int_equal(ocisbx_key_fingerprint(k, fp), 0);
@@ -151,10 +121,10 @@ static void test_all_forms_same_key(void **state)
         else
             assert_non_null(strchr("0123456789abcdef", fp[i]));
     }
-    char *p1 = pem_of(rsa_key, PKCS1, NULL);
-    char *p8 = pem_of(rsa_key, PKCS8, NULL);
-    char *p8e = pem_of(rsa_key, PKCS8_ENC, "s3cret pass");
-    char *p1e = pem_of(rsa_key, PKCS1_ENC, "s3cret pass");
+    char *p1 = pem_of(rsa_key, TEST_PEM_PKCS1, NULL);
+    char *p8 = pem_of(rsa_key, TEST_PEM_PKCS8, NULL);
+    char *p8e = pem_of(rsa_key, TEST_PEM_PKCS8_ENC, "s3cret pass");
+    char *p1e = pem_of(rsa_key, TEST_PEM_PKCS1_ENC, "s3cret pass");
     assert_non_null(strstr(p1, "BEGIN RSA PRIVATE KEY"));
     assert_non_null(strstr(p8, "BEGIN PRIVATE KEY"));
     assert_non_null(strstr(p8e, "BEGIN ENCRYPTED PRIVATE KEY"));
@@ -194,8 +164,8 @@ static void test_errors(void **state)
     assert_int_equal(ocisbx_key_load_file(tmpdir, NULL, &k), OCISBX_ECONFIG);
     assert_error_mentions(tmpdir, "cannot be read");
     /* encrypted, no passphrase (both encrypted forms, NULL and "") */
-    char *p8e = pem_of(rsa_key, PKCS8_ENC, "right");
-    char *p1e = pem_of(rsa_key, PKCS1_ENC, "right");
+    char *p8e = pem_of(rsa_key, TEST_PEM_PKCS8_ENC, "right");
+    char *p1e = pem_of(rsa_key, TEST_PEM_PKCS1_ENC, "right");
     const char *f8 = write_file("e8.pem", p8e);
     assert_int_equal(ocisbx_key_load_file(f8, NULL, &k), OCISBX_ECONFIG);
     assert_error_mentions(f8, "no passphrase");
@@ -214,7 +184,7 @@ static void test_errors(void **state)
     /* The passphrase never appears in a message. */
     assert_null(strstr(ocisbx_error_message(ocisbx_error_last()), "wrong\""));
     /* not a private key: a public key, a random text, an empty file */
-    char *pub = pem_of(rsa_key, PUBLIC, NULL);
+    char *pub = pem_of(rsa_key, TEST_PEM_PUBLIC, NULL);
     const char *fp = write_file("pub.pem", pub);
     assert_int_equal(ocisbx_key_load_file(fp, NULL, &k), OCISBX_ECONFIG);
     assert_error_mentions(fp, "not a private key");
@@ -231,7 +201,7 @@ static void test_errors(void **state)
     /* not RSA: an EC key in PKCS#8 */
     EVP_PKEY *ec = EVP_EC_gen("P-256");
     assert_non_null(ec);
-    char *ecpem = pem_of(ec, PKCS8, NULL);
+    char *ecpem = pem_of(ec, TEST_PEM_PKCS8, NULL);
     fp = write_file("ec.pem", ecpem);
     assert_int_equal(ocisbx_key_load_file(fp, NULL, &k), OCISBX_ECONFIG);
     assert_error_mentions(fp, "not an RSA key");
@@ -266,17 +236,10 @@ static void test_refs_and_public_pem(void **state)
     EVP_PKEY *pub = PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
     BIO_free(bio);
     assert_non_null(pub);
-    unsigned char *der = NULL;
-    int n = i2d_PUBKEY(pub, &der);
-    unsigned char md[16];
-    unsigned int mdlen = 0;
-    assert_int_equal(EVP_Digest(der, (size_t)n, md, &mdlen, EVP_md5(), NULL), 1);
     char want[48], fp[48];
-    for (int i = 0; i < 16; i++)
-        snprintf(want + i * 3, 4, i == 15 ? "%02x" : "%02x:", md[i]);
+    assert_int_equal(test_key_fingerprint(pub, want), 0);
     assert_int_equal(ocisbx_key_fingerprint(k, fp), 0);
     assert_string_equal(fp, want);
-    OPENSSL_free(der);
     EVP_PKEY_free(pub);
     ocisbx_free(pem);
     ocisbx_key_free(k);

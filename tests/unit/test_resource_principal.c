@@ -16,6 +16,7 @@
 #include <openssl/pem.h>
 
 #include "ocisbx/auth.h"
+#include "test_keys.h"
 #include "ocisbx/util.h"
 
 #define V_VERSION "OCI_RESOURCE_PRINCIPAL_VERSION"
@@ -43,10 +44,7 @@ static void write_file(const char *name, const char *text, char *path_out, size_
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
+    assert_int_equal(test_write_text(path, text), 0);
     if (path_out)
         snprintf(path_out, cap, "%s", path);
 }
@@ -85,15 +83,8 @@ static char *new_key_pem(const char *pass)
 {
     EVP_PKEY *k = EVP_RSA_gen(1024);
     assert_non_null(k);
-    BIO *bio = BIO_new(BIO_s_mem());
-    int ok = pass ? PEM_write_bio_PKCS8PrivateKey(bio, k, EVP_aes_256_cbc(), NULL, 0, NULL, (void *)(uintptr_t)pass)
-                  : PEM_write_bio_PrivateKey(bio, k, NULL, NULL, 0, NULL, NULL);
-    assert_int_equal(ok, 1);
-    char *data = NULL;
-    long n = BIO_get_mem_data(bio, &data);
-    char *out = calloc(1, (size_t)n + 1);
-    memcpy(out, data, (size_t)n);
-    BIO_free(bio);
+    char *out = test_pem_text(k, pass ? TEST_PEM_PKCS8_ENC : TEST_PEM_PKCS8, pass);
+    assert_non_null(out);
     EVP_PKEY_free(k);
     return out;
 }
@@ -104,14 +95,8 @@ static char *encrypt_pem(const char *pem, const char *pass)
     EVP_PKEY *k = PEM_read_bio_PrivateKey(in, NULL, NULL, NULL);
     BIO_free(in);
     assert_non_null(k);
-    BIO *bio = BIO_new(BIO_s_mem());
-    assert_int_equal(
-        PEM_write_bio_PKCS8PrivateKey(bio, k, EVP_aes_256_cbc(), NULL, 0, NULL, (void *)(uintptr_t)pass), 1);
-    char *data = NULL;
-    long n = BIO_get_mem_data(bio, &data);
-    char *out = calloc(1, (size_t)n + 1);
-    memcpy(out, data, (size_t)n);
-    BIO_free(bio);
+    char *out = test_pem_text(k, TEST_PEM_PKCS8_ENC, pass);
+    assert_non_null(out);
     EVP_PKEY_free(k);
     return out;
 }
