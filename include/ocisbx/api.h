@@ -121,6 +121,10 @@ OCISBX_API int ocisbx_command_exit_code(const ocisbx_command *c, int *out);
  * or a plain string), stderr (NULL when the service sent only a string). */
 OCISBX_API const char *ocisbx_command_stdout(const ocisbx_command *c);
 OCISBX_API const char *ocisbx_command_stderr(const ocisbx_command *c);
+/* Their length in bytes: the output may hold NUL bytes (sent as \u0000),
+ * which the C strings above stop at. 0 when absent. */
+OCISBX_API size_t ocisbx_command_stdout_len(const ocisbx_command *c);
+OCISBX_API size_t ocisbx_command_stderr_len(const ocisbx_command *c);
 OCISBX_API const char *ocisbx_command_time_created(const ocisbx_command *c);
 OCISBX_API const char *ocisbx_command_time_started(const ocisbx_command *c);
 OCISBX_API const char *ocisbx_command_time_finished(const ocisbx_command *c);
@@ -133,6 +137,9 @@ OCISBX_API void ocisbx_command_output_free(ocisbx_command_output *o);
 OCISBX_API const char *ocisbx_command_output_command_id(const ocisbx_command_output *o);
 OCISBX_API const char *ocisbx_command_output_stdout(const ocisbx_command_output *o);
 OCISBX_API const char *ocisbx_command_output_stderr(const ocisbx_command_output *o);
+/* Byte lengths of stdout / stderr, NUL bytes (\u0000) included. */
+OCISBX_API size_t ocisbx_command_output_stdout_len(const ocisbx_command_output *o);
+OCISBX_API size_t ocisbx_command_output_stderr_len(const ocisbx_command_output *o);
 OCISBX_API int ocisbx_command_output_exit_code(const ocisbx_command_output *o, int *out);
 OCISBX_API int ocisbx_command_output_last_seq(const ocisbx_command_output *o, int64_t *out);
 
@@ -154,7 +161,8 @@ OCISBX_API const char *ocisbx_command_event_timestamp(const ocisbx_command_event
 /* The "event" field as sent, and as an enum. */
 OCISBX_API const char *ocisbx_command_event_type(const ocisbx_command_event *e);
 OCISBX_API int ocisbx_command_event_kind(const ocisbx_command_event *e);
-/* The chunk of STDOUT/STDERR ("" otherwise); *len its byte length (may be NULL). */
+/* The chunk of STDOUT/STDERR ("" otherwise); *len its byte length (may be
+ * NULL), NUL bytes sent as \u0000 included. */
 OCISBX_API const char *ocisbx_command_event_data(const ocisbx_command_event *e, size_t *len);
 OCISBX_API int ocisbx_command_event_exit_code(const ocisbx_command_event *e, int *out);
 
@@ -289,7 +297,10 @@ OCISBX_API int ocisbx_client_get_command(ocisbx_client *c, const char *sandbox_i
                                          ocisbx_command **out);
 OCISBX_API int ocisbx_client_list_commands(ocisbx_client *c, const char *sandbox_id, const ocisbx_list_options *o,
                                            ocisbx_command_collection **out);
-/* from_seq <= 0: from the start. */
+/* Start of a command's events/output: no fromSeq given (the service starts
+ * at its first event). Any from_seq >= 0 is sent as given, 0 included. */
+#define OCISBX_SEQ_START (-1)
+/* from_seq < 0: from the start (no fromSeq sent); else sent as given, 0 included. */
 OCISBX_API int ocisbx_client_get_command_output(ocisbx_client *c, const char *sandbox_id, const char *command_id,
                                                 int64_t from_seq, ocisbx_command_output **out);
 OCISBX_API int ocisbx_client_cancel_command(ocisbx_client *c, const char *sandbox_id, const char *command_id);
@@ -299,7 +310,8 @@ OCISBX_API int ocisbx_client_cancel_command(ocisbx_client *c, const char *sandbo
  * skipped). The event is valid during the call only. A non-zero return
  * cancels the stream (OCISBX_ECANCELED). */
 typedef int (*ocisbx_event_fn)(const ocisbx_command_event *ev, void *user_data);
-/* Streams events from from_seq (<= 0: the start) until FINISHED, or until
+/* Streams events from from_seq (< 0: the start, fromSeq=1; else sent as
+ * given, 0 included) until FINISHED, or until
  * until_seq (0: no limit) has been delivered. */
 OCISBX_API int ocisbx_client_stream_command_events(ocisbx_client *c, const char *sandbox_id, const char *command_id,
                                                    int64_t from_seq, int64_t until_seq, ocisbx_event_fn fn,

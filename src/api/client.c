@@ -284,6 +284,7 @@ int ocisbx_client_send(ocisbx_client *c, const ocisbx_route *route, ocisbx_http_
             rc = ocisbx_model_parse(route->response, body, len, &m);
             if (rc) ocisbx_error_wrap("%s (opc-request-id: %s): ", route->name, rid ? rid : "none");
         }
+        if (rc) ocisbx_error_annotate(ocisbx_http_response_status(resp), rid);
         if (!rc)
             rc = ocisbx_model_set_meta(m, ocisbx_http_response_header(resp, "etag"), rid,
                                        ocisbx_http_response_header(resp, "opc-next-page"));

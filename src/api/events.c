@@ -148,7 +148,7 @@ int ocisbx_event_parser_finish(ocisbx_event_parser *p)
 
 void ocisbx_event_tracker_init(ocisbx_event_tracker *t, int64_t from_seq, int64_t until_seq)
 {
-    t->last_seq = from_seq > 0 ? from_seq - 1 : 0;
+    t->last_seq = from_seq >= 0 ? from_seq - 1 : 0; /* < 0: from the start (1) */
     t->until_seq = until_seq > 0 ? until_seq : 0;
     t->finished = false;
 }

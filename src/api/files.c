@@ -60,6 +60,7 @@ static int finish_write(ocisbx_client *c, ocisbx_http_request *req, const char *
     if (!rc && got)
         rc = ocisbx_fail(OCISBX_EINTEGRITY, "write %s: the service stored SHA-256 %s, the client sent %s "
                                             "(opc-request-id: %s)", path, got, sha, rid ? rid : "none");
+    if (rc) ocisbx_error_annotate(ocisbx_http_response_status(resp), rid);
     if (!rc && m) ocisbx_model_set_meta(m, NULL, rid, NULL);
     ocisbx_http_response_free(resp);
     if (!rc && out)
@@ -236,6 +237,7 @@ int ocisbx_client_read_file_to_callback(ocisbx_client *c, const char *sandbox_id
                                                     "opc-request-id: %s)", file_path, got, SHA_HEADER, want,
                                  (unsigned long long)r.total, rid ? rid : "none");
         }
+        if (rc) ocisbx_error_annotate(ocisbx_http_response_status(resp), rid);
     }
     ocisbx_http_response_free(resp);
     ocisbx_http_request_free(req);

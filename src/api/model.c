@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api/model_internal.h"
+#include "ocisbx/util.h"
 
 /* Nesting is shallow in every model; a cap keeps hostile input from
  * recursing deep (cJSON itself limits nesting to 1000). */
@@ -75,6 +76,13 @@ static int validate_field(const char *model, const ocisbx_field_def *f, const cJ
     switch (f->type) {
     case OCISBX_F_STRING:
         return cJSON_IsString(v) ? 0 : bad_type(model, path, "string", v);
+    case OCISBX_F_TIME: {
+        if (!cJSON_IsString(v)) return bad_type(model, path, "an RFC 3339 time string", v);
+        int64_t ms;
+        if (ocisbx_time_parse_rfc3339(v->valuestring, &ms) != 0)
+            return ocisbx_fail(OCISBX_EPARSE, "%s.%s: '%.64s' is not an RFC 3339 time", model, path, v->valuestring);
+        return 0;
+    }
     case OCISBX_F_INT:
         if (!cJSON_IsNumber(v)) return bad_type(model, path, "integer", v);
         if (!ocisbx_json_int64(v, NULL))
@@ -168,6 +176,7 @@ static int make_items(ocisbx_model *m)
     cJSON_ArrayForEach(e, items)
     {
         m->items[i].def = m->def->items;
+        m->items[i].root = m;
         m->items[i].json = e;
         m->items[i].owned = false;
         i++;
@@ -200,9 +209,10 @@ int ocisbx_model_parse(const ocisbx_model_def *def, const char *text, size_t len
 {
     *out = NULL;
     if (!text) return ocisbx_fail(OCISBX_EINVAL, "%s: no JSON text", def->name);
-    cJSON *j = cJSON_ParseWithLength(text, len);
+    char sentinel[4];
+    const char *at = NULL;
+    cJSON *j = ocisbx_json_parse_nul(text, len, sentinel, &at);
     if (!j) {
-        const char *at = cJSON_GetErrorPtr();
         size_t off = (at && at >= text && at <= text + len) ? (size_t)(at - text) : 0;
         return ocisbx_fail(OCISBX_EPARSE, "%s: malformed JSON near byte %zu", def->name, off);
     }
@@ -211,7 +221,15 @@ int ocisbx_model_parse(const ocisbx_model_def *def, const char *text, size_t len
         cJSON_Delete(j);
         return rc;
     }
-    return ocisbx_model_wrap(def, j, out);
+    rc = ocisbx_model_wrap(def, j, out);
+    if (rc) return rc;
+    memcpy((*out)->sentinel, sentinel, sizeof sentinel);
+    rc = ocisbx_model_collect_nuls(*out);
+    if (rc) {
+        ocisbx_model_free(*out);
+        *out = NULL;
+    }
+    return rc;
 }
 
 int ocisbx_model_new_empty(const ocisbx_model_def *def, ocisbx_model **out)
@@ -226,6 +244,8 @@ void ocisbx_model_free(ocisbx_model *m)
     if (!m) return;
     if (m->owned) cJSON_Delete(m->json);
     free(m->items);
+    for (size_t i = 0; i < m->nnuls; i++) free(m->nuls[i].data);
+    free(m->nuls);
     free(m->next_page);
     free(m->etag);
     free(m->request_id);
@@ -239,6 +259,12 @@ int ocisbx_model_to_json(const ocisbx_model *m, char **out)
     char *s = cJSON_PrintUnformatted(m->json);
     if (!s) return ocisbx_fail_nomem();
     /* cJSON allocates with malloc (default hooks), so ocisbx_free (free) matches. */
+    const ocisbx_model *root = m->root ? m->root : m;
+    int rc = ocisbx_json_unescape_sentinel(&s, root->sentinel);
+    if (rc) {
+        free(s);
+        return rc;
+    }
     *out = s;
     return 0;
 }
@@ -267,10 +293,25 @@ const cJSON *ocisbx_model_get(const ocisbx_model *m, const char *field)
     return cJSON_IsNull(v) ? NULL : v;
 }
 
+const char *ocisbx_model_bytes(const ocisbx_model *m, const cJSON *v, size_t *len)
+{
+    if (!cJSON_IsString(v) || !v->valuestring) {
+        if (len) *len = 0;
+        return NULL;
+    }
+    const ocisbx_model *root = m && m->root ? m->root : m;
+    for (size_t i = 0; root && i < root->nnuls; i++)
+        if (root->nuls[i].node == v) {
+            if (len) *len = root->nuls[i].len;
+            return root->nuls[i].data;
+        }
+    if (len) *len = strlen(v->valuestring);
+    return v->valuestring;
+}
+
 const char *ocisbx_model_str(const ocisbx_model *m, const char *field)
 {
-    const cJSON *v = ocisbx_model_get(m, field);
-    return cJSON_IsString(v) ? v->valuestring : NULL;
+    return ocisbx_model_bytes(m, ocisbx_model_get(m, field), NULL);
 }
 
 bool ocisbx_model_int(const ocisbx_model *m, const char *field, int64_t *out)

@@ -20,7 +20,8 @@ typedef enum ocisbx_ftype {
     OCISBX_F_OBJECT,     /* sub: the nested model */
     OCISBX_F_OBJECT_ARRAY,
     OCISBX_F_ENV,        /* [{name, value}] or {name: value}: the spec leaves the form open */
-    OCISBX_F_OUTPUT      /* a string, or a SandboxCommandOutput object */
+    OCISBX_F_OUTPUT,     /* a string, or a SandboxCommandOutput object */
+    OCISBX_F_TIME        /* a string in RFC 3339 form (ocisbx_time_parse_rfc3339) */
 } ocisbx_ftype;
 
 typedef struct ocisbx_model_def ocisbx_model_def;
@@ -66,8 +67,21 @@ const ocisbx_model_def *ocisbx_model_def_find(const char *name);
 /* Limits of CreateSandboxDetails.expiresInMinutes [public: at most 48 h]. */
 #define OCISBX_MAX_EXPIRES_MINUTES 2880
 
+/* A string value of the JSON text that held \u0000: its bytes, NULs
+ * included (cJSON keeps strings NUL-terminated, so the tree holds a
+ * sentinel code point in their place; see nul_escape.c). */
+typedef struct ocisbx_nul_str {
+    const cJSON *node;
+    char *data; /* len bytes + a terminating NUL */
+    size_t len;
+} ocisbx_nul_str;
+
 typedef struct ocisbx_model {
     const ocisbx_model_def *def;
+    const struct ocisbx_model *root; /* items: the collection that owns the tree (NULL: itself) */
+    char sentinel[4];                /* UTF-8 of the code point standing for U+0000 ("" when none) */
+    ocisbx_nul_str *nuls;
+    size_t nnuls;
     cJSON *json;
     bool owned;                 /* json is freed with the model */
     struct ocisbx_model *items; /* collections: views into json */
@@ -102,6 +116,18 @@ int ocisbx_model_put_bool(ocisbx_model *m, const char *field, bool value);
 int ocisbx_model_append_str(ocisbx_model *m, const char *field, const char *value);
 /* Appends {name, value} to an [{name, value}] array. */
 int ocisbx_model_append_env(ocisbx_model *m, const char *field, const char *name, const char *value);
+
+/* The bytes of a string field (NULs included) and their count; NULL when
+ * the field is absent or not a string. */
+const char *ocisbx_model_bytes(const ocisbx_model *m, const cJSON *v, size_t *len);
+
+/* nul_escape.c: parses JSON text keeping \u0000 in strings. *sentinel gets
+ * the UTF-8 of the stand-in code point ("" when the text had none). */
+cJSON *ocisbx_json_parse_nul(const char *text, size_t len, char sentinel[4], const char **error_at);
+/* Builds m->nuls from the tree (m->sentinel set). */
+int ocisbx_model_collect_nuls(ocisbx_model *m);
+/* Replaces each sentinel in printed JSON with \u0000 (in place, *s may move). */
+int ocisbx_json_unescape_sentinel(char **s, const char sentinel[4]);
 
 /* cJSON's number as int64 when it is integral and in range. */
 bool ocisbx_json_int64(const cJSON *j, int64_t *out);

@@ -13,6 +13,7 @@
 #define I(n) {n, OCISBX_F_INT, false, NULL}
 #define IR(n) {n, OCISBX_F_INT, true, NULL}
 #define B(n) {n, OCISBX_F_BOOL, false, NULL}
+#define T(n) {n, OCISBX_F_TIME, false, NULL} /* an RFC 3339 time string */
 #define SA(n) {n, OCISBX_F_STRING_ARRAY, false, NULL}
 #define O(n, d) {n, OCISBX_F_OBJECT, false, &d}
 #define OA(n, d) {n, OCISBX_F_OBJECT_ARRAY, false, &d}
@@ -30,7 +31,7 @@ static DEF(md_source, "SandboxSource", f_source, NULL);
     SR("id"), S("projectId"), S("compartmentId"), S("displayName"), S("runtime"), S("shape"), \
         S("lifecycleState"), S("lifecycleDetails"), OA("publishedPorts", md_published_port),  \
         S("publishedPortAuthMode"), S("warmpoolName"), I("expiresInMinutes"),                 \
-        S("timeCreated"), S("timeUpdated"), S("timeExpires"), S("timeStopped"),               \
+        T("timeCreated"), T("timeUpdated"), T("timeExpires"), T("timeStopped"),               \
         O("source", md_source)
 
 static const ocisbx_field_def f_sandbox[] = {SANDBOX_FIELDS};
@@ -49,12 +50,12 @@ static const ocisbx_field_def f_command[] = {
     S("lifecycleState"), I("exitCode"),
     /* [decided] output: the SandboxCommandOutput object, or its stdout as a string */
     {"output", OCISBX_F_OUTPUT, false, &ocisbx_md_command_output},
-    S("timeout"), S("timeCreated"), S("timeStarted"), S("timeFinished"), S("timeUpdated")};
+    S("timeout"), T("timeCreated"), T("timeStarted"), T("timeFinished"), T("timeUpdated")};
 DEF(ocisbx_md_command, "SandboxCommand", f_command, NULL);
 static const ocisbx_field_def f_command_collection[] = {OA("items", ocisbx_md_command)};
 DEF(ocisbx_md_command_collection, "SandboxCommandCollection", f_command_collection, &ocisbx_md_command);
 
-static const ocisbx_field_def f_event[] = {S("commandId"), IR("seq"), S("timestamp"),
+static const ocisbx_field_def f_event[] = {S("commandId"), IR("seq"), T("timestamp"),
                                            {"event", OCISBX_F_STRING, true, NULL}, S("data"),
                                            I("exitCode")};
 DEF(ocisbx_md_command_event, "SandboxCommandEvent", f_event, NULL);
@@ -63,8 +64,8 @@ static const ocisbx_field_def f_file[] = {S("sandboxId"), S("filePath"), S("cont
 DEF(ocisbx_md_file, "SandboxFile", f_file, NULL);
 
 static const ocisbx_field_def f_snapshot[] = {SR("id"), S("sandboxId"), S("displayName"), I("sizeBytes"),
-                                              S("runtime"), S("lifecycleState"), S("timeExpires"),
-                                              S("timeCreated")};
+                                              S("runtime"), S("lifecycleState"), T("timeExpires"),
+                                              T("timeCreated")};
 DEF(ocisbx_md_snapshot, "SandboxSnapshot", f_snapshot, NULL);
 static const ocisbx_field_def f_snapshot_collection[] = {OA("items", ocisbx_md_snapshot)};
 DEF(ocisbx_md_snapshot_collection, "SandboxSnapshotCollection", f_snapshot_collection, &ocisbx_md_snapshot);

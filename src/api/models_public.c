@@ -111,21 +111,49 @@ int ocisbx_command_exit_code(const ocisbx_command *c, int *out)
     if (out) *out = (int)v;
     return 1;
 }
-static const char *output_part(const ocisbx_command *c, const char *part)
+static const char *output_part(const ocisbx_command *c, const char *part, size_t *len)
 {
     const cJSON *o = ocisbx_model_get(CM(c), "output");
-    if (cJSON_IsString(o)) return strcmp(part, "stdout") == 0 ? o->valuestring : NULL;
+    if (cJSON_IsString(o)) {
+        if (strcmp(part, "stdout") == 0) return ocisbx_model_bytes(CM(c), o, len);
+        if (len) *len = 0;
+        return NULL;
+    }
     const cJSON *v = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, part) : NULL;
-    return cJSON_IsString(v) ? v->valuestring : NULL;
+    return ocisbx_model_bytes(CM(c), v, len);
 }
-const char *ocisbx_command_stdout(const ocisbx_command *c) { return output_part(c, "stdout"); }
-const char *ocisbx_command_stderr(const ocisbx_command *c) { return output_part(c, "stderr"); }
+const char *ocisbx_command_stdout(const ocisbx_command *c) { return output_part(c, "stdout", NULL); }
+const char *ocisbx_command_stderr(const ocisbx_command *c) { return output_part(c, "stderr", NULL); }
+size_t ocisbx_command_stdout_len(const ocisbx_command *c)
+{
+    size_t n = 0;
+    output_part(c, "stdout", &n);
+    return n;
+}
+size_t ocisbx_command_stderr_len(const ocisbx_command *c)
+{
+    size_t n = 0;
+    output_part(c, "stderr", &n);
+    return n;
+}
 
 /* ---- SandboxCommandOutput ---- */
 MODEL_BASICS(ocisbx_command_output, ocisbx_command_output, ocisbx_md_command_output)
 STR(ocisbx_command_output_command_id, ocisbx_command_output, "commandId")
 STR(ocisbx_command_output_stdout, ocisbx_command_output, "stdout")
 STR(ocisbx_command_output_stderr, ocisbx_command_output, "stderr")
+size_t ocisbx_command_output_stdout_len(const ocisbx_command_output *o)
+{
+    size_t n = 0;
+    ocisbx_model_bytes(CM(o), ocisbx_model_get(CM(o), "stdout"), &n);
+    return n;
+}
+size_t ocisbx_command_output_stderr_len(const ocisbx_command_output *o)
+{
+    size_t n = 0;
+    ocisbx_model_bytes(CM(o), ocisbx_model_get(CM(o), "stderr"), &n);
+    return n;
+}
 int ocisbx_command_output_exit_code(const ocisbx_command_output *o, int *out)
 {
     return get_int(CM(o), "exitCode", out);
@@ -158,9 +186,10 @@ int ocisbx_command_event_kind(const ocisbx_command_event *e)
 }
 const char *ocisbx_command_event_data(const ocisbx_command_event *e, size_t *len)
 {
-    const char *d = ocisbx_model_str(CM(e), "data");
-    if (!d) d = "";
-    if (len) *len = strlen(d);
+    size_t n = 0;
+    const char *d = ocisbx_model_bytes(CM(e), ocisbx_model_get(CM(e), "data"), &n);
+    if (!d) d = "", n = 0;
+    if (len) *len = n; /* NUL bytes included */
     return d;
 }
 int ocisbx_command_event_exit_code(const ocisbx_command_event *e, int *out)

@@ -52,7 +52,7 @@ int ocisbx_client_get_command_output(ocisbx_client *c, const char *sandbox_id, c
     char seq[24];
     snprintf(seq, sizeof seq, "%lld", (long long)from_seq);
     ocisbx_param p[] = {{"sandboxId", sandbox_id}, {"commandId", command_id}, {"fromSeq", seq}};
-    return ocisbx_client_exec(c, OCISBX_OP_GET_COMMAND_OUTPUT, p, from_seq > 0 ? 3 : 2, NULL, OUT(out));
+    return ocisbx_client_exec(c, OCISBX_OP_GET_COMMAND_OUTPUT, p, from_seq >= 0 ? 3 : 2, NULL, OUT(out));
 }
 
 int ocisbx_client_cancel_command(ocisbx_client *c, const char *sandbox_id, const char *command_id)

@@ -17,6 +17,8 @@ typedef struct stream_ctx {
     void *user_data;
     bool user_canceled;
     bool progress; /* a new event arrived on this connection */
+    bool answered; /* this connection got a 2xx answer (a cut after it is resumed) */
+    int answer_status;
     int err;       /* a parse failure inside the sink */
     ocisbx_error_saved *saved; /* its message: the transport overwrites the error when the sink stops */
     char *command_id;
@@ -72,17 +74,44 @@ static int on_bytes(const void *data, size_t len, void *ud)
 static int on_headers(int status, const ocisbx_headers *headers, void *ud)
 {
     stream_ctx *s = ud;
-    if (status >= 200 && status < 300)
-        ocisbx_event_parser_set_format(
-            &s->parser, ocisbx_stream_format_from_content_type(ocisbx_headers_get(headers, "content-type")));
+    if (status >= 200 && status < 300) {
+        const char *ct = ocisbx_headers_get(headers, "content-type");
+        s->answered = true;
+        s->answer_status = status;
+        /* an answer that is no event stream (an HTML page of a proxy, say):
+         * fail naming its type rather than parse it */
+        if (ct && ocisbx_stream_format_from_content_type(ct) == OCISBX_STREAM_AUTO) {
+            const char *p = ct;
+            while (*p == ' ' || *p == '\t') p++;
+            if (ocisbx_strncasecmp(p, "application/json", 16) != 0 &&
+                ocisbx_strncasecmp(p, "text/plain", 10) != 0 &&
+                ocisbx_strncasecmp(p, "application/octet-stream", 24) != 0) {
+                if (!s->err) {
+                    s->err = ocisbx_fail(OCISBX_EPARSE,
+                                         "event stream: unexpected content-type '%.100s' (expected "
+                                         "text/event-stream or application/x-ndjson)",
+                                         ct);
+                    if (!s->saved) s->saved = ocisbx_error_save();
+                }
+                return 1;
+            }
+        }
+        ocisbx_event_parser_set_format(&s->parser, ocisbx_stream_format_from_content_type(ct));
+    }
     return 0;
+}
+
+static int64_t backoff_ms(int n)
+{
+    if (n <= 0) return 0;
+    int64_t ms = 100;
+    for (int i = 1; i < n && ms < 5000; i++) ms *= 2;
+    return ms > 5000 ? 5000 : ms;
 }
 
 static void backoff(int n)
 {
-    int64_t ms = 100;
-    for (int i = 1; i < n && ms < 5000; i++) ms *= 2;
-    if (ms > 5000) ms = 5000;
+    int64_t ms = backoff_ms(n);
     struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
     while (nanosleep(&ts, &ts) != 0) {
     }
@@ -140,6 +169,10 @@ static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_
 {
     const char *what = first ? "RunSandboxCommandAndStream" : "StreamSandboxCommandEvents";
     int no_progress = 0;
+    /* the client's deadline bounds the whole stream, resumptions included:
+     * each connection gets what is left of it */
+    int64_t deadline_ms = s->c->http->opt.deadline_ms;
+    int64_t deadline_at = deadline_ms > 0 ? ocisbx_time_monotonic_ms() + deadline_ms : 0;
     for (;;) {
         ocisbx_http_request *req = NULL;
         bool own = true;
@@ -155,11 +188,19 @@ static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_
         }
         if (rc) return rc;
         s->progress = false;
+        s->answered = false;
+        int64_t from = ocisbx_event_tracker_resume_from(&s->tracker);
         ocisbx_http_response *resp = NULL;
+        if (deadline_at) {
+            int64_t left = deadline_at - ocisbx_time_monotonic_ms();
+            s->c->http->opt.deadline_ms = left > 0 ? left : 1;
+        }
         rc = ocisbx_http_send(s->c->http, req, &resp);
+        s->c->http->opt.deadline_ms = deadline_ms;
         const char *rid = resp ? ocisbx_http_response_request_id(resp) : ocisbx_http_request_request_id(req);
         ocisbx_client_note_request_id(s->c, rid);
         bool answered_error = resp && ocisbx_http_response_status(resp) >= 300;
+        int status = resp ? ocisbx_http_response_status(resp) : 0;
         ocisbx_http_response_free(resp);
         if (own) ocisbx_http_request_free(req);
         if (!answered_error && !s->err && !s->user_canceled && !ocisbx_event_tracker_done(&s->tracker)) {
@@ -172,7 +213,10 @@ static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_
             ocisbx_error_restore(s->saved);
             s->saved = NULL;
         }
-        if (s->err) return s->err;
+        if (s->err) {
+            ocisbx_error_annotate(status ? status : s->answered ? s->answer_status : 0, s->c->last_request_id);
+            return s->err;
+        }
         if (s->user_canceled) return ocisbx_fail(OCISBX_ECANCELED, "%s: canceled by the event callback", what);
         if (ocisbx_event_tracker_done(&s->tracker)) {
             ocisbx_error_clear();
@@ -180,20 +224,35 @@ static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_
         }
         if (answered_error) return rc;
         if (rc && rc != OCISBX_ETRANSPORT && rc != OCISBX_ETIMEOUT) return rc;
+        /* No answer at all: the transport has already retried (or the
+         * deadline passed), so resuming would only multiply its attempts. */
+        if (rc && !s->answered) {
+            if (first && !s->command_id) return ocisbx_error_wrap("%s: ", what);
+            return ocisbx_error_wrap("streaming events of %s from seq %lld: ", s->command_id, (long long)from);
+        }
         if (rc == 0 && !s->progress && s->command_id && command_has_ended(s, sandbox_id)) {
             ocisbx_error_clear();
             return 0;
         }
         no_progress = s->progress ? 0 : no_progress + 1;
-        if (no_progress > s->c->resume_limit)
+        if (no_progress > s->c->resume_limit) {
+            if (rc)
+                return ocisbx_error_wrap("streaming events of %s from seq %lld: cut %d times in a row without a "
+                                         "new event; last: ",
+                                         s->command_id ? s->command_id : "(unknown)", (long long)from, no_progress);
             return ocisbx_fail(OCISBX_ETRANSPORT,
-                               "%s: the stream of command %s ended before FINISHED %d times in a row without a new "
-                               "event (last seq %lld)",
-                               what, s->command_id ? s->command_id : "(unknown)", no_progress,
-                               (long long)s->tracker.last_seq);
+                               "streaming events of %s from seq %lld: the stream ended before FINISHED %d times in "
+                               "a row without a new event",
+                               s->command_id ? s->command_id : "(unknown)", (long long)from, no_progress);
+        }
         ocisbx_log(OCISBX_LOG_INFO, "%s: stream of command %s dropped (%s); resuming from seq %lld", what,
-                   s->command_id ? s->command_id : "(unknown)", rc ? ocisbx_strerror(rc) : "ended early",
+                   s->command_id ? s->command_id : "(unknown)", rc ? ocisbx_error_message(ocisbx_error_last()) : "ended early",
                    (long long)ocisbx_event_tracker_resume_from(&s->tracker));
+        if (deadline_at && ocisbx_time_monotonic_ms() + backoff_ms(no_progress) >= deadline_at)
+            return ocisbx_fail(OCISBX_ETIMEOUT,
+                               "streaming events of %s from seq %lld: deadline of %lld ms passed before FINISHED",
+                               s->command_id ? s->command_id : "(unknown)",
+                               (long long)ocisbx_event_tracker_resume_from(&s->tracker), (long long)deadline_ms);
         if (no_progress > 0) backoff(no_progress);
     }
 }
@@ -234,7 +293,7 @@ int ocisbx_client_run_command_and_stream(ocisbx_client *c, const char *sandbox_i
     if (!body || !ocisbx_model_str(body, "command"))
         return ocisbx_fail(OCISBX_EINVAL, "RunSandboxCommandDetails.command: required");
     stream_ctx s;
-    ctx_init(&s, c, fn, user_data, 0, 0);
+    ctx_init(&s, c, fn, user_data, -1, 0);
     ocisbx_param p[] = {{"sandboxId", sandbox_id}};
     ocisbx_http_request *first = NULL;
     int rc = ocisbx_client_request(c, OCISBX_OP_RUN_COMMAND_AND_STREAM, p, 1, body, &first);

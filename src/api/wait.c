@@ -43,6 +43,7 @@ static int wait_state(ocisbx_client *c, const char *what, get_fn get, const char
         if (rc) return rc;
         const char *cur = ocisbx_model_str(m, "lifecycleState");
         snprintf(last, sizeof last, "%s", cur ? cur : "unknown");
+        const char *details = ocisbx_model_str(m, "lifecycleDetails");
         if (cur && strcmp(cur, state) == 0) {
             if (out)
                 *out = m;
@@ -50,9 +51,15 @@ static int wait_state(ocisbx_client *c, const char *what, get_fn get, const char
                 ocisbx_model_free(m);
             return 0;
         }
+        if (strcmp(last, "FAILED") == 0 || strcmp(last, "DELETED") == 0) {
+            /* the service's reason (lifecycleDetails) is what the user needs */
+            rc = ocisbx_fail(OCISBX_ECONFLICT, "%s %s is %s while waiting for %s%s%.300s%s", what, id, last, state,
+                             details && *details ? " (lifecycleDetails: " : "", details ? details : "",
+                             details && *details ? ")" : "");
+            ocisbx_model_free(m);
+            return rc;
+        }
         ocisbx_model_free(m);
-        if (strcmp(last, "FAILED") == 0 || strcmp(last, "DELETED") == 0)
-            return ocisbx_fail(OCISBX_ECONFLICT, "%s %s is %s while waiting for %s", what, id, last, state);
         int64_t now = ocisbx_time_monotonic_ms();
         if (now >= deadline)
             return ocisbx_fail(OCISBX_ETIMEOUT, "%s %s still %s after %lld ms waiting for %s", what, id, last,

@@ -113,3 +113,13 @@ void ocisbx_credentials_free(ocisbx_credentials *c)
     pthread_mutex_destroy(&c->lock);
     free(c);
 }
+
+int ocisbx_credentials_session_out(const char *token, ocisbx_key *k, char **key_id, ocisbx_key **key)
+{
+    char *id = ocisbx_asprintf("ST$%s", token);
+    if (!id)
+        return ocisbx_fail_nomem();
+    *key_id = id;
+    *key = ocisbx_key_ref(k);
+    return 0;
+}

@@ -35,4 +35,8 @@ bool ocisbx_credentials_can_refresh(const struct ocisbx_credentials *c);
 /* Initialise the common part (refs = 1, lock). */
 int ocisbx_credentials_init(struct ocisbx_credentials *c, const struct ocisbx_credentials_vt *vt);
 
+/* What a session-token provider's get returns: keyId "ST$<token>" and a
+ * new reference to the key. */
+int ocisbx_credentials_session_out(const char *token, ocisbx_key *k, char **key_id, ocisbx_key **key);
+
 #endif

@@ -528,12 +528,7 @@ static int ip_get(struct ocisbx_credentials *base, char **key_id, ocisbx_key **k
                                                                          : c->expires_at;
         }
     }
-    char *id = ocisbx_asprintf("ST$%s", c->token);
-    if (!id)
-        return ocisbx_fail_nomem();
-    *key_id = id;
-    *key = ocisbx_key_ref(c->session_key);
-    return 0;
+    return ocisbx_credentials_session_out(c->token, c->session_key, key_id, key);
 }
 
 static int ip_refresh(struct ocisbx_credentials *base)

@@ -151,12 +151,7 @@ static int rp_get(struct ocisbx_credentials *base, char **key_id, ocisbx_key **k
             ocisbx_log(OCISBX_LOG_WARN, "resource principal: re-reading failed, using the current token: %s",
                        ocisbx_error_message(ocisbx_error_last()));
     }
-    char *id = ocisbx_asprintf("ST$%s", c->rpst);
-    if (!id)
-        return ocisbx_fail_nomem();
-    *key_id = id;
-    *key = ocisbx_key_ref(c->key);
-    return 0;
+    return ocisbx_credentials_session_out(c->rpst, c->key, key_id, key);
 }
 
 static int rp_refresh(struct ocisbx_credentials *base)

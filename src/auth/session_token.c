@@ -179,12 +179,7 @@ static int session_get(struct ocisbx_credentials *c, char **key_id, ocisbx_key *
         if (rc)
             return rc;
     }
-    char *id = ocisbx_asprintf("ST$%s", s->token);
-    if (!id)
-        return ocisbx_fail_nomem();
-    *key_id = id;
-    *key = ocisbx_key_ref(s->key);
-    return 0;
+    return ocisbx_credentials_session_out(s->token, s->key, key_id, key);
 }
 
 static int session_refresh(struct ocisbx_credentials *c)

@@ -66,6 +66,10 @@ int cmd_file(cli_ctx *ctx, int argc, char **argv);
 int cmd_snapshot(cli_ctx *ctx, int argc, char **argv);
 
 /* ---- errors ---- */
+/* Notes whether retries are on and, when stderr is a terminal, prints a
+ * progress line for each retry wait (main calls it once). */
+void cli_progress_setup(const cli_ctx *ctx);
+
 /* Prints "ocisbx: <message>" (one line) on stderr; returns exit_code. */
 int cli_error(int exit_code, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
@@ -148,6 +152,8 @@ int cli_api_parse(const char *cmd, int argc, char **argv, const char *allowed, c
 int cli_api_require(const char *cmd, const char *name, const char *value);
 int cli_api_client(cli_ctx *ctx, ocisbx_client **out);
 int cli_api_print(int rc, char *json);
+/* An ISO 8601 duration option ("PT30M"): 0, or a usage error naming it. */
+int cli_api_duration(const char *cmd, const char *name, const char *value);
 int cli_api_int(const char *cmd, const char *name, const char *value, long long min, long long max, long long *out);
 int cli_api_wait_ms(const char *cmd, const cli_api_opts *o, int64_t *timeout_ms, int64_t *poll_ms);
 int cli_api_unknown_sub(const char *cmd, const char *sub, const char *subs);
@@ -156,5 +162,8 @@ int cli_api_unknown_sub(const char *cmd, const char *sub, const char *subs);
 int cli_api_check_state(const char *cmd, const char *state, const char *states);
 bool cli_api_wants_help(int argc, char **argv);
 void cli_api_usage_line(const char *cmd, const char *sub, const char *allowed);
+/* Each option of one subcommand with a one-line description; required
+ * ones marked '*'. */
+void cli_api_usage_detail(const char *cmd, const char *sub, const char *allowed);
 
 #endif

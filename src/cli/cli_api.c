@@ -108,6 +108,14 @@ int cli_api_require(const char *cmd, const char *name, const char *value)
     return cli_error(CLI_EXIT_USAGE, "%s: --%s is required", cmd, name);
 }
 
+int cli_api_duration(const char *cmd, const char *name, const char *value)
+{
+    int64_t ms;
+    if (ocisbx_duration_parse(value, &ms) != 0)
+        return cli_error(CLI_EXIT_USAGE, "%s: --%s: %s", cmd, name, ocisbx_error_message(ocisbx_error_last()));
+    return 0;
+}
+
 int cli_api_int(const char *cmd, const char *name, const char *value, long long min, long long max, long long *out)
 {
     char *end = NULL;
@@ -145,7 +153,6 @@ int cli_api_client(cli_ctx *ctx, ocisbx_client **out)
     if (!rc) rc = cli_http_apply_globals(ctx, h);
     /* http:// is only ever allowed to a loopback host: the transport checks */
     if (!rc && strncmp(endpoint, "http://", 7) == 0) rc = ocisbx_http_options_set_allow_plain_http(h, 1);
-    if (!rc) rc = ocisbx_http_options_set_user_agent_suffix(h, "ocisbx-cli");
     if (!rc) rc = ocisbx_client_options_new(&o);
     if (!rc) rc = ocisbx_client_options_set_http_options(o, h);
     if (!rc) rc = ocisbx_client_options_set_credentials(o, creds);
@@ -198,6 +205,84 @@ bool cli_api_wants_help(int argc, char **argv)
 }
 
 /* "  ocisbx sandbox stop --sandbox-id V [--is-force] ..." on stdout. */
+/* One line per option for `<command> <subcommand> --help`. */
+static const struct {
+    const char *name, *value, *text;
+} opt_help[] = {
+    {"sandbox-id", "ID", "the sandbox's id"},
+    {"project-id", "OCID", "the project (else OCI_SANDBOX_PROJECT_ID)"},
+    {"command-id", "ID", "the command's id"},
+    {"snapshot-id", "ID", "the snapshot's id (create: start from this snapshot)"},
+    {"display-name", "NAME", "a display name"},
+    {"runtime", "NAME", "the runtime image, e.g. python-3.11"},
+    {"shape", "NAME", "the shape, e.g. SMALL"},
+    {"expires-in-minutes", "N", "lifetime in minutes (-1: the service's default)"},
+    {"additional-duration", "DURATION", "ISO 8601 time to add, e.g. PT30M"},
+    {"command", "TEXT", "the shell command to run"},
+    {"timeout", "DURATION", "ISO 8601 limit of the command, e.g. PT5M"},
+    {"cwd", "PATH", "working directory (absolute, under /workspace)"},
+    {"file-path", "PATH", "the file in the sandbox (absolute)"},
+    {"from-file", "PATH", "local file to send ('-': standard input)"},
+    {"to-file", "PATH", "local file to write ('-' or absent: standard output, after the hash check)"},
+    {"from-seq", "N", "first event sequence number (absent: from the start)"},
+    {"wait-for-state", "STATE", "wait until the resource reaches STATE"},
+    {"limit", "N", "at most N items per page (1-1000)"},
+    {"page", "TOKEN", "the page token of a previous answer"},
+    {"lifecycle-state", "STATE", "only items in this state"},
+    {"max-wait-seconds", "N", "give up waiting after N seconds"},
+    {"wait-interval-seconds", "N", "seconds between checks while waiting"},
+    {"expiration-duration", "DURATION", "ISO 8601 lifetime of the snapshot, e.g. P7D"},
+    {"warmpool-name", "NAME", "take the sandbox from this warm pool"},
+    {"env", "NAME=VALUE", "an environment variable (repeatable)"},
+    {"arg", "V", "an argument of the command (repeatable; or after --)"},
+    {"is-force", NULL, "stop at once (no graceful shutdown)"},
+    {"all", NULL, "follow every page"},
+};
+
+/* The options a subcommand refuses to run without (the same checks as the
+ * commands make). */
+static bool opt_required(const char *cmd, const char *sub, const char *name)
+{
+    bool run = strncmp(sub, "run", 3) == 0;
+    if (strcmp(cmd, "sandbox") == 0) {
+        if (strcmp(name, "sandbox-id") == 0) return strcmp(sub, "create") != 0 && strcmp(sub, "list") != 0;
+        if (strcmp(name, "project-id") == 0) return strcmp(sub, "create") == 0;
+        if (strcmp(name, "additional-duration") == 0) return strcmp(sub, "extend") == 0;
+        if (strcmp(name, "display-name") == 0) return strcmp(sub, "update") == 0;
+    } else if (strcmp(cmd, "command") == 0) {
+        if (strcmp(name, "sandbox-id") == 0) return true;
+        if (strcmp(name, "command") == 0) return run;
+        if (strcmp(name, "command-id") == 0) return !run && strcmp(sub, "list") != 0;
+    } else if (strcmp(cmd, "file") == 0) {
+        if (strcmp(name, "sandbox-id") == 0 || strcmp(name, "file-path") == 0) return true;
+        if (strcmp(name, "from-file") == 0) return strcmp(sub, "write") == 0;
+    } else if (strcmp(cmd, "snapshot") == 0) {
+        if (strcmp(name, "sandbox-id") == 0) return strcmp(sub, "create") == 0;
+        if (strcmp(name, "snapshot-id") == 0) return strcmp(sub, "get") == 0 || strcmp(sub, "delete") == 0;
+    }
+    return false;
+}
+
+void cli_api_usage_detail(const char *cmd, const char *sub, const char *allowed)
+{
+    printf("\noptions of %s %s (* required):\n", cmd, sub);
+    const char *p = allowed;
+    while (*p) {
+        size_t n = strcspn(p, " ");
+        char name[40];
+        snprintf(name, sizeof name, "%.*s", (int)(n < 39 ? n : 39), p);
+        for (size_t i = 0; i < sizeof opt_help / sizeof opt_help[0]; i++) {
+            if (strcmp(opt_help[i].name, name) != 0) continue;
+            char left[64];
+            snprintf(left, sizeof left, "--%s%s%s", name, opt_help[i].value ? " " : "",
+                     opt_help[i].value ? opt_help[i].value : "");
+            printf("  %c %-32s %s\n", opt_required(cmd, sub, name) ? '*' : ' ', left, opt_help[i].text);
+        }
+        p += n;
+        while (*p == ' ') p++;
+    }
+}
+
 void cli_api_usage_line(const char *cmd, const char *sub, const char *allowed)
 {
     printf("  ocisbx %s %s", cmd, sub);
@@ -210,8 +295,11 @@ void cli_api_usage_line(const char *cmd, const char *sub, const char *allowed)
             printf(" [--%.*s]", (int)n, p);
         else if (n == 3 && strncmp(p, "env", 3) == 0)
             printf(" [--env NAME=VALUE]...");
-        else
-            printf(" [--%.*s V]", (int)n, p);
+        else {
+            char name[40];
+            snprintf(name, sizeof name, "%.*s", (int)(n < 39 ? n : 39), p);
+            printf(opt_required(cmd, sub, name) ? " --%s V" : " [--%s V]", name);
+        }
         p += n;
         while (*p == ' ') p++;
     }

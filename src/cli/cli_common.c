@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -44,12 +45,60 @@ int cli_finish_stdout(int status)
     return status;
 }
 
+/* Retries are on for this run (no --no-retry): a final error after several
+ * attempts points at the option. */
+static bool retries_on;
+
+/* "after <n> attempts" with n > 1: the transport's words for a call retried */
+static bool after_retries(const char *m)
+{
+    for (const char *p = m; (p = strstr(p, "after ")) != NULL; p += 6) {
+        int n = 0, used = 0;
+        if (sscanf(p, "after %d attempts%n", &n, &used) == 1 && used > 0 && n > 1)
+            return true;
+    }
+    return false;
+}
+
 int cli_fail_last(void)
 {
     /* A callback that stopped because stdout broke: say that, not "canceled". */
     if (ferror(stdout))
         return cli_stdout_failed();
-    return cli_error(CLI_EXIT_FAIL, "%s", ocisbx_error_message(ocisbx_error_last()));
+    const char *m = ocisbx_error_message(ocisbx_error_last());
+    if (retries_on && after_retries(m))
+        return cli_error(CLI_EXIT_FAIL, "%s; --no-retry makes one attempt only", m);
+    return cli_error(CLI_EXIT_FAIL, "%s", m);
+}
+
+/* The transport's INFO line of each wait, "http: <METHOD> <url>: <cause>;
+ * retrying in <ms> ms (attempt <k> of <n>, opc-request-id: <id>)", as one
+ * short progress line. */
+static void progress_log(int level, const char *line, void *ud)
+{
+    (void)ud;
+    if (level != OCISBX_LOG_INFO || strncmp(line, "http: ", 6) != 0)
+        return;
+    const char *wait = strstr(line, "; retrying in ");
+    const char *cause = strstr(line + 6, ": ");
+    if (!wait || !cause || cause > wait)
+        return;
+    cause += 2;
+    long long ms = 0;
+    int k = 0, n = 0;
+    if (sscanf(wait, "; retrying in %lld ms (attempt %d of %d", &ms, &k, &n) != 3)
+        return;
+    fprintf(stderr, "ocisbx: %.*s; retrying in %.1f s (attempt %d of %d; --no-retry to stop)\n", (int)(wait - cause),
+            cause, (double)ms / 1000.0, k, n);
+    fflush(stderr);
+}
+
+void cli_progress_setup(const cli_ctx *ctx)
+{
+    retries_on = !ctx->g.no_retry;
+    /* a terminal only: scripts and tests expect the one error line */
+    if (retries_on && isatty(STDERR_FILENO))
+        ocisbx_set_log(progress_log, OCISBX_LOG_INFO, NULL);
 }
 
 int cli_opt_value(int argc, char **argv, int *i, const char *name, const char **value)
@@ -224,8 +273,7 @@ int cli_http(cli_ctx *ctx, const char *url, ocisbx_http **out)
     /* The transport refuses non-loopback http itself; this only opts in. */
     if (rc == 0 && loopback_http(url))
         rc = ocisbx_http_options_set_allow_plain_http(o, 1);
-    if (rc == 0)
-        rc = ocisbx_http_options_set_user_agent_suffix(o, "ocisbx-cli");
+    /* no user-agent suffix: signing.md fixes the exact form */
     if (rc == 0)
         rc = ocisbx_http_new(o, out);
     ocisbx_http_options_free(o);

@@ -98,6 +98,7 @@ int cmd_command(cli_ctx *ctx, int argc, char **argv)
         printf("usage:\n");
         for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
             if (k == sizeof subs / sizeof subs[0] || i == k) cli_api_usage_line("command", subs[i].name, subs[i].allowed);
+        if (k < sizeof subs / sizeof subs[0]) cli_api_usage_detail("command", subs[k].name, subs[k].allowed);
         return CLI_EXIT_OK;
     }
     if (!sub || k == sizeof subs / sizeof subs[0]) return cli_api_unknown_sub("command", sub, COMMAND_SUBS);
@@ -109,7 +110,7 @@ int cmd_command(cli_ctx *ctx, int argc, char **argv)
     bool run = strncmp(sub, "run", 3) == 0;
     if (run && cli_api_require(cmd, "command", o.command)) return CLI_EXIT_USAGE;
     if (!run && strcmp(sub, "list") != 0 && cli_api_require(cmd, "command-id", o.command_id)) return CLI_EXIT_USAGE;
-    long long from_seq = 0;
+    long long from_seq = -1; /* not given: from the start; a given 0 is sent as 0 */
     if (o.from_seq && cli_api_int(cmd, "from-seq", o.from_seq, 0, 9007199254740991LL, &from_seq))
         return CLI_EXIT_USAGE;
     long long limit = 0;

@@ -1,4 +1,5 @@
 /* ocisbx file read|write */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,10 +7,43 @@
 #include "cli.h"
 #include "ocisbx/api.h"
 
-static int to_stdout(const void *data, size_t len, void *ud)
+static int to_spool(const void *data, size_t len, void *ud)
 {
-    (void)ud;
-    return fwrite(data, 1, len, stdout) != len;
+    return fwrite(data, 1, len, (FILE *)ud) != len;
+}
+
+/* To stdout, but only content that passed the SHA-256 check: the bytes go
+ * to an unnamed temporary file first (bounded memory), then get copied. */
+static int read_to_stdout(ocisbx_client *c, const cli_api_opts *o)
+{
+    FILE *spool = tmpfile();
+    if (!spool) return cli_error(CLI_EXIT_FAIL, "file read: cannot create a temporary file: %s", strerror(errno));
+    int rc = ocisbx_client_read_file_to_callback(c, o->sandbox_id, o->file_path, to_spool, spool);
+    if (rc == OCISBX_ECANCELED && ferror(spool)) {
+        fclose(spool);
+        return cli_error(CLI_EXIT_FAIL, "file read %s: writing the temporary file failed", o->file_path);
+    }
+    if (rc) {
+        fclose(spool);
+        return cli_fail_last();
+    }
+    if (fflush(spool) != 0 || fseek(spool, 0, SEEK_SET) != 0) {
+        fclose(spool);
+        return cli_error(CLI_EXIT_FAIL, "file read %s: the temporary file: %s", o->file_path, strerror(errno));
+    }
+    char buf[65536];
+    size_t n;
+    int st = CLI_EXIT_OK;
+    while ((n = fread(buf, 1, sizeof buf, spool)) > 0)
+        if (fwrite(buf, 1, n, stdout) != n) {
+            st = cli_stdout_failed();
+            break;
+        }
+    if (st == CLI_EXIT_OK && ferror(spool))
+        st = cli_error(CLI_EXIT_FAIL, "file read %s: reading the temporary file failed", o->file_path);
+    fclose(spool);
+    if (st == CLI_EXIT_OK && fflush(stdout) != 0) st = cli_stdout_failed();
+    return st;
 }
 
 int cmd_file(cli_ctx *ctx, int argc, char **argv)
@@ -20,6 +54,8 @@ int cmd_file(cli_ctx *ctx, int argc, char **argv)
         printf("usage:\n");
         if (!sub || strcmp(sub, "read") == 0) cli_api_usage_line("file", "read", "sandbox-id file-path to-file");
         if (!sub || write) cli_api_usage_line("file", "write", "sandbox-id file-path from-file");
+        if (sub && write) cli_api_usage_detail("file", "write", "sandbox-id file-path from-file");
+        else if (sub && strcmp(sub, "read") == 0) cli_api_usage_detail("file", "read", "sandbox-id file-path to-file");
         return CLI_EXIT_OK;
     }
     if (!sub || (!write && strcmp(sub, "read") != 0)) return cli_api_unknown_sub("file", sub, "read, write");
@@ -54,12 +90,11 @@ int cmd_file(cli_ctx *ctx, int argc, char **argv)
         st = rc ? cli_api_print(rc, json) : (json ? cli_api_print(0, json) : CLI_EXIT_OK);
     } else {
         if (!o.to_file || strcmp(o.to_file, "-") == 0) {
-            rc = ocisbx_client_read_file_to_callback(c, o.sandbox_id, o.file_path, to_stdout, NULL);
-            if (fflush(stdout) != 0 && !rc) rc = OCISBX_EIO;
+            st = read_to_stdout(c, &o);
         } else {
             rc = ocisbx_client_read_file_to_path(c, o.sandbox_id, o.file_path, o.to_file);
+            st = rc ? cli_fail_last() : CLI_EXIT_OK;
         }
-        st = rc ? cli_fail_last() : CLI_EXIT_OK;
     }
     ocisbx_client_free(c);
     return st;

@@ -185,6 +185,7 @@ int cmd_sandbox(cli_ctx *ctx, int argc, char **argv)
         printf("usage:\n");
         for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
             if (k == sizeof subs / sizeof subs[0] || i == k) cli_api_usage_line("sandbox", subs[i].name, subs[i].allowed);
+        if (k < sizeof subs / sizeof subs[0]) cli_api_usage_detail("sandbox", subs[k].name, subs[k].allowed);
         return CLI_EXIT_OK;
     }
     if (!sub || k == sizeof subs / sizeof subs[0]) return cli_api_unknown_sub("sandbox", sub, SANDBOX_SUBS);
@@ -199,7 +200,8 @@ int cmd_sandbox(cli_ctx *ctx, int argc, char **argv)
     }
     if (strcmp(sub, "create") != 0 && strcmp(sub, "list") != 0 && cli_api_require(cmd, "sandbox-id", o.sandbox_id))
         return CLI_EXIT_USAGE;
-    if (strcmp(sub, "extend") == 0 && cli_api_require(cmd, "additional-duration", o.additional_duration))
+    if (strcmp(sub, "extend") == 0 && (cli_api_require(cmd, "additional-duration", o.additional_duration) ||
+                                       cli_api_duration(cmd, "additional-duration", o.additional_duration)))
         return CLI_EXIT_USAGE;
     if (strcmp(sub, "update") == 0 && cli_api_require(cmd, "display-name", o.display_name)) return CLI_EXIT_USAGE;
     ocisbx_client *c = NULL;

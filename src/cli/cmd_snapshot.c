@@ -33,6 +33,7 @@ int cmd_snapshot(cli_ctx *ctx, int argc, char **argv)
         printf("usage:\n");
         for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
             if (k == sizeof subs / sizeof subs[0] || i == k) cli_api_usage_line("snapshot", subs[i].name, subs[i].allowed);
+        if (k < sizeof subs / sizeof subs[0]) cli_api_usage_detail("snapshot", subs[k].name, subs[k].allowed);
         return CLI_EXIT_OK;
     }
     if (!sub || k == sizeof subs / sizeof subs[0])
@@ -46,6 +47,8 @@ int cmd_snapshot(cli_ctx *ctx, int argc, char **argv)
         return CLI_EXIT_USAGE;
     long long limit = 0;
     if (o.limit && cli_api_int(cmd, "limit", o.limit, 1, 1000, &limit)) return CLI_EXIT_USAGE;
+    if (o.expiration_duration && cli_api_duration(cmd, "expiration-duration", o.expiration_duration))
+        return CLI_EXIT_USAGE;
     int64_t wait_t = 0, wait_p = 0;
     if (o.wait_for_state && (cli_api_check_state(cmd, o.wait_for_state, "CREATING ACTIVE DELETING DELETED FAILED") ||
                              cli_api_wait_ms(cmd, &o, &wait_t, &wait_p)))

@@ -201,7 +201,9 @@ static int run(int argc, char **argv)
     } else if (ocisbx_global_init() != 0) {
         status = cli_fail_last();
     } else {
+        cli_progress_setup(&ctx);
         status = cmd->fn(&ctx, nrest, rest);
+        ocisbx_set_log(NULL, 0, NULL);
         ocisbx_credentials_free(ctx.creds);
         ocisbx_config_free(ctx.config);
         free(ctx.endpoint);

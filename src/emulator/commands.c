@@ -43,16 +43,10 @@ void emu_command_unref(emu_command *c)
         emu_command_free(c);
 }
 
-static emu_event *add_event(emu_command *c, int kind)
+emu_event *emu_command_add_event(emu_command *c, int kind)
 {
-    if (c->n_events == c->cap_events) {
-        size_t cap = c->cap_events ? c->cap_events * 2 : 16;
-        emu_event *n = realloc(c->events, cap * sizeof *n);
-        if (!n)
-            return NULL;
-        c->events = n;
-        c->cap_events = cap;
-    }
+    if (EMU_GROW(c->events, c->n_events, c->cap_events, 16) != 0)
+        return NULL;
     emu_event *e = &c->events[c->n_events++];
     memset(e, 0, sizeof *e);
     e->seq = (int64_t)c->n_events;
@@ -89,7 +83,7 @@ static void record_chunk(emu_server *s, emu_command *c, int stream, const char *
         ocisbx_buf_free(&raw);
         return;
     }
-    emu_event *e = add_event(c, stream == 2 ? EMU_EV_STDERR : EMU_EV_STDOUT);
+    emu_event *e = emu_command_add_event(c, stream == 2 ? EMU_EV_STDERR : EMU_EV_STDOUT);
     if (e && !c->output_lost) {
         ocisbx_buf clean = OCISBX_BUF_INIT;
         emu_utf8_sanitize(raw.data, use, &clean);
@@ -130,7 +124,7 @@ static void finish(emu_server *s, emu_command *c, const char *state, int exit_co
     snprintf(c->state, sizeof c->state, "%s", state);
     c->exit_code = exit_code;
     c->t_finished = c->t_updated = emu_now_ms();
-    emu_event *e = add_event(c, EMU_EV_FINISHED);
+    emu_event *e = emu_command_add_event(c, EMU_EV_FINISHED);
     if (e)
         e->exit_code = exit_code;
     c->finished = true;
@@ -185,15 +179,6 @@ void emu_commands_signal(emu_sandbox *b, int sig)
             emu_proc_signal(b->cmds[i]->proc, sig);
 }
 
-static void add_time(cJSON *o, const char *name, int64_t ms)
-{
-    if (ms <= 0)
-        return;
-    char t[32];
-    emu_time_rfc3339(ms, t);
-    cJSON_AddStringToObject(o, name, t);
-}
-
 cJSON *emu_command_json(const emu_server *s, const emu_command *c)
 {
     (void)s;
@@ -212,10 +197,10 @@ cJSON *emu_command_json(const emu_server *s, const emu_command *c)
     cJSON_AddStringToObject(o, "lifecycleState", c->state);
     if (c->finished && c->exit_code >= 0)
         cJSON_AddNumberToObject(o, "exitCode", c->exit_code);
-    add_time(o, "timeCreated", c->t_created);
-    add_time(o, "timeStarted", c->t_started);
-    add_time(o, "timeFinished", c->t_finished);
-    add_time(o, "timeUpdated", c->t_updated);
+    emu_json_add_time(o, "timeCreated", c->t_created);
+    emu_json_add_time(o, "timeStarted", c->t_started);
+    emu_json_add_time(o, "timeFinished", c->t_finished);
+    emu_json_add_time(o, "timeUpdated", c->t_updated);
     return o;
 }
 
@@ -298,14 +283,8 @@ static void free_envp(char **envp)
 
 static int add_command(emu_sandbox *b, emu_command *c)
 {
-    if (b->n_cmds == b->cap_cmds) {
-        size_t cap = b->cap_cmds ? b->cap_cmds * 2 : 8;
-        emu_command **n = realloc(b->cmds, cap * sizeof *n);
-        if (!n)
-            return -1;
-        b->cmds = n;
-        b->cap_cmds = cap;
-    }
+    if (EMU_GROW(b->cmds, b->n_cmds, b->cap_cmds, 8) != 0)
+        return -1;
     b->cmds[b->n_cmds++] = c;
     return 0;
 }
@@ -413,7 +392,7 @@ int emu_command_start(emu_server *s, emu_sandbox *b, const cJSON *details, emu_c
         snprintf(c->state, sizeof c->state, "RUNNING");
         c->t_started = emu_now_ms();
         /* on_output waits for s->mu, so STARTED is always seq 1 */
-        add_event(c, EMU_EV_STARTED);
+        emu_command_add_event(c, EMU_EV_STARTED);
         if (!strcmp(b->state, "SUSPENDED"))
             emu_proc_signal(c->proc, SIGSTOP);
     }

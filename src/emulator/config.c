@@ -154,6 +154,16 @@ typedef struct item_ud {
     yaml_node_t *fp_node;
 } item_ud;
 
+/* public_key_file of a user or a session token: loaded once all is read. */
+static int pubkey_file(ctx *c, const char *key, yaml_node_t *v, item_ud *u)
+{
+    if (!scalar(v) || !*scalar(v))
+        return bad(c, v, key, "expected a file name");
+    u->pubkey_rel = scalar(v);
+    u->pubkey_node = v;
+    return 0;
+}
+
 static int user_pair(ctx *c, const char *key, yaml_node_t *v, yaml_node_t *k, void *ud)
 {
     item_ud *u = ud;
@@ -171,13 +181,8 @@ static int user_pair(ctx *c, const char *key, yaml_node_t *v, yaml_node_t *k, vo
             ok = (i % 3 == 2) ? f[i] == ':' : ((f[i] >= '0' && f[i] <= '9') || (f[i] >= 'a' && f[i] <= 'f'));
         return ok ? 0 : bad(c, v, key, "expected 16 lowercase hex pairs joined by ':'");
     }
-    if (!strcmp(key, "public_key_file")) {
-        if (!scalar(v) || !*scalar(v))
-            return bad(c, v, key, "expected a file name");
-        u->pubkey_rel = scalar(v);
-        u->pubkey_node = v;
-        return 0;
-    }
+    if (!strcmp(key, "public_key_file"))
+        return pubkey_file(c, key, v, u);
     return unknown(c, key, k);
 }
 
@@ -192,13 +197,8 @@ static int token_pair(ctx *c, const char *key, yaml_node_t *v, yaml_node_t *k, v
             return bad(c, v, key, "expected an RFC 3339 time like 2030-01-01T00:00:00Z");
         return 0;
     }
-    if (!strcmp(key, "public_key_file")) {
-        if (!scalar(v) || !*scalar(v))
-            return bad(c, v, key, "expected a file name");
-        u->pubkey_rel = scalar(v);
-        u->pubkey_node = v;
-        return 0;
-    }
+    if (!strcmp(key, "public_key_file"))
+        return pubkey_file(c, key, v, u);
     return unknown(c, key, k);
 }
 

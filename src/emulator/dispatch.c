@@ -279,15 +279,7 @@ void emu_handle(emu_server *s, const emu_request *req, emu_response *resp)
             goto done;
         }
         r = calloc(1, sizeof *r);
-        if (r && s->n_retries == s->cap_retries) {
-            size_t cap = s->cap_retries ? s->cap_retries * 2 : 16;
-            emu_retry **a = realloc(s->retries, cap * sizeof *a);
-            if (a) {
-                s->retries = a;
-                s->cap_retries = cap;
-            }
-        }
-        if (r && s->n_retries < s->cap_retries) {
+        if (r && EMU_GROW(s->retries, s->n_retries, s->cap_retries, 16) == 0) {
             r->key = key;
             r->t_ms = emu_now_ms();
             s->retries[s->n_retries++] = r;

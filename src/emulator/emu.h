@@ -349,6 +349,8 @@ char *emu_workspace_dir(const emu_server *s, const char *sandbox_id);
 /* commands.c */
 emu_command *emu_command_find(emu_sandbox *b, const char *id);
 void emu_command_unref(emu_command *c); /* with s->mu held */
+/* Appends an event of kind (stamped now, exit code -1); NULL when out of memory. */
+emu_event *emu_command_add_event(emu_command *c, int kind);
 /* Starts a command of b from a RunSandboxCommandDetails body. */
 int emu_command_start(emu_server *s, emu_sandbox *b, const cJSON *details, emu_command **out, emu_response *resp);
 /* Kills every running command of b (grace_ms 0: KILL). */
@@ -383,6 +385,8 @@ int emu_tls_check(const char *cert_file, const char *key_file);
 
 /* util.c */
 void emu_time_rfc3339(int64_t ms, char out[32]);
+/* Adds name: the RFC 3339 time of ms to o, nothing when ms <= 0 (not set). */
+void emu_json_add_time(cJSON *o, const char *name, int64_t ms);
 int emu_time_parse_rfc3339(const char *text, int64_t *ms);
 int emu_time_parse_rfc1123(const char *text, int64_t *unix_s);
 int64_t emu_now_ms(void);
@@ -391,6 +395,11 @@ void emu_new_id(const char *prefix, char *out, size_t cap); /* prefix + 16 base3
 uint64_t emu_rand(emu_server *s);
 int emu_mkdirs(const char *path);
 int emu_rmtree(const char *path);
+/* Room for one more element in the growable array *items (n used, *cap
+ * allocated): doubles the capacity (first when empty) when full. -1 when out
+ * of memory, the array unchanged. Use through EMU_GROW. */
+int emu_grow(void *items, size_t n, size_t *cap, size_t first, size_t size);
+#define EMU_GROW(arr, n, cap, first) emu_grow((void *)&(arr), (n), &(cap), (first), sizeof *(arr))
 /* Copies a directory tree (symlinks as symlinks); *bytes gets the file bytes. */
 int emu_copytree(const char *src, const char *dst, int64_t *bytes);
 /* Appends data to out as valid UTF-8 (invalid bytes become U+FFFD). */

@@ -38,17 +38,6 @@ static const route_def ROUTES[] = {
     {"DELETE", "/sandboxSnapshots/{n}", EMU_R_SNAPSHOT_DELETE},
 };
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 char *emu_percent_decode(const char *src, size_t len)
 {
     char *out = malloc(len + 1);
@@ -61,7 +50,7 @@ char *emu_percent_decode(const char *src, size_t len)
                 free(out);
                 return NULL;
             }
-            int a = hexval(src[i + 1]), b = hexval(src[i + 2]);
+            int a = ocisbx_hex_digit(src[i + 1]), b = ocisbx_hex_digit(src[i + 2]);
             if (a < 0 || b < 0 || (a == 0 && b == 0)) {
                 free(out);
                 return NULL;

@@ -56,15 +56,6 @@ static void set_state(emu_sandbox *b, const char *state, const char *details)
     b->version++;
 }
 
-static void add_time(cJSON *o, const char *name, int64_t ms)
-{
-    if (ms <= 0)
-        return;
-    char t[32];
-    emu_time_rfc3339(ms, t);
-    cJSON_AddStringToObject(o, name, t);
-}
-
 cJSON *emu_sandbox_json(const emu_sandbox *b, bool summary)
 {
     cJSON *o = cJSON_CreateObject();
@@ -95,10 +86,10 @@ cJSON *emu_sandbox_json(const emu_sandbox *b, bool summary)
     if (b->warmpool)
         cJSON_AddStringToObject(o, "warmpoolName", b->warmpool);
     cJSON_AddNumberToObject(o, "expiresInMinutes", (double)b->expires_in_minutes);
-    add_time(o, "timeCreated", b->t_created);
-    add_time(o, "timeUpdated", b->t_updated);
-    add_time(o, "timeExpires", b->t_expires);
-    add_time(o, "timeStopped", b->t_stopped);
+    emu_json_add_time(o, "timeCreated", b->t_created);
+    emu_json_add_time(o, "timeUpdated", b->t_updated);
+    emu_json_add_time(o, "timeExpires", b->t_expires);
+    emu_json_add_time(o, "timeStopped", b->t_stopped);
     return o;
 }
 
@@ -141,14 +132,8 @@ void emu_sandbox_mark_deleted(emu_server *s, emu_sandbox *b)
 
 static int add_sandbox(emu_server *s, emu_sandbox *b)
 {
-    if (s->n_sbx == s->cap_sbx) {
-        size_t cap = s->cap_sbx ? s->cap_sbx * 2 : 16;
-        emu_sandbox **n = realloc(s->sbx, cap * sizeof *n);
-        if (!n)
-            return -1;
-        s->sbx = n;
-        s->cap_sbx = cap;
-    }
+    if (EMU_GROW(s->sbx, s->n_sbx, s->cap_sbx, 16) != 0)
+        return -1;
     s->sbx[s->n_sbx++] = b;
     return 0;
 }

@@ -16,10 +16,7 @@ static cJSON *snap_json(const emu_snapshot *n)
     cJSON_AddNumberToObject(o, "sizeBytes", (double)n->size_bytes);
     cJSON_AddStringToObject(o, "runtime", n->runtime);
     cJSON_AddStringToObject(o, "lifecycleState", n->state);
-    if (n->t_expires > 0) {
-        emu_time_rfc3339(n->t_expires, t);
-        cJSON_AddStringToObject(o, "timeExpires", t);
-    }
+    emu_json_add_time(o, "timeExpires", n->t_expires);
     emu_time_rfc3339(n->t_created, t);
     cJSON_AddStringToObject(o, "timeCreated", t);
     return o;
@@ -81,18 +78,12 @@ static void do_create(emu_server *s, const emu_request *req, emu_response *resp)
     if (rc != 0 && dst)
         emu_rmtree(dst);
     free(dst);
-    if (s->n_snaps == s->cap_snaps) {
-        size_t cap = s->cap_snaps ? s->cap_snaps * 2 : 8;
-        emu_snapshot **a = realloc(s->snaps, cap * sizeof *a);
-        if (!a) {
-            free(n->display_name);
-            free(n->runtime);
-            free(n);
-            emu_error(resp, 500, "InternalServerError", "out of memory");
-            goto out;
-        }
-        s->snaps = a;
-        s->cap_snaps = cap;
+    if (EMU_GROW(s->snaps, s->n_snaps, s->cap_snaps, 8) != 0) {
+        free(n->display_name);
+        free(n->runtime);
+        free(n);
+        emu_error(resp, 500, "InternalServerError", "out of memory");
+        goto out;
     }
     s->snaps[s->n_snaps++] = n;
     emu_server_touch(s);

@@ -303,21 +303,9 @@ static emu_command *load_cmd(const emu_server *s, const cJSON *o, const char *sa
         snprintf(c->state, sizeof c->state, "FAILED");
         c->exit_code = -1;
         c->t_finished = c->t_updated = emu_now_ms();
-        if (c->n_events == c->cap_events) {
-            emu_event *ne = realloc(c->events, (c->cap_events + 1) * sizeof *ne);
-            if (ne) {
-                c->events = ne;
-                c->cap_events++;
-            }
-        }
-        if (c->n_events < c->cap_events) {
-            emu_event *e = &c->events[c->n_events++];
-            memset(e, 0, sizeof *e);
-            e->seq = (int64_t)c->n_events;
+        emu_event *e = emu_command_add_event(c, EMU_EV_FINISHED);
+        if (e)
             e->ts_ms = c->t_finished;
-            e->kind = EMU_EV_FINISHED;
-            e->exit_code = -1;
-        }
         c->finished = true;
     }
     return c;
@@ -381,23 +369,17 @@ int emu_store_load(emu_server *s)
             emu_command *c = load_cmd(s, ci, b->id);
             if (!c)
                 continue;
-            emu_command **nc = realloc(b->cmds, (b->n_cmds + 1) * sizeof *nc);
-            if (!nc) {
+            if (EMU_GROW(b->cmds, b->n_cmds, b->cap_cmds, 8) != 0) {
                 emu_command_free(c);
                 continue;
             }
-            b->cmds = nc;
             b->cmds[b->n_cmds++] = c;
-            b->cap_cmds = b->n_cmds;
         }
-        emu_sandbox **ns = realloc(s->sbx, (s->n_sbx + 1) * sizeof *ns);
-        if (!ns) {
+        if (EMU_GROW(s->sbx, s->n_sbx, s->cap_sbx, 16) != 0) {
             emu_sandbox_free(b);
             break;
         }
-        s->sbx = ns;
         s->sbx[s->n_sbx++] = b;
-        s->cap_sbx = s->n_sbx;
     }
     cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root, "snapshots"))
     {
@@ -416,14 +398,11 @@ int emu_store_load(emu_server *s)
         n->size_bytes = get_n(it, "sizeBytes");
         n->t_created = get_n(it, "tCreated");
         n->t_expires = get_n(it, "tExpires");
-        emu_snapshot **ns = realloc(s->snaps, (s->n_snaps + 1) * sizeof *ns);
-        if (!ns) {
+        if (EMU_GROW(s->snaps, s->n_snaps, s->cap_snaps, 8) != 0) {
             emu_snapshot_free(n);
             break;
         }
-        s->snaps = ns;
         s->snaps[s->n_snaps++] = n;
-        s->cap_snaps = s->n_snaps;
     }
     cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root, "retryTokens"))
     {
@@ -448,14 +427,11 @@ int emu_store_load(emu_server *s)
                 k++;
             }
         }
-        emu_retry **nr = r->key ? realloc(s->retries, (s->n_retries + 1) * sizeof *nr) : NULL;
-        if (!nr) {
+        if (!r->key || EMU_GROW(s->retries, s->n_retries, s->cap_retries, 16) != 0) {
             emu_retry_free(r);
             continue;
         }
-        s->retries = nr;
         s->retries[s->n_retries++] = r;
-        s->cap_retries = s->n_retries;
     }
     cJSON_Delete(root);
     s->dirty = true;

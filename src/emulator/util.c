@@ -32,6 +32,15 @@ void emu_time_rfc3339(int64_t ms, char out[32])
     snprintf(out, 32, "%.31s", tmp);
 }
 
+void emu_json_add_time(cJSON *o, const char *name, int64_t ms)
+{
+    if (ms <= 0)
+        return;
+    char t[32];
+    emu_time_rfc3339(ms, t);
+    cJSON_AddStringToObject(o, name, t);
+}
+
 /* Days from 1970-01-01 for a proleptic Gregorian date (no timegm needed). */
 static int64_t days_from_civil(int64_t y, int m, int d)
 {
@@ -168,6 +177,21 @@ int emu_mkdirs(const char *path)
     int rc = (mkdir(p, 0700) != 0 && errno != EEXIST) ? -1 : 0;
     free(p);
     return rc;
+}
+
+int emu_grow(void *items, size_t n, size_t *cap, size_t first, size_t size)
+{
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? *cap * 2 : first;
+    void *old;
+    memcpy(&old, items, sizeof old); /* items points at some T *: same representation as void * */
+    void *p = realloc(old, c * size);
+    if (!p)
+        return -1;
+    memcpy(items, &p, sizeof p);
+    *cap = c;
+    return 0;
 }
 
 int emu_rmtree(const char *path)

@@ -407,7 +407,11 @@ static int fail_answer(ocisbx_http_request *r, ocisbx_http_response *resp, const
         ocisbx_buf_appendf(&m, "%s %s", code ? ":" : "", msg);
     if (!code && !(msg && *msg) && reason && *reason)
         ocisbx_buf_appendf(&m, " %s", reason);
-    ocisbx_buf_appendf(&m, " (opc-request-id: %s)", resp->request_id ? resp->request_id : "none");
+    if (resp->attempts > 1)
+        ocisbx_buf_appendf(&m, " (after %d attempts, opc-request-id: %s)", resp->attempts,
+                           resp->request_id ? resp->request_id : "none");
+    else
+        ocisbx_buf_appendf(&m, " (opc-request-id: %s)", resp->request_id ? resp->request_id : "none");
     ocisbx_fail_http(rc, resp->status, code, resp->request_id, "%s", m.data ? m.data : "HTTP error");
     ocisbx_buf_free(&m);
     free(code);
@@ -589,13 +593,24 @@ int ocisbx_http_send(ocisbx_http *h, ocisbx_http_request *r, ocisbx_http_respons
             rc = cc != CURLE_OK ? fail_transport(r, &a, cc, errbuf, n) : fail_answer(r, resp, a.reason);
             break;
         }
-        ocisbx_log(OCISBX_LOG_DEBUG, "http: %s %.300s: retrying in %lld ms (opc-request-id: %s)", r->method, r->url,
-                   (long long)wait, r->request_id);
+        /* INFO: a program may show it (the CLI does on a terminal) so a long
+         * series of retries is not silent */
+        char cause[CURL_ERROR_SIZE + 32];
+        if (cc != CURLE_OK)
+            snprintf(cause, sizeof cause, "%s", errbuf[0] ? errbuf : curl_easy_strerror(cc));
+        else
+            snprintf(cause, sizeof cause, "HTTP %d%s%s", resp->status, a.reason[0] ? " " : "", a.reason);
+        ocisbx_log(OCISBX_LOG_INFO, "http: %s %.300s: %s; retrying in %lld ms (attempt %d of %d, opc-request-id: %s)",
+                   r->method, r->url, cause, (long long)wait, n + 1, max_attempts, r->request_id);
         if (wait > 0)
             sleep_ms(wait);
     }
     ocisbx_http_body_end(r);
     ocisbx_url_clear(&u);
+    /* a failure that is no error answer still names the call: its request id,
+     * and the status when an answer came (a broken or refused body) */
+    if (rc != 0 && resp->status < 400)
+        ocisbx_error_annotate(resp->status >= 200 ? resp->status : 0, resp->request_id ? resp->request_id : r->request_id);
     if (rc != 0 && resp->status < 400) {
         ocisbx_http_response_free(resp);
         return rc;

@@ -29,17 +29,6 @@ static void shown_url(const char *url, char *out, size_t cap)
     ocisbx_escape_shown(raw, out, cap);
 }
 
-static int hexval(unsigned char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 /* Bytes curl would change on the way out: it percent-encodes spaces and
  * non-ASCII (lowercase hex) and refuses control bytes. Encoding them here,
  * before signing, makes the signed target the one on the wire. */
@@ -66,7 +55,7 @@ int ocisbx_url_normalize(const char *url, char **out)
     const char *qmark = strchr(rest, '?');
     for (const unsigned char *p = (const unsigned char *)rest; rc == 0 && *p; p++) {
         if (*p == '%') {
-            if (hexval(p[1]) < 0 || hexval(p[2]) < 0) {
+            if (ocisbx_hex_digit((char)p[1]) < 0 || ocisbx_hex_digit((char)p[2]) < 0) {
                 ocisbx_buf_free(&b);
                 return ocisbx_fail(OCISBX_EINVAL,
                                    "URL %s: malformed percent escape at byte %zu (write %% itself as %%25)", shown,

@@ -27,7 +27,16 @@ static int bad(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
-    ocisbx_escape_shown(raw, shown, sizeof shown);
+    /* Only control bytes: non-ASCII input is quoted as given (the tests
+     * expect it), unlike ocisbx_escape_shown. */
+    size_t o = 0;
+    for (const unsigned char *q = (const unsigned char *)raw; *q && o + 5 < sizeof shown; q++) {
+        if (*q < 0x20 || *q == 0x7f)
+            o += (size_t)snprintf(shown + o, sizeof shown - o, "\\x%02x", *q);
+        else
+            shown[o++] = (char)*q;
+    }
+    shown[o] = '\0';
     return ocisbx_fail(OCISBX_EPARSE, "%s", shown);
 }
 #define BAD(...) bad(__VA_ARGS__)

@@ -49,6 +49,8 @@ void ocisbx_wipe(void *p, size_t n);
 /* Copies in to out (cap bytes) with bytes outside printable ASCII and '\\'
  * written as \xNN, so that a message quoting input stays one line. */
 void ocisbx_escape_shown(const char *in, char *out, size_t cap);
+/* The value of a hex digit (either case), -1 for any other byte. */
+int ocisbx_hex_digit(char c);
 /* n bytes as lowercase (or uppercase) hex pairs joined by ':', NUL-ended:
  * out holds 3 * n bytes. The form key fingerprints are shown in. */
 void ocisbx_hex_colon(const unsigned char *in, size_t n, bool upper, char *out);

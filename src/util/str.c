@@ -112,3 +112,14 @@ void ocisbx_hex_colon(const unsigned char *in, size_t n, bool upper, char *out)
         out[i * 3 + 2] = i + 1 < n ? ':' : '\0';
     }
 }
+
+int ocisbx_hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}

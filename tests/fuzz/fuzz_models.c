@@ -64,6 +64,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)ocisbx_command_event_seq(e);
     (void)ocisbx_command_event_kind(e);
     touch(ocisbx_command_event_data(e, NULL));
+    { /* every byte the lengths promise is readable (NULs included) */
+        size_t n = 0;
+        const char *d = ocisbx_command_event_data(e, &n);
+        volatile char sum = 0;
+        for (size_t i = 0; i < n; i++) sum = (char)(sum ^ d[i]);
+        const ocisbx_command_output *oo = (const ocisbx_command_output *)(void *)m;
+        const char *so = ocisbx_command_output_stdout(oo);
+        for (size_t i = 0; so && i < ocisbx_command_output_stdout_len(oo); i++) sum = (char)(sum ^ so[i]);
+        const char *cs = ocisbx_command_stdout(c);
+        for (size_t i = 0; cs && i < ocisbx_command_stdout_len(c); i++) sum = (char)(sum ^ cs[i]);
+        (void)sum;
+    }
     ocisbx_command_event_exit_code(e, &code);
     const ocisbx_command_output *o = (const ocisbx_command_output *)(void *)m;
     ocisbx_command_output_last_seq(o, &v);

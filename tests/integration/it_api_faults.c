@@ -171,7 +171,7 @@ static void test_reset(void **state)
     ocisbx_client *fresh = client_for(w->emu, 0);
     log_lines[0] = '\0';
     ocisbx_command_output *out = NULL;
-    check(ocisbx_client_get_command_output(fresh, w->sandbox, cid, 0, &out), "output after a reset");
+    check(ocisbx_client_get_command_output(fresh, w->sandbox, cid, OCISBX_SEQ_START, &out), "output after a reset");
     assert_string_equal(ocisbx_command_output_stdout(out), "after-reset\n");
     ocisbx_command_output_free(out);
     ocisbx_client_free(fresh);
@@ -211,7 +211,7 @@ static void test_stream_cut(void **state)
     run_wait(w, LINES_CMD, cid, sizeof cid);
     log_lines[0] = '\0';
     collected c = {0};
-    check(ocisbx_client_stream_command_events(w->c, w->sandbox, cid, 0, 0, collect, &c), "events, cut twice");
+    check(ocisbx_client_stream_command_events(w->c, w->sandbox, cid, OCISBX_SEQ_START, 0, collect, &c), "events, cut twice");
     assert_true(c.finished);
     assert_false(c.dup);
     assert_string_equal(c.out.data, LINES_OUT);
@@ -273,7 +273,7 @@ static void test_lost_answers_act_once(void **state)
     sleep(2);
     /* wait for it, then the file holds one line */
     collected c = {0};
-    check(ocisbx_client_stream_command_events(w->c, w->sandbox, cid, 0, 0, collect, &c), "events");
+    check(ocisbx_client_stream_command_events(w->c, w->sandbox, cid, OCISBX_SEQ_START, 0, collect, &c), "events");
     ocisbx_buf_free(&c.out);
     unsigned char *data = NULL;
     size_t len = 0;

@@ -256,7 +256,7 @@ static void test_commands(void **state)
     ocisbx_command_free(cm);
 
     ocisbx_command_output *out = NULL;
-    check(ocisbx_client_get_command_output(w->c, w->sandbox, cid, 0, &out), "output");
+    check(ocisbx_client_get_command_output(w->c, w->sandbox, cid, OCISBX_SEQ_START, &out), "output");
     assert_non_null(strstr(ocisbx_command_output_stdout(out), ":from-sandbox:per command\n/workspace\n"));
     assert_string_equal(ocisbx_command_output_stderr(out), "err\n");
     int64_t last = 0;
@@ -266,7 +266,7 @@ static void test_commands(void **state)
 
     /* events from the start, and from a later seq */
     collected c = {0};
-    check(ocisbx_client_stream_command_events(w->c, w->sandbox, cid, 0, 0, collect, &c), "events");
+    check(ocisbx_client_stream_command_events(w->c, w->sandbox, cid, OCISBX_SEQ_START, 0, collect, &c), "events");
     assert_true(c.finished);
     assert_false(c.dup);
     assert_int_equal(c.exit_code, 3);
@@ -521,7 +521,7 @@ static void test_ndjson_stream(void **state)
     assert_string_equal(c.err.data, "c\n");
     collected_free(&c);
     memset(&c, 0, sizeof c);
-    check(ocisbx_client_stream_command_events(nd, w->sandbox, cid, 0, 0, collect, &c), "events (ndjson)");
+    check(ocisbx_client_stream_command_events(nd, w->sandbox, cid, OCISBX_SEQ_START, 0, collect, &c), "events (ndjson)");
     assert_true(c.finished);
     assert_string_equal(c.out.data, "a\nbd\n");
     collected_free(&c);

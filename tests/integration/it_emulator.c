@@ -45,11 +45,7 @@ static int setup_http(void **state)
 {
     emu_fixture_options o = {0};
     o.extra_yaml = EXTRA;
-    emu_fixture *f = NULL;
-    if (emu_fixture_start(&o, &f) != 0)
-        return -1;
-    *state = f;
-    return 0;
+    return emu_fixture_setup_state(&o, state);
 }
 
 static int setup_https(void **state)
@@ -57,19 +53,12 @@ static int setup_https(void **state)
     emu_fixture_options o = {0};
     o.extra_yaml = EXTRA;
     o.https = true;
-    emu_fixture *f = NULL;
-    if (emu_fixture_start(&o, &f) != 0)
-        return -1;
-    *state = f;
-    return 0;
+    return emu_fixture_setup_state(&o, state);
 }
 
 static int teardown(void **state)
 {
-    emu_fixture *f = *state;
-    int st = emu_fixture_stop(f);
-    emu_fixture_free(f);
-    return st == 0 ? 0 : -1;
+    return emu_fixture_teardown_state(state);
 }
 
 static int setup_unisolated(void **state)
@@ -77,11 +66,7 @@ static int setup_unisolated(void **state)
     emu_fixture_options o = {0};
     o.extra_yaml = EXTRA;
     o.no_isolation = true;
-    emu_fixture *f = NULL;
-    if (emu_fixture_start(&o, &f) != 0)
-        return -1;
-    *state = f;
-    return 0;
+    return emu_fixture_setup_state(&o, state);
 }
 
 /* A command killed by a signal it did not get from the emulator reports the

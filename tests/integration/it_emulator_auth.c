@@ -17,19 +17,12 @@
 
 static int setup(void **state)
 {
-    emu_fixture *f = NULL;
-    if (emu_fixture_start(NULL, &f) != 0)
-        return -1;
-    *state = f;
-    return 0;
+    return emu_fixture_setup_state(NULL, state);
 }
 
 static int teardown(void **state)
 {
-    emu_fixture *f = *state;
-    int st = emu_fixture_stop(f);
-    emu_fixture_free(f);
-    return st == 0 ? 0 : -1;
+    return emu_fixture_teardown_state(state);
 }
 
 /* Expects a 401 NotAuthenticated whose message contains `why`. */
@@ -76,6 +69,15 @@ static void free_lines(char **lines)
     free(lines);
 }
 
+/* Sends the signed headers h, one of them altered as lines_from does. */
+static void send_altered(emu_fixture *f, const ocisbx_headers *h, const char *replace, const char *value,
+                         const char *method, const char *path, const void *body, size_t len, emu_fixture_result *r)
+{
+    char **lines = lines_from(h, replace, value);
+    assert_int_equal(emu_fixture_send(f, method, path, body, len, (const char *const *)lines, r), 0);
+    free_lines(lines);
+}
+
 static void test_valid_and_any_order(void **state)
 {
     emu_fixture *f = *state;
@@ -100,11 +102,9 @@ static void test_valid_and_any_order(void **state)
     snprintf(reordered, sizeof reordered,
              "Signature %.*s,headers=\"date (request-target) host\", algorithm=\"rsa-sha256\",%.*s,version=\"1\"",
              siglen, sig, kidlen, kid);
-    char **lines = lines_from(h, "authorization", reordered);
-    assert_int_equal(emu_fixture_send(f, "GET", req.path, NULL, 0, (const char *const *)lines, &r), 0);
+    send_altered(f, h, "authorization", reordered, "GET", req.path, NULL, 0, &r);
     assert_int_equal(r.status, 200);
     emu_fixture_result_free(&r);
-    free_lines(lines);
     ocisbx_headers_free(h);
 }
 
@@ -134,15 +134,11 @@ static void test_bad_signature(void **state)
     ocisbx_headers *h = NULL;
     req.key = NULL;
     assert_int_equal(emu_fixture_sign(f, &req, &h), 0);
-    char **lines = lines_from(h, NULL, NULL);
-    assert_int_equal(emu_fixture_send(f, "GET", "/sandboxes?limit=1", NULL, 0, (const char *const *)lines, &r), 0);
+    send_altered(f, h, NULL, NULL, "GET", "/sandboxes?limit=1", NULL, 0, &r);
     expect_401(&r, "signature does not verify");
-    free_lines(lines);
     /* the host header altered */
-    lines = lines_from(h, "host", "localhost:1");
-    assert_int_equal(emu_fixture_send(f, "GET", "/sandboxes", NULL, 0, (const char *const *)lines, &r), 0);
+    send_altered(f, h, "host", "localhost:1", "GET", "/sandboxes", NULL, 0, &r);
     expect_401(&r, "signature does not verify");
-    free_lines(lines);
     ocisbx_headers_free(h);
 }
 
@@ -202,10 +198,8 @@ static void test_missing_signed_header(void **state)
         snprintf(authz, sizeof authz,
                  "Signature version=\"1\",keyId=\"%s\",algorithm=\"rsa-sha256\",headers=\"%s\",signature=\"AAAA\"",
                  emu_fixture_key_id(f), cases[i][0]);
-        char **lines = lines_from(h, "authorization", authz);
-        assert_int_equal(emu_fixture_send(f, "GET", "/sandboxes", NULL, 0, (const char *const *)lines, &r), 0);
+        send_altered(f, h, "authorization", authz, "GET", "/sandboxes", NULL, 0, &r);
         expect_401(&r, cases[i][1]);
-        free_lines(lines);
         ocisbx_headers_free(h);
     }
     /* a POST signed without its body headers (the exclude-body variant) */
@@ -220,10 +214,8 @@ static void test_missing_signed_header(void **state)
     snprintf(authz, sizeof authz,
              "Signature version=\"1\",keyId=\"%s\",algorithm=\"rsa-sha256\",headers=\"date (request-target) host\",signature=\"AAAA\"",
              emu_fixture_key_id(f));
-    char **lines = lines_from(h, "authorization", authz);
-    assert_int_equal(emu_fixture_send(f, "POST", req.path, "{}", 2, (const char *const *)lines, &r), 0);
+    send_altered(f, h, "authorization", authz, "POST", req.path, "{}", 2, &r);
     expect_401(&r, "required header content-length is not signed for POST");
-    free_lines(lines);
     ocisbx_headers_free(h);
 }
 

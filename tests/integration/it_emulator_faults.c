@@ -41,19 +41,12 @@ static int setup(void **state)
 {
     emu_fixture_options o = {0};
     o.extra_yaml = FAULTS;
-    emu_fixture *f = NULL;
-    if (emu_fixture_start(&o, &f) != 0)
-        return -1;
-    *state = f;
-    return 0;
+    return emu_fixture_setup_state(&o, state);
 }
 
 static int teardown(void **state)
 {
-    emu_fixture *f = *state;
-    int st = emu_fixture_stop(f);
-    emu_fixture_free(f);
-    return st == 0 ? 0 : -1;
+    return emu_fixture_teardown_state(state);
 }
 
 static void test_503_twice_then_success(void **state)

@@ -64,10 +64,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-    emu_fixture *f = *state;
-    int st = emu_fixture_stop(f);
-    emu_fixture_free(f);
-    return st == 0 ? 0 : -1;
+    return emu_fixture_teardown_state(state);
 }
 
 /* runAndWait; returns the command's stdout (malloc'd) and its exit code. */

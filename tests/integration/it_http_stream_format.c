@@ -62,7 +62,7 @@ static void test_content_type_sse_wins_over_first_line(void **state)
              "data: {\"seq\":2,\"event\":\"FINISHED\",\"exitCode\":0}\n\n");
     ocisbx_client *c = make_client(srv);
     seen s = {0};
-    int rc = ocisbx_client_stream_command_events(c, "sb1", "cmd1", 0, 0, collect, &s);
+    int rc = ocisbx_client_stream_command_events(c, "sb1", "cmd1", OCISBX_SEQ_START, 0, collect, &s);
     if (rc)
         fprintf(stderr, "%s\n", ocisbx_error_message(ocisbx_error_last()));
     assert_int_equal(rc, 0);
@@ -83,12 +83,12 @@ static void test_content_type_ndjson_and_absent(void **state)
              "\n{\"seq\":1,\"event\":\"STDOUT\",\"data\":\"x\"}\n{\"seq\":2,\"event\":\"FINISHED\",\"exitCode\":0}\n");
     ocisbx_client *c = make_client(srv);
     seen s = {0};
-    assert_int_equal(ocisbx_client_stream_command_events(c, "sb1", "cmd1", 0, 0, collect, &s), 0);
+    assert_int_equal(ocisbx_client_stream_command_events(c, "sb1", "cmd1", OCISBX_SEQ_START, 0, collect, &s), 0);
     assert_string_equal(s.types, "STDOUT:1,FINISHED:2");
 
     ths_push(srv, 200, NULL, "data: {\"seq\":1,\"event\":\"FINISHED\",\"exitCode\":0}\n\n");
     seen s2 = {0};
-    assert_int_equal(ocisbx_client_stream_command_events(c, "sb1", "cmd2", 0, 0, collect, &s2), 0);
+    assert_int_equal(ocisbx_client_stream_command_events(c, "sb1", "cmd2", OCISBX_SEQ_START, 0, collect, &s2), 0);
     assert_string_equal(s2.types, "FINISHED:1");
     ocisbx_client_free(c);
     ths_stop(srv);

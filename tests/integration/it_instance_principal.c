@@ -15,6 +15,7 @@
 #include "auth/federation.h"
 #include "fake_imds.h"
 #include "ocisbx/auth.h"
+#include "test_assert.h"
 #include "ocisbx/util.h"
 
 #define TENANCY "ocid1.tenancy.oc1..aaaaaaaafaketenancy"
@@ -228,14 +229,6 @@ static void test_refresh_after_401(void **state)
     fake_imds_stop(f);
 }
 
-static void assert_message_has(const char *needle)
-{
-    const char *m = ocisbx_error_message(ocisbx_error_last());
-    if (!strstr(m, needle))
-        print_message("message \"%s\" lacks \"%s\"\n", m, needle);
-    assert_non_null(strstr(m, needle));
-}
-
 static void test_metadata_down(void **state)
 {
     (void)state;
@@ -249,26 +242,26 @@ static void test_metadata_down(void **state)
     ocisbx_credentials *c = NULL;
     assert_int_equal(ocisbx_credentials_instance_principal(o, &c), OCISBX_ESERVICE);
     assert_null(c);
-    assert_message_has(url);
-    assert_message_has("HTTP 500");
-    assert_message_has("opc-request-id fake-");
+    test_assert_msg_has(url);
+    test_assert_msg_has("HTTP 500");
+    test_assert_msg_has("opc-request-id fake-");
     assert_int_equal(ocisbx_error_http_status(ocisbx_error_last()), 500);
 
     /* A redirect is not followed, and not taken for an answer. */
     fake_imds_set_metadata_status(f, 302);
     assert_int_equal(ocisbx_credentials_instance_principal(o, &c), OCISBX_ESERVICE);
-    assert_message_has("HTTP 302");
+    test_assert_msg_has("HTTP 302");
     /* 404: the metadata path does not exist (not an instance). */
     fake_imds_set_metadata_status(f, 404);
     assert_int_equal(ocisbx_credentials_instance_principal(o, &c), OCISBX_ENOTFOUND);
-    assert_message_has(url);
+    test_assert_msg_has(url);
 
     /* Not listening at all. */
     fake_imds_stop(f);
     assert_int_equal(ocisbx_credentials_instance_principal(o, &c), OCISBX_ETRANSPORT);
     assert_null(c);
-    assert_message_has(url);
-    assert_message_has("instance principal: instance metadata GET");
+    test_assert_msg_has(url);
+    test_assert_msg_has("instance principal: instance metadata GET");
     ocisbx_instance_principal_options_free(o);
 }
 
@@ -289,9 +282,9 @@ static void test_federation_refuses(void **state)
     assert_string_equal(ocisbx_error_service_code(e), "NotAuthenticated");
     assert_non_null(ocisbx_error_request_id(e));
     assert_memory_equal(ocisbx_error_request_id(e), "fake-", 5);
-    assert_message_has(url);
-    assert_message_has("HTTP 401");
-    assert_message_has("opc-request-id fake-");
+    test_assert_msg_has(url);
+    test_assert_msg_has("HTTP 401");
+    test_assert_msg_has("opc-request-id fake-");
     assert_null(strstr(ocisbx_error_message(e), "PRIVATE KEY"));
 
     /* Working credentials whose forced refresh is refused: the error is
@@ -301,7 +294,7 @@ static void test_federation_refuses(void **state)
     char *id1 = get_checked(c, f, NULL);
     fake_imds_set_federation_status(f, 401);
     assert_int_equal(ocisbx_credentials_refresh(c), OCISBX_EAUTH);
-    assert_message_has("HTTP 401");
+    test_assert_msg_has("HTTP 401");
     assert_null(strstr(ocisbx_error_message(ocisbx_error_last()), id1 + 3));
     char *id2 = get_checked(c, f, NULL);
     assert_string_equal(id1, id2);
@@ -336,7 +329,7 @@ static void test_federation_refuses(void **state)
     assert_int_equal(ocisbx_credentials_get(c, &id, &key), OCISBX_ESERVICE);
     assert_null(id);
     assert_null(key);
-    assert_message_has("HTTP 503");
+    test_assert_msg_has("HTTP 503");
     ocisbx_credentials_free(c);
 
     ocisbx_instance_principal_options_free(o);
@@ -363,7 +356,7 @@ static void test_options(void **state)
     assert_int_equal(ocisbx_instance_principal_options_set_federation_url(o, "http://auth.example.com/"), 0);
     ocisbx_credentials *c = NULL;
     assert_int_equal(ocisbx_credentials_instance_principal(o, &c), OCISBX_ECONFIG);
-    assert_message_has("http://auth.example.com");
+    test_assert_msg_has("http://auth.example.com");
     assert_int_equal(fake_imds_tokens_issued(f), 0);
     const char *not_loopback[] = {"http://localhost.example.com", "http://127.example.com:80",
                                   "http://127.0.0.1.nip.io", "http://[::1].example.com"};
@@ -416,7 +409,7 @@ static void test_federation_over_tls(void **state)
     assert_int_equal(ocisbx_instance_principal_options_set_federation_url(o, fake_imds_federation_tls_url(f)), 0);
     assert_int_equal(ocisbx_credentials_instance_principal(o, &c), OCISBX_ETRANSPORT);
     assert_null(c);
-    assert_message_has(url);
+    test_assert_msg_has(url);
     assert_int_equal(fake_imds_federation_requests(f), asked);
     ocisbx_instance_principal_options_free(o);
     unlink(ca);
@@ -479,7 +472,7 @@ static void test_helpers(void **state)
     char *tenancy = NULL;
     char fp[OCISBX_SHA1_FP_LEN + 1];
     assert_int_equal(ocisbx_cert_identity("junk", 4, "test cert", &tenancy, fp), OCISBX_EPARSE);
-    assert_message_has("test cert");
+    test_assert_msg_has("test cert");
 }
 
 static void check_identity(const char *pem, int want_rc, const char *want_tenancy)
@@ -514,8 +507,8 @@ static void test_certificate_identity(void **state)
     free(pem);
     pem = fake_imds_self_signed_pem("opc-certtype:instance");
     check_identity(pem, OCISBX_EPARSE, NULL);
-    assert_message_has("opc-tenant:");
-    assert_message_has("the test's certificate");
+    test_assert_msg_has("opc-tenant:");
+    test_assert_msg_has("the test's certificate");
     free(pem);
     pem = fake_imds_self_signed_pem(NULL);
     check_identity(pem, OCISBX_EPARSE, NULL);

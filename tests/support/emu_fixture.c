@@ -675,3 +675,20 @@ int emu_fixture_new_sandbox(emu_fixture *f, const char *project, const char *fie
     cJSON_Delete(j);
     return rc ? rc : emu_fixture_wait_state(f, id, "RUNNING");
 }
+
+int emu_fixture_setup_state(const emu_fixture_options *opts, void **state)
+{
+    emu_fixture *f = NULL;
+    if (emu_fixture_start(opts, &f) != 0)
+        return -1;
+    *state = f;
+    return 0;
+}
+
+int emu_fixture_teardown_state(void **state)
+{
+    emu_fixture *f = *state;
+    int st = emu_fixture_stop(f);
+    emu_fixture_free(f);
+    return st == 0 ? 0 : -1;
+}

@@ -129,6 +129,11 @@ int emu_fixture_new_sandbox(emu_fixture *f, const char *project, const char *fie
  * is "404"); -1 after about 60 s. */
 int emu_fixture_wait_state(emu_fixture *f, const char *id, const char *state);
 
+/* cmocka group setup/teardown glue: starts a fixture (opts may be NULL) into
+ * *state; stops and frees it, -1 unless the stop was clean. */
+int emu_fixture_setup_state(const emu_fixture_options *opts, void **state);
+int emu_fixture_teardown_state(void **state);
+
 /* true when some process's command line contains marker (scans /proc). */
 bool emu_fixture_process_exists(const char *marker);
 

@@ -154,7 +154,7 @@ static void test_actions(void **state)
     assert_string_equal(target(f, 3), "/20231130/sandboxes/s1/commands/c1/actions/cancel");
     assert_string_equal(ths_get(f->srv, 4)->method, "DELETE");
     assert_string_equal(target(f, 5), "/20231130/sandboxSnapshots/snap1");
-    ths_set_default(f->srv, 200, NULL, "{\"id\":\"s1\",\"timeExpires\":\"t\"}");
+    ths_set_default(f->srv, 200, NULL, "{\"id\":\"s1\",\"timeExpires\":\"2026-01-01T00:00:00Z\"}");
     assert_int_equal(ocisbx_client_extend_sandbox(f->c, "s1", "forever", NULL), OCISBX_EPARSE);
     assert_int_equal(ocisbx_client_extend_sandbox(f->c, "s1", "PT30M", NULL), 0);
     assert_string_equal(ths_get(f->srv, 6)->body, "{\"additionalDuration\":\"PT30M\"}");
@@ -238,9 +238,11 @@ static void test_wait(void **state)
     ocisbx_sandbox_free(s);
     assert_int_equal(ths_count(f->srv), 3);
     /* FAILED ends the wait at once */
-    ths_push(f->srv, 200, NULL, "{\"id\":\"s\",\"lifecycleState\":\"FAILED\"}");
+    ths_push(f->srv, 200, NULL,
+             "{\"id\":\"s\",\"lifecycleState\":\"FAILED\",\"lifecycleDetails\":\"image pull failed: quota\"}");
     assert_int_equal(ocisbx_client_wait_sandbox(f->c, "s", "RUNNING", 60000, 1, &s), OCISBX_ECONFLICT);
     assert_non_null(strstr(ocisbx_error_message(ocisbx_error_last()), "FAILED"));
+    assert_non_null(strstr(ocisbx_error_message(ocisbx_error_last()), "image pull failed: quota"));
     assert_int_equal(ths_count(f->srv), 4);
     /* waiting for DELETED ends on 404 */
     ths_push(f->srv, 200, NULL, "{\"id\":\"s\",\"lifecycleState\":\"DELETING\"}");

@@ -215,7 +215,9 @@ static void test_tracker(void **state)
 {
     (void)state;
     ocisbx_event_tracker t;
-    ocisbx_event_tracker_init(&t, 0, 0);
+    ocisbx_event_tracker_init(&t, 0, 0); /* a fromSeq of 0 is asked for as 0 */
+    assert_int_equal(ocisbx_event_tracker_resume_from(&t), 0);
+    ocisbx_event_tracker_init(&t, -1, 0); /* none given: from the start */
     assert_int_equal(ocisbx_event_tracker_resume_from(&t), 1);
     assert_true(ocisbx_event_tracker_accept(&t, 1, false));
     assert_true(ocisbx_event_tracker_accept(&t, 2, false));

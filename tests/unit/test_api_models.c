@@ -163,7 +163,7 @@ static void test_command(void **state)
     const char *t = "{\"id\":\"cmd-1\",\"sandboxId\":\"sbx\",\"command\":\"echo\",\"args\":[\"a b\",\"c\"],"
                     "\"cwd\":\"/workspace\",\"environmentVariables\":[{\"name\":\"K\"}],\"lifecycleState\":\"SUCCEEDED\","
                     "\"exitCode\":3,\"output\":{\"stdout\":\"out\",\"stderr\":\"err\",\"lastSeq\":4},"
-                    "\"timeCreated\":\"t1\",\"timeStarted\":\"t2\",\"timeFinished\":\"t3\"}";
+                    "\"timeCreated\":\"2026-01-01T00:00:01Z\",\"timeStarted\":\"2026-01-01T00:00:02Z\",\"timeFinished\":\"2026-01-01T00:00:03.5+01:00\"}";
     assert_int_equal(ocisbx_command_from_json(J(t), &c), 0);
     assert_string_equal(ocisbx_command_id(c), "cmd-1");
     assert_string_equal(ocisbx_command_sandbox_id(c), "sbx");
@@ -178,9 +178,9 @@ static void test_command(void **state)
     assert_int_equal(code, 3);
     assert_string_equal(ocisbx_command_stdout(c), "out");
     assert_string_equal(ocisbx_command_stderr(c), "err");
-    assert_string_equal(ocisbx_command_time_created(c), "t1");
-    assert_string_equal(ocisbx_command_time_started(c), "t2");
-    assert_string_equal(ocisbx_command_time_finished(c), "t3");
+    assert_string_equal(ocisbx_command_time_created(c), "2026-01-01T00:00:01Z");
+    assert_string_equal(ocisbx_command_time_started(c), "2026-01-01T00:00:02Z");
+    assert_string_equal(ocisbx_command_time_finished(c), "2026-01-01T00:00:03.5+01:00");
     ocisbx_command_free(c);
 
     /* output as a plain string, env as a map, no exit code (timed out) */
@@ -214,14 +214,14 @@ static void test_output_event_file_snapshot(void **state)
 
     ocisbx_command_event *e = NULL;
     assert_int_equal(ocisbx_command_event_from_json(
-                         J("{\"commandId\":\"c\",\"seq\":9007199254740991,\"timestamp\":\"t\",\"event\":\"STDERR\","
+                         J("{\"commandId\":\"c\",\"seq\":9007199254740991,\"timestamp\":\"2026-01-01T00:00:00Z\",\"event\":\"STDERR\","
                            "\"data\":\"x\\u00e9\\n\"}"),
                          &e),
                      0);
     assert_int_equal(ocisbx_command_event_seq(e), 9007199254740991LL);
     assert_int_equal(ocisbx_command_event_kind(e), OCISBX_EVENT_STDERR);
     assert_string_equal(ocisbx_command_event_type(e), "STDERR");
-    assert_string_equal(ocisbx_command_event_timestamp(e), "t");
+    assert_string_equal(ocisbx_command_event_timestamp(e), "2026-01-01T00:00:00Z");
     size_t len = 0;
     assert_string_equal(ocisbx_command_event_data(e, &len), "x\xc3\xa9\n");
     assert_int_equal(len, 4);
@@ -249,7 +249,7 @@ static void test_output_event_file_snapshot(void **state)
     ocisbx_snapshot *s = NULL;
     assert_int_equal(ocisbx_snapshot_from_json(J("{\"id\":\"snap\",\"sandboxId\":\"s\",\"displayName\":\"d\","
                                                  "\"sizeBytes\":1024,\"runtime\":\"r\",\"lifecycleState\":\"ACTIVE\","
-                                                 "\"timeExpires\":\"te\",\"timeCreated\":\"tc\"}"),
+                                                 "\"timeExpires\":\"2026-02-01T00:00:00Z\",\"timeCreated\":\"2026-01-01T00:00:00Z\"}"),
                                                &s),
                      0);
     int64_t size = 0;
@@ -258,8 +258,8 @@ static void test_output_event_file_snapshot(void **state)
     assert_string_equal(ocisbx_snapshot_display_name(s), "d");
     assert_string_equal(ocisbx_snapshot_runtime(s), "r");
     assert_string_equal(ocisbx_snapshot_lifecycle_state(s), "ACTIVE");
-    assert_string_equal(ocisbx_snapshot_time_expires(s), "te");
-    assert_string_equal(ocisbx_snapshot_time_created(s), "tc");
+    assert_string_equal(ocisbx_snapshot_time_expires(s), "2026-02-01T00:00:00Z");
+    assert_string_equal(ocisbx_snapshot_time_created(s), "2026-01-01T00:00:00Z");
     assert_int_equal(ocisbx_snapshot_size_bytes(s, &size), 1);
     assert_int_equal(size, 1024);
     ocisbx_snapshot_free(s);
@@ -351,6 +351,80 @@ static void test_every_def_accepts_empty_and_unknown(void **state)
     }
 }
 
+
+/* NUL bytes sent as \u0000 survive: event data, output stdout/stderr, a
+ * command's output, collections, and JSON out; escaped backslashes and a
+ * sentinel already in the text are handled. */
+static void test_nul_bytes(void **state)
+{
+    (void)state;
+    { /* time fields are RFC 3339 or a parse error naming the field */
+        ocisbx_command_event *bad = NULL;
+        assert_int_equal(ocisbx_command_event_from_json(J("{\"seq\":1,\"timestamp\":\"monday\"}"), &bad),
+                         OCISBX_EPARSE);
+        assert_error_has("SandboxCommandEvent.timestamp");
+        assert_int_equal(ocisbx_command_event_from_json(J("{\"seq\":1,\"timestamp\":5}"), &bad), OCISBX_EPARSE);
+        assert_error_has("SandboxCommandEvent.timestamp");
+    }
+    ocisbx_command_event *ev = NULL;
+    assert_int_equal(ocisbx_command_event_from_json(
+                         J("{\"event\":\"STDOUT\",\"seq\":2,\"data\":\"a\\u0000b\\n\"}"), &ev),
+                     0);
+    size_t len = 0;
+    const char *d = ocisbx_command_event_data(ev, &len);
+    assert_int_equal(len, 4);
+    assert_memory_equal(d, "a\0b\n", 4);
+    char *json = NULL;
+    assert_int_equal(ocisbx_command_event_to_json(ev, &json), 0);
+    assert_non_null(strstr(json, "\"a\\u0000b\\n\""));
+    ocisbx_free(json);
+    ocisbx_command_event_free(ev);
+
+    /* "\\u0000" is a backslash and the text u0000, not a NUL; a raw U+FDD0
+     * and its escape in the text push the sentinel to another code point */
+    assert_int_equal(ocisbx_command_event_from_json(
+                         J("{\"event\":\"STDOUT\",\"seq\":1,\"data\":\"\\\\u0000|\xEF\xB7\x90|\\uFDD1|\\u0000\","
+                           "\"x\\u0000\":1}"),
+                         &ev),
+                     0);
+    d = ocisbx_command_event_data(ev, &len);
+    assert_int_equal(len, 6 + 1 + 3 + 1 + 3 + 1 + 1);
+    assert_memory_equal(d, "\\u0000|\xEF\xB7\x90|\xEF\xB7\x91|\0", len);
+    ocisbx_command_event_free(ev);
+
+    ocisbx_command_output *o = NULL;
+    assert_int_equal(ocisbx_command_output_from_json(
+                         J("{\"commandId\":\"c\",\"stdout\":\"\\u0000\\u0000x\",\"stderr\":\"e\\u0000\"}"), &o),
+                     0);
+    assert_int_equal(ocisbx_command_output_stdout_len(o), 3);
+    assert_memory_equal(ocisbx_command_output_stdout(o), "\0\0x", 3);
+    assert_int_equal(ocisbx_command_output_stderr_len(o), 2);
+    assert_memory_equal(ocisbx_command_output_stderr(o), "e\0", 2);
+    ocisbx_command_output_free(o);
+
+    ocisbx_command *c = NULL;
+    assert_int_equal(ocisbx_command_from_json(J("{\"id\":\"c\",\"output\":{\"stdout\":\"1\\u00002\"}}"), &c), 0);
+    assert_int_equal(ocisbx_command_stdout_len(c), 3);
+    assert_memory_equal(ocisbx_command_stdout(c), "1\0002", 3);
+    assert_int_equal(ocisbx_command_stderr_len(c), 0);
+    ocisbx_command_free(c);
+    assert_int_equal(ocisbx_command_from_json(J("{\"id\":\"c\",\"output\":\"z\\u0000\"}"), &c), 0);
+    assert_int_equal(ocisbx_command_stdout_len(c), 2);
+    ocisbx_command_free(c);
+
+    ocisbx_command_collection *l = NULL;
+    ocisbx_model *m = NULL;
+    assert_int_equal(ocisbx_model_parse(&ocisbx_md_command_collection,
+                                        J("{\"items\":[{\"id\":\"c\",\"output\":{\"stdout\":\"q\\u0000\"}}]}"), &m),
+                     0);
+    l = (ocisbx_command_collection *)(void *)m;
+    assert_int_equal(ocisbx_command_stdout_len(ocisbx_command_collection_item(l, 0)), 2);
+    assert_int_equal(ocisbx_command_to_json(ocisbx_command_collection_item(l, 0), &json), 0);
+    assert_non_null(strstr(json, "q\\u0000"));
+    ocisbx_free(json);
+    ocisbx_command_collection_free(l);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -358,7 +432,7 @@ int main(void)
         cmocka_unit_test(test_malformed_json), cmocka_unit_test(test_collection),
         cmocka_unit_test(test_command),      cmocka_unit_test(test_output_event_file_snapshot),
         cmocka_unit_test(test_create_details), cmocka_unit_test(test_run_details),
-        cmocka_unit_test(test_every_def_accepts_empty_and_unknown),
+        cmocka_unit_test(test_every_def_accepts_empty_and_unknown), cmocka_unit_test(test_nul_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,25 +13,10 @@
 #include <cmocka.h>
 
 #include "ocisbx/auth.h"
+#include "test_assert.h"
 #include "test_keys.h"
 
 static char tmpdir[256];
-
-static const char *last_msg(void) { return ocisbx_error_message(ocisbx_error_last()); }
-
-static void assert_msg_has(const char *needle)
-{
-    const char *msg = last_msg();
-    if (!strstr(msg, needle))
-        fail_msg("error message \"%s\" lacks \"%s\"", msg, needle);
-}
-
-static void assert_msg_lacks(const char *needle)
-{
-    const char *msg = last_msg();
-    if (strstr(msg, needle))
-        fail_msg("error message \"%s\" contains \"%s\"", msg, needle);
-}
 
 static char *path_in(const char *name)
 {
@@ -52,7 +37,7 @@ static ocisbx_config *parse_ok(const char *text, const char *profile)
     ocisbx_config *cfg = NULL;
     int rc = ocisbx_config_parse(text, strlen(text), "test.ini", profile, &cfg);
     if (rc)
-        fail_msg("parse failed: %s", last_msg());
+        fail_msg("parse failed: %s", test_last_msg());
     assert_non_null(cfg);
     return cfg;
 }
@@ -63,8 +48,8 @@ static void parse_fails(const char *text, const char *profile, const char *needl
     assert_int_equal(ocisbx_config_parse(text, strlen(text), "test.ini", profile, &cfg), OCISBX_ECONFIG);
     assert_null(cfg);
     assert_int_equal(ocisbx_error_code(ocisbx_error_last()), OCISBX_ECONFIG);
-    assert_msg_has("test.ini");
-    assert_msg_has(needle);
+    test_assert_msg_has("test.ini");
+    test_assert_msg_has(needle);
 }
 
 static int setup(void **state)
@@ -267,16 +252,16 @@ static void test_load_errors(void **state)
     /* not found names the file */
     assert_int_equal(ocisbx_config_load(path_in("nope.ini"), NULL, &cfg), OCISBX_ECONFIG);
     assert_null(cfg);
-    assert_msg_has(path_in("nope.ini"));
-    assert_msg_has("not found");
+    test_assert_msg_has(path_in("nope.ini"));
+    test_assert_msg_has("not found");
     setenv("OCI_CONFIG_FILE", path_in("missing-env.ini"), 1);
     assert_int_equal(ocisbx_config_load(NULL, NULL, &cfg), OCISBX_ECONFIG);
-    assert_msg_has(path_in("missing-env.ini"));
+    test_assert_msg_has(path_in("missing-env.ini"));
     unsetenv("OCI_CONFIG_FILE");
 
     /* a directory is not a config file */
     assert_int_equal(ocisbx_config_load(tmpdir, NULL, &cfg), OCISBX_ECONFIG);
-    assert_msg_has(tmpdir);
+    test_assert_msg_has(tmpdir);
 
     /* unreadable (root reads anything: then only check it loads) */
     write_file(path_in("secret.ini"), "[DEFAULT]\nuser = u\n");
@@ -284,8 +269,8 @@ static void test_load_errors(void **state)
     int rc = ocisbx_config_load(path_in("secret.ini"), NULL, &cfg);
     if (geteuid() != 0) {
         assert_int_equal(rc, OCISBX_ECONFIG);
-        assert_msg_has(path_in("secret.ini"));
-        assert_msg_has("cannot open");
+        test_assert_msg_has(path_in("secret.ini"));
+        test_assert_msg_has("cannot open");
     } else {
         assert_int_equal(rc, 0);
         ocisbx_config_free(cfg);
@@ -295,9 +280,9 @@ static void test_load_errors(void **state)
     /* profile not found, from a file: names file, profile and the profiles there */
     write_file(path_in("profiles.ini"), basic);
     assert_int_equal(ocisbx_config_load(path_in("profiles.ini"), "NOPE", &cfg), OCISBX_ECONFIG);
-    assert_msg_has(path_in("profiles.ini"));
-    assert_msg_has("[NOPE] not found");
-    assert_msg_has("DEFAULT, ADMIN, OTHER");
+    test_assert_msg_has(path_in("profiles.ini"));
+    test_assert_msg_has("[NOPE] not found");
+    test_assert_msg_has("DEFAULT, ADMIN, OTHER");
 
     assert_int_equal(ocisbx_config_load(NULL, NULL, NULL), OCISBX_EINVAL);
     assert_int_equal(ocisbx_config_parse("", 0, NULL, NULL, NULL), OCISBX_EINVAL);
@@ -314,7 +299,7 @@ static void test_profile_errors(void **state)
     /* the memory name in messages */
     ocisbx_config *cfg = NULL;
     assert_int_equal(ocisbx_config_parse("", 0, NULL, NULL, &cfg), OCISBX_ECONFIG);
-    assert_msg_has("<memory>");
+    test_assert_msg_has("<memory>");
 }
 
 static void test_malformed_lines(void **state)
@@ -341,15 +326,15 @@ static void test_malformed_lines(void **state)
             off += (size_t)sprintf(big + off, "k%zu = v\n", i);
         ocisbx_config *c = NULL;
         assert_int_equal(ocisbx_config_parse(big, off, "big.ini", NULL, &c), OCISBX_ECONFIG);
-        assert_msg_has("big.ini:10002: more than 10000 keys in one section");
+        test_assert_msg_has("big.ini:10002: more than 10000 keys in one section");
         free(big);
     }
     /* a NUL byte */
     ocisbx_config *cfg = NULL;
     const char nul[] = "[DEFAULT]\nuser = a\0b\n";
     assert_int_equal(ocisbx_config_parse(nul, sizeof nul - 1, "test.ini", NULL, &cfg), OCISBX_ECONFIG);
-    assert_msg_has("test.ini:2:");
-    assert_msg_has("NUL");
+    test_assert_msg_has("test.ini:2:");
+    test_assert_msg_has("NUL");
 }
 
 static void test_duplicates(void **state)
@@ -371,11 +356,11 @@ static void test_secrets_never_in_messages(void **state)
     (void)state;
     /* a broken pass_phrase line: the message names the line, not its text */
     parse_fails("[DEFAULT]\npass_phrase hunter2-secret\n", NULL, "test.ini:2:");
-    assert_msg_lacks("hunter2");
+    test_assert_msg_lacks("hunter2");
     parse_fails("[DEFAULT]\npass_phrase = hunter2-secret\npass_phrase = again\n", NULL, "duplicate key");
-    assert_msg_lacks("hunter2");
+    test_assert_msg_lacks("hunter2");
     parse_fails("[DEFAULT]\npass_phrase = hunter2-secret\n", "X", "profile [X] not found");
-    assert_msg_lacks("hunter2");
+    test_assert_msg_lacks("hunter2");
     /* and the value is there when asked for */
     ocisbx_config *cfg = parse_ok("[DEFAULT]\npass_phrase = hunter2-secret\n", NULL);
     assert_string_equal(ocisbx_config_get(cfg, "pass_phrase"), "hunter2-secret");

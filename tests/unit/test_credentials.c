@@ -22,6 +22,7 @@
 #include <openssl/x509.h>
 
 #include "ocisbx/auth.h"
+#include "test_assert.h"
 #include "test_keys.h"
 
 #define TENANCY "ocid1.tenancy.oc1..aaaaaaaaba3pv6wkcr4jqae5f15p2b2m2yt2j6rx32uzr4h25vqstifsfdsq"
@@ -30,22 +31,6 @@
 
 static char tmpdir[256];
 static char fp_a[48], fp_b[48]; /* fingerprints computed here, not by the library */
-
-static const char *last_msg(void) { return ocisbx_error_message(ocisbx_error_last()); }
-
-static void assert_msg_has(const char *needle)
-{
-    const char *msg = last_msg();
-    if (!strstr(msg, needle))
-        fail_msg("error message \"%s\" lacks \"%s\"", msg, needle);
-}
-
-static void assert_msg_lacks(const char *needle)
-{
-    const char *msg = last_msg();
-    if (strstr(msg, needle))
-        fail_msg("error message \"%s\" contains \"%s\"", msg, needle);
-}
 
 static const char *path_in(const char *name)
 {
@@ -104,7 +89,7 @@ static ocisbx_config *config_of(const char *profile_lines)
     write_file(path_in("config"), text);
     ocisbx_config *cfg = NULL;
     if (ocisbx_config_load(path_in("config"), "P", &cfg) != 0)
-        fail_msg("config: %s", last_msg());
+        fail_msg("config: %s", test_last_msg());
     return cfg;
 }
 
@@ -132,7 +117,7 @@ static void api_key_ok(const char *profile_lines, const char *want_fp)
     ocisbx_credentials *c = NULL;
     int rc = ocisbx_credentials_api_key_from_config(cfg, &c);
     if (rc)
-        fail_msg("api key: %s", last_msg());
+        fail_msg("api key: %s", test_last_msg());
     assert_string_equal(ocisbx_credentials_kind(c), OCISBX_AUTH_API_KEY);
     assert_string_equal(ocisbx_credentials_region(c), "us-phoenix-1");
     char *key_id = NULL;
@@ -160,9 +145,9 @@ static void api_key_fails(const char *profile_lines, const char *needle)
     ocisbx_credentials *c = (ocisbx_credentials *)(uintptr_t)1;
     assert_int_equal(ocisbx_credentials_api_key_from_config(cfg, &c), OCISBX_ECONFIG);
     assert_null(c);
-    assert_msg_has(path_in("config"));
-    assert_msg_has("profile [P]");
-    assert_msg_has(needle);
+    test_assert_msg_has(path_in("config"));
+    test_assert_msg_has("profile [P]");
+    test_assert_msg_has(needle);
     ocisbx_config_free(cfg);
 }
 
@@ -247,26 +232,26 @@ static void test_api_key_bad_fingerprints(void **state)
     api_key_fails(lines("ocid1.user.oc1..x", USER, fp_a, path_in("missing.pem"), NULL), "key 'tenancy'");
     /* a well-formed fingerprint of another key: the mismatch names both */
     api_key_fails(lines(TENANCY, USER, fp_b, path_in("a.pem"), NULL), "does not match");
-    assert_msg_has(fp_a);
-    assert_msg_has(fp_b);
-    assert_msg_has(path_in("a.pem"));
+    test_assert_msg_has(fp_a);
+    test_assert_msg_has(fp_b);
+    test_assert_msg_has(path_in("a.pem"));
 }
 
 static void test_api_key_bad_key_files(void **state)
 {
     (void)state;
     api_key_fails(lines(TENANCY, USER, fp_a, path_in("missing.pem"), NULL), "key 'key_file'");
-    assert_msg_has(path_in("missing.pem"));
-    assert_msg_has("not found");
+    test_assert_msg_has(path_in("missing.pem"));
+    test_assert_msg_has("not found");
 
     api_key_fails(lines(TENANCY, USER, fp_a, path_in("a_enc.pem"), NULL), "key 'key_file'");
-    assert_msg_has("passphrase");
-    assert_msg_has(path_in("a_enc.pem"));
+    test_assert_msg_has("passphrase");
+    test_assert_msg_has(path_in("a_enc.pem"));
 
     api_key_fails(lines(TENANCY, USER, fp_a, path_in("a_enc.pem"), "pass_phrase = wrong-secret-pass\n"),
                   "wrong passphrase");
-    assert_msg_lacks("wrong-secret-pass");
-    assert_msg_has(path_in("a_enc.pem"));
+    test_assert_msg_lacks("wrong-secret-pass");
+    test_assert_msg_has(path_in("a_enc.pem"));
 
     api_key_fails(lines(TENANCY, USER, fp_a, path_in("a_pub.pem"), NULL), "not a private key");
     api_key_fails(lines(TENANCY, USER, fp_a, path_in("garbage.pem"), NULL), "not a private key");
@@ -296,10 +281,10 @@ static void test_api_key_from_values(void **state)
     c = (ocisbx_credentials *)(uintptr_t)1;
     assert_int_equal(ocisbx_credentials_api_key(TENANCY, USER, fp_b, key, &c), OCISBX_ECONFIG);
     assert_null(c);
-    assert_msg_has(fp_a);
-    assert_msg_has(fp_b);
+    test_assert_msg_has(fp_a);
+    test_assert_msg_has(fp_b);
     assert_int_equal(ocisbx_credentials_api_key("ocid1.tenancy.x", USER, fp_a, key, &c), OCISBX_ECONFIG);
-    assert_msg_has("tenancy");
+    test_assert_msg_has("tenancy");
     assert_int_equal(ocisbx_credentials_api_key(TENANCY, USER, NULL, key, &c), OCISBX_EINVAL);
     assert_int_equal(ocisbx_credentials_api_key(TENANCY, USER, fp_a, NULL, &c), OCISBX_EINVAL);
     assert_int_equal(ocisbx_credentials_api_key(TENANCY, USER, fp_a, key, NULL), OCISBX_EINVAL);
@@ -319,16 +304,16 @@ static void test_dispatch(void **state)
     ocisbx_credentials_free(c);
     /* this profile has no token file: the session-token provider says so */
     assert_int_equal(ocisbx_credentials_new(OCISBX_AUTH_SECURITY_TOKEN, cfg, &c), OCISBX_ECONFIG);
-    assert_msg_has("security_token_file");
+    test_assert_msg_has("security_token_file");
     assert_int_equal(ocisbx_credentials_new("api-key", cfg, &c), OCISBX_EINVAL);
-    assert_msg_has("unknown auth 'api-key'");
+    test_assert_msg_has("unknown auth 'api-key'");
     assert_int_equal(ocisbx_credentials_new(NULL, NULL, &c), OCISBX_EINVAL);
     assert_int_equal(ocisbx_credentials_new(OCISBX_AUTH_API_KEY, cfg, NULL), OCISBX_EINVAL);
     /* resource principal without its environment: a failure, never a network call */
     unsetenv("OCI_RESOURCE_PRINCIPAL_VERSION");
     c = (ocisbx_credentials *)(uintptr_t)1;
     assert_int_equal(ocisbx_credentials_new(OCISBX_AUTH_RESOURCE_PRINCIPAL, NULL, &c), OCISBX_ECONFIG);
-    assert_msg_has("resource principal");
+    test_assert_msg_has("resource principal");
     assert_null(c);
     ocisbx_config_free(cfg);
 
@@ -397,7 +382,7 @@ static ocisbx_credentials *session_new(void)
     int rc = ocisbx_credentials_new(OCISBX_AUTH_SECURITY_TOKEN, cfg, &c);
     ocisbx_config_free(cfg);
     if (rc)
-        fail_msg("session token: %s", last_msg());
+        fail_msg("session token: %s", test_last_msg());
     return c;
 }
 
@@ -406,7 +391,7 @@ static void expect_key_id(ocisbx_credentials *c, const char *want, const char *w
     char *key_id = NULL;
     ocisbx_key *key = NULL;
     if (ocisbx_credentials_get(c, &key_id, &key) != 0)
-        fail_msg("get: %s", last_msg());
+        fail_msg("get: %s", test_last_msg());
     assert_string_equal(key_id, want);
     char fp[48];
     assert_int_equal(ocisbx_key_fingerprint(key, fp), 0);
@@ -490,14 +475,14 @@ static void test_session_token(void **state)
     assert_int_equal(ocisbx_credentials_get(c, &key_id, &key), OCISBX_ECONFIG);
     assert_null(key_id);
     assert_null(key);
-    assert_msg_has(path_in("token"));
-    assert_msg_has("not found");
-    assert_msg_lacks("token-555");
+    test_assert_msg_has(path_in("token"));
+    test_assert_msg_has("not found");
+    test_assert_msg_lacks("token-555");
     /* an empty one */
     write_file(path_in("token"), " \n\n");
     assert_int_equal(ocisbx_credentials_get(c, &key_id, &key), OCISBX_ECONFIG);
-    assert_msg_has("is empty");
-    assert_msg_has("security_token_file");
+    test_assert_msg_has("is empty");
+    test_assert_msg_has("security_token_file");
     /* back again */
     write_file(path_in("token"), "token-666\n");
     expect_key_id(c, "ST$token-666", fp_a);
@@ -510,9 +495,9 @@ static void session_fails(const char *profile_lines, const char *needle)
     ocisbx_credentials *c = (ocisbx_credentials *)(uintptr_t)1;
     assert_int_equal(ocisbx_credentials_session_token_from_config(cfg, &c), OCISBX_ECONFIG);
     assert_null(c);
-    assert_msg_has(path_in("config"));
-    assert_msg_has("profile [P]");
-    assert_msg_has(needle);
+    test_assert_msg_has(path_in("config"));
+    test_assert_msg_has("profile [P]");
+    test_assert_msg_has(needle);
     ocisbx_config_free(cfg);
 }
 
@@ -524,18 +509,18 @@ static void test_session_token_errors(void **state)
     session_fails("key_file = ~/a.pem\n", "missing key 'security_token_file'");
     session_fails("security_token_file = ~/token\n", "missing key 'key_file'");
     session_fails("security_token_file = ~/no-token\nkey_file = ~/a.pem\n", "not found");
-    assert_msg_has(path_in("no-token"));
+    test_assert_msg_has(path_in("no-token"));
     write_file(path_in("empty-token"), "");
     session_fails("security_token_file = ~/empty-token\nkey_file = ~/a.pem\n", "is empty");
     write_file(path_in("two-lines"), "abc\ndef\n");
     session_fails("security_token_file = ~/two-lines\nkey_file = ~/a.pem\n", "not a token");
     session_fails("security_token_file = ~/token\nkey_file = ~/missing.pem\n", "key 'key_file'");
-    assert_msg_lacks("secret-token-value");
+    test_assert_msg_lacks("secret-token-value");
     session_fails("security_token_file = ~/token\nkey_file = ~/a_enc.pem\n", "passphrase");
-    assert_msg_lacks("secret-token-value");
+    test_assert_msg_lacks("secret-token-value");
     session_fails("security_token_file = ~/token\nkey_file = ~/a_enc.pem\npass_phrase = nope-secret\n",
                   "wrong passphrase");
-    assert_msg_lacks("nope-secret");
+    test_assert_msg_lacks("nope-secret");
     session_fails("security_token_file = ~/token\nkey_file = ~/a.pem\nregion = moon\n", "key 'region'");
     /* an encrypted key with its passphrase works */
     ocisbx_config *cfg = config_of("security_token_file = ~/token\nkey_file = ~/a_enc.pem\npass_phrase = " PASS

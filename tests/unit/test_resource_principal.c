@@ -16,6 +16,7 @@
 #include <openssl/pem.h>
 
 #include "ocisbx/auth.h"
+#include "test_assert.h"
 #include "test_keys.h"
 #include "ocisbx/util.h"
 
@@ -134,14 +135,6 @@ static int teardown(void **state)
     return 0;
 }
 
-static void assert_message_has(const char *needle)
-{
-    const char *m = ocisbx_error_message(ocisbx_error_last());
-    if (!strstr(m, needle))
-        print_message("message \"%s\" lacks \"%s\"\n", m, needle);
-    assert_non_null(strstr(m, needle));
-}
-
 /* Checks get(): keyId ST$<rpst> and a key with fingerprint fp (if given). */
 static void assert_creds(ocisbx_credentials *c, const char *rpst, const char *fp)
 {
@@ -231,11 +224,11 @@ static void test_file_paths(void **state)
     setenv(V_PASS, "bad-pass-xyz", 1);
     assert_int_equal(ocisbx_credentials_resource_principal(&c), OCISBX_ECONFIG);
     assert_null(c);
-    assert_message_has(V_PEM);
+    test_assert_msg_has(V_PEM);
     assert_null(strstr(ocisbx_error_message(ocisbx_error_last()), "bad-pass-xyz"));
     unsetenv(V_PASS);
     assert_int_equal(ocisbx_credentials_resource_principal(&c), OCISBX_ECONFIG);
-    assert_message_has(V_PEM);
+    test_assert_msg_has(V_PEM);
     free(enc);
     free(text);
     free(rpst);
@@ -271,8 +264,8 @@ static void test_reread_on_refresh(void **state)
      * current token stays in use while it is valid. */
     unlink(rpst_path);
     assert_int_equal(ocisbx_credentials_refresh(c), OCISBX_ECONFIG);
-    assert_message_has(rpst_path);
-    assert_message_has(V_RPST);
+    test_assert_msg_has(rpst_path);
+    test_assert_msg_has(V_RPST);
     assert_creds(c, rpst2, fp2);
 
     /* A version changed under a running provider is refused on refresh. */
@@ -316,7 +309,7 @@ static void test_reread_near_exp(void **state)
     ocisbx_key *key = NULL;
     assert_int_equal(ocisbx_credentials_get(c, &id, &key), OCISBX_ECONFIG);
     assert_null(id);
-    assert_message_has(rpst_path);
+    test_assert_msg_has(rpst_path);
     ocisbx_credentials_free(c);
     free(expired);
     free(old);
@@ -334,17 +327,17 @@ static void test_version_errors(void **state)
     ocisbx_credentials *c = NULL;
     assert_int_equal(ocisbx_credentials_resource_principal(&c), OCISBX_ECONFIG);
     assert_null(c);
-    assert_message_has(V_VERSION);
-    assert_message_has("not set");
+    test_assert_msg_has(V_VERSION);
+    test_assert_msg_has("not set");
 
     const char *bad[] = {"1.1", "2.1", "2.2.1", "3.0", " 2.2"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         setenv(V_VERSION, bad[i], 1);
         assert_int_equal(ocisbx_credentials_resource_principal(&c), OCISBX_EUNSUPPORTED);
         assert_null(c);
-        assert_message_has(V_VERSION);
-        assert_message_has(bad[i]);
-        assert_message_has("2.2");
+        test_assert_msg_has(V_VERSION);
+        test_assert_msg_has(bad[i]);
+        test_assert_msg_has("2.2");
     }
     free(rpst);
 }
@@ -359,41 +352,41 @@ static void test_missing_and_bad_values(void **state)
     ocisbx_credentials *c = NULL;
 
     assert_int_equal(ocisbx_credentials_resource_principal(&c), OCISBX_ECONFIG);
-    assert_message_has(V_RPST);
+    test_assert_msg_has(V_RPST);
     setenv(V_RPST, "", 1);
     assert_int_equal(ocisbx_credentials_resource_principal(&c), OCISBX_ECONFIG);
-    assert_message_has(V_RPST);
+    test_assert_msg_has(V_RPST);
 
     char missing[600];
     snprintf(missing, sizeof missing, "%s/no-such-file", dir);
     setenv(V_RPST, missing, 1);
     assert_int_equal(ocisbx_credentials_resource_principal(&c), OCISBX_ECONFIG);
-    assert_message_has(V_RPST);
-    assert_message_has(missing);
+    test_assert_msg_has(V_RPST);
+    test_assert_msg_has(missing);
 
     char empty_path[512];
     write_file("rpst", "\n", empty_path, sizeof empty_path);
     setenv(V_RPST, empty_path, 1);
     assert_int_equal(ocisbx_credentials_resource_principal(&c), OCISBX_ECONFIG);
-    assert_message_has("empty");
+    test_assert_msg_has("empty");
 
     setenv(V_RPST, rpst, 1);
     unsetenv(V_PEM);
     assert_int_equal(ocisbx_credentials_resource_principal(&c), OCISBX_ECONFIG);
-    assert_message_has(V_PEM);
+    test_assert_msg_has(V_PEM);
     setenv(V_PEM, "-----BEGIN RSA PRIVATE KEY-----\nnot a key\n-----END RSA PRIVATE KEY-----\n", 1);
     assert_int_equal(ocisbx_credentials_resource_principal(&c), OCISBX_ECONFIG);
-    assert_message_has(V_PEM);
+    test_assert_msg_has(V_PEM);
     assert_null(strstr(ocisbx_error_message(ocisbx_error_last()), "secret-token-value"));
     assert_null(strstr(ocisbx_error_message(ocisbx_error_last()), rpst));
 
     setenv(V_PEM, cavage_pem, 1);
     unsetenv(V_REGION);
     assert_int_equal(ocisbx_credentials_resource_principal(&c), OCISBX_ECONFIG);
-    assert_message_has(V_REGION);
+    test_assert_msg_has(V_REGION);
     setenv(V_REGION, "not a region!", 1);
     assert_int_equal(ocisbx_credentials_resource_principal(&c), OCISBX_ECONFIG);
-    assert_message_has(V_REGION);
+    test_assert_msg_has(V_REGION);
     assert_null(c);
 
     assert_int_equal(ocisbx_credentials_resource_principal(NULL), OCISBX_EINVAL);

@@ -1,0 +1,162 @@
+/* Event streams against a scripted server: a service that is gone fails at
+ * once with the transport's cause (no resumption on top of its retries), the
+ * client's deadline bounds the whole stream, an answer that is no event
+ * stream names its content-type, and NUL bytes in chunks survive. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ocisbx/ocisbx.h"
+#include "test_http_server.h"
+
+typedef struct seen {
+    int n;
+    char data[64];
+    size_t len;
+} seen;
+
+static int collect(const ocisbx_command_event *ev, void *ud)
+{
+    seen *s = ud;
+    s->n++;
+    size_t n = 0;
+    const char *d = ocisbx_command_event_data(ev, &n);
+    if (s->len + n <= sizeof s->data) {
+        memcpy(s->data + s->len, d, n);
+        s->len += n;
+    }
+    return 0;
+}
+
+static ocisbx_client *make_client(const char *url, int attempts, int64_t deadline_ms)
+{
+    ocisbx_http_options *ho = NULL;
+    assert_int_equal(ocisbx_http_options_new(&ho), 0);
+    assert_int_equal(ocisbx_http_options_set_allow_plain_http(ho, 1), 0);
+    assert_int_equal(ocisbx_http_options_set_ignore_proxy_env(ho, 1), 0);
+    assert_int_equal(ocisbx_http_options_set_max_attempts(ho, attempts), 0);
+    assert_int_equal(ocisbx_http_options_set_backoff_ms(ho, 5, 10), 0);
+    assert_int_equal(ocisbx_http_options_set_max_jitter_ms(ho, 1), 0);
+    if (deadline_ms) assert_int_equal(ocisbx_http_options_set_deadline_ms(ho, deadline_ms), 0);
+    ocisbx_client_options *o = NULL;
+    assert_int_equal(ocisbx_client_options_new(&o), 0);
+    assert_int_equal(ocisbx_client_options_set_endpoint(o, url), 0);
+    assert_int_equal(ocisbx_client_options_set_http_options(o, ho), 0);
+    ocisbx_client *c = NULL;
+    assert_int_equal(ocisbx_client_new(o, &c), 0);
+    ocisbx_client_options_free(o);
+    ocisbx_http_options_free(ho);
+    return c;
+}
+
+static int connects;
+static void count_attempts(int level, const char *line, void *ud)
+{
+    (void)level;
+    (void)ud;
+    if (strstr(line, "/events?fromSeq=") && strstr(line, "-> 0")) connects++;
+}
+
+/* Nothing listens: 3 attempts of the transport, no resumption on top, and
+ * the message says which stream and why. */
+static void test_service_gone_fails_at_once(void **state)
+{
+    (void)state;
+    ths *srv = NULL;
+    assert_int_equal(ths_start(&srv), 0);
+    char *url = ths_url(srv, "");
+    ths_stop(srv); /* the port now refuses connections */
+    ocisbx_client *c = make_client(url, 3, 0);
+    connects = 0;
+    ocisbx_set_log(count_attempts, OCISBX_LOG_DEBUG, NULL);
+    seen s = {0};
+    int rc = ocisbx_client_stream_command_events(c, "sb1", "cmd-1", 5, 0, collect, &s);
+    ocisbx_set_log(NULL, 0, NULL);
+    const char *m = ocisbx_error_message(ocisbx_error_last());
+    fprintf(stderr, "error: %s\n", m);
+    assert_int_equal(rc, OCISBX_ETRANSPORT);
+    assert_int_equal(connects, 3);
+    assert_non_null(strstr(m, "streaming events of cmd-1 from seq 5: "));
+    assert_non_null(strstr(m, "after 3 attempts"));
+    assert_null(strstr(m, "FINISHED"));
+    ocisbx_client_free(c);
+    free(url);
+}
+
+/* Each connection ends with nothing new: with a deadline set, the whole
+ * stream gives up with a timeout instead of resuming up to its limit. */
+static void test_deadline_bounds_resumption(void **state)
+{
+    (void)state;
+    ths *srv = NULL;
+    assert_int_equal(ths_start(&srv), 0);
+    ths_set_default(srv, 200, "content-type: text/event-stream", ": keep-alive\n\n");
+    char *url = ths_url(srv, "");
+    ocisbx_client *c = make_client(url, 1, 400);
+    seen s = {0};
+    int rc = ocisbx_client_stream_command_events(c, "sb1", "cmd-2", OCISBX_SEQ_START, 0, collect, &s);
+    const char *m = ocisbx_error_message(ocisbx_error_last());
+    fprintf(stderr, "error: %s\n", m);
+    assert_int_equal(rc, OCISBX_ETIMEOUT);
+    assert_non_null(strstr(m, "streaming events of cmd-2"));
+    assert_non_null(strstr(m, "deadline"));
+    ocisbx_client_free(c);
+    free(url);
+    ths_stop(srv);
+}
+
+static void test_html_answer_names_content_type(void **state)
+{
+    (void)state;
+    ths *srv = NULL;
+    assert_int_equal(ths_start(&srv), 0);
+    ths_push(srv, 200, "content-type: text/html; charset=utf-8", "<html><body>login</body></html>\n");
+    char *url = ths_url(srv, "");
+    ocisbx_client *c = make_client(url, 1, 0);
+    seen s = {0};
+    int rc = ocisbx_client_stream_command_events(c, "sb1", "cmd-3", OCISBX_SEQ_START, 0, collect, &s);
+    const char *m = ocisbx_error_message(ocisbx_error_last());
+    fprintf(stderr, "error: %s\n", m);
+    assert_int_equal(rc, OCISBX_EPARSE);
+    assert_non_null(strstr(m, "text/html"));
+    assert_int_equal(ths_count(srv), 1);
+    ocisbx_client_free(c);
+    free(url);
+    ths_stop(srv);
+}
+
+static void test_nul_bytes_in_chunks(void **state)
+{
+    (void)state;
+    ths *srv = NULL;
+    assert_int_equal(ths_start(&srv), 0);
+    ths_push(srv, 200, "content-type: application/x-ndjson",
+             "{\"seq\":1,\"event\":\"STDOUT\",\"data\":\"a\\u0000b\\n\"}\n"
+             "{\"seq\":2,\"event\":\"FINISHED\",\"exitCode\":0}\n");
+    char *url = ths_url(srv, "");
+    ocisbx_client *c = make_client(url, 1, 0);
+    seen s = {0};
+    assert_int_equal(ocisbx_client_stream_command_events(c, "sb1", "cmd-4", OCISBX_SEQ_START, 0, collect, &s), 0);
+    assert_int_equal(s.len, 4);
+    assert_memory_equal(s.data, "a\0b\n", 4);
+    ocisbx_client_free(c);
+    free(url);
+    ths_stop(srv);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_service_gone_fails_at_once),
+        cmocka_unit_test(test_deadline_bounds_resumption),
+        cmocka_unit_test(test_html_answer_names_content_type),
+        cmocka_unit_test(test_nul_bytes_in_chunks),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
