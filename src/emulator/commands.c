@@ -220,7 +220,8 @@ cJSON *emu_event_json(const emu_server *s, const emu_command *c, const emu_event
     cJSON_AddStringToObject(o, "timestamp", t);
     cJSON_AddStringToObject(o, "event", kind_name(e->kind));
     if (e->kind == EMU_EV_STDOUT || e->kind == EMU_EV_STDERR)
-        cJSON_AddStringToObject(o, "data", (e->data && !c->output_lost) ? e->data : "");
+        emu_json_add_bytes(o, "data", (e->data && !c->output_lost) ? e->data : "",
+                           (e->data && !c->output_lost) ? e->len : 0);
     if (e->kind == EMU_EV_FINISHED && e->exit_code >= 0)
         cJSON_AddNumberToObject(o, "exitCode", e->exit_code);
     return o;
@@ -247,8 +248,8 @@ cJSON *emu_command_output_json(const emu_server *s, const emu_command *c, int64_
     cJSON_AddStringToObject(o, "commandId", c->id);
     if (c->finished && c->exit_code >= 0)
         cJSON_AddNumberToObject(o, "exitCode", c->exit_code);
-    cJSON_AddStringToObject(o, "stdout", out.data ? out.data : "");
-    cJSON_AddStringToObject(o, "stderr", err.data ? err.data : "");
+    emu_json_add_bytes(o, "stdout", out.data ? out.data : "", out.len);
+    emu_json_add_bytes(o, "stderr", err.data ? err.data : "", err.len);
     cJSON_AddNumberToObject(o, "lastSeq", (double)(last < 0 ? 0 : last));
     ocisbx_buf_free(&out);
     ocisbx_buf_free(&err);
@@ -464,8 +465,9 @@ static int parse_seq(const emu_request *req, emu_response *resp, const char *nam
     char *end = NULL;
     long long x = v ? strtoll(v, &end, 10) : -1;
     int rc = 0;
-    if (bad || !v || !*v || *end || x < 1) {
-        emu_error(resp, 400, "InvalidParameter", "%s must be an integer of at least 1", name);
+    /* Sequence numbers start at 1; 0 simply means "from the start". */
+    if (bad || !v || !*v || *end || x < 0) {
+        emu_error(resp, 400, "InvalidParameter", "%s must be a non-negative integer", name);
         rc = -1;
     } else {
         *out = x;

@@ -387,6 +387,10 @@ int emu_tls_check(const char *cert_file, const char *key_file);
 void emu_time_rfc3339(int64_t ms, char out[32]);
 /* Adds name: the RFC 3339 time of ms to o, nothing when ms <= 0 (not set). */
 void emu_json_add_time(cJSON *o, const char *name, int64_t ms);
+/* Adds a string member of len bytes that may hold NUL (command output):
+ * cJSON strings end at NUL, so the member is written as a raw JSON literal
+ * with NUL as \u0000. data must be valid UTF-8 (emu_utf8_sanitize). */
+void emu_json_add_bytes(cJSON *o, const char *name, const char *data, size_t len);
 int emu_time_parse_rfc3339(const char *text, int64_t *ms);
 int emu_time_parse_rfc1123(const char *text, int64_t *unix_s);
 int64_t emu_now_ms(void);

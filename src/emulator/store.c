@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "emulator/emu.h"
+#include "ocisbx/util.h"
 
 static void put_str(cJSON *o, const char *k, const char *v)
 {
@@ -42,8 +43,12 @@ static cJSON *events_json(const emu_command *c)
         cJSON *x = cJSON_CreateObject();
         put_num(x, "ts", e->ts_ms);
         put_num(x, "kind", e->kind);
-        if (e->data)
-            put_str(x, "data", e->data);
+        if (e->data) { /* base64: output may hold NUL, which a JSON string from cJSON cannot */
+            char *b64 = NULL;
+            if (ocisbx_base64_encode(e->data, e->len, &b64) == 0)
+                put_str(x, "dataB64", b64);
+            ocisbx_free(b64);
+        }
         put_num(x, "exitCode", e->exit_code);
         cJSON_AddItemToArray(ev, x);
     }
@@ -293,8 +298,14 @@ static emu_command *load_cmd(const emu_server *s, const cJSON *o, const char *sa
         e->seq = (int64_t)c->n_events;
         e->ts_ms = get_n(it, "ts");
         e->kind = (int)get_n(it, "kind");
-        e->data = get_s(it, "data");
-        e->len = e->data ? strlen(e->data) : 0;
+        char *b64 = get_s(it, "dataB64");
+        unsigned char *raw = NULL;
+        size_t raw_len = 0;
+        if (b64 && ocisbx_base64_decode(b64, strlen(b64), &raw, &raw_len) == 0) {
+            e->data = (char *)raw;
+            e->len = raw_len;
+        }
+        free(b64);
         e->exit_code = (int)get_n(it, "exitCode");
     }
     cJSON_Delete(file_ev);

@@ -32,6 +32,34 @@ void emu_time_rfc3339(int64_t ms, char out[32])
     snprintf(out, 32, "%.31s", tmp);
 }
 
+void emu_json_add_bytes(cJSON *o, const char *name, const char *data, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    ocisbx_buf b = OCISBX_BUF_INIT;
+    int rc = ocisbx_buf_reserve(&b, len + len / 8 + 2);
+    rc = rc ? rc : ocisbx_buf_append(&b, "\"", 1);
+    for (size_t i = 0; i < len && rc == 0; i++) {
+        unsigned char ch = (unsigned char)data[i];
+        char esc[6] = {'\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15]};
+        const char *shortesc = ch == '"' ? "\\\"" : ch == '\\' ? "\\\\" : ch == '\n' ? "\\n"
+                             : ch == '\r' ? "\\r" : ch == '\t' ? "\\t" : ch == '\b' ? "\\b"
+                             : ch == '\f' ? "\\f" : NULL;
+        if (shortesc) {
+            rc = ocisbx_buf_append(&b, shortesc, 2);
+        } else if (ch < 0x20) {
+            rc = ocisbx_buf_append(&b, esc, sizeof esc);
+        } else {
+            rc = ocisbx_buf_append(&b, &data[i], 1);
+        }
+    }
+    rc = rc ? rc : ocisbx_buf_append(&b, "\"", 1);
+    if (rc == 0)
+        cJSON_AddRawToObject(o, name, b.data);
+    else
+        cJSON_AddStringToObject(o, name, ""); /* out of memory: an empty chunk, never a broken document */
+    ocisbx_buf_free(&b);
+}
+
 void emu_json_add_time(cJSON *o, const char *name, int64_t ms)
 {
     if (ms <= 0)

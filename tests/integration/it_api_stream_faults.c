@@ -125,6 +125,8 @@ static void test_html_answer_names_content_type(void **state)
     fprintf(stderr, "error: %s\n", m);
     assert_int_equal(rc, OCISBX_EPARSE);
     assert_non_null(strstr(m, "text/html"));
+    assert_int_equal(ocisbx_error_http_status(ocisbx_error_last()), 200);
+    assert_non_null(ocisbx_error_request_id(ocisbx_error_last()));
     assert_int_equal(ths_count(srv), 1);
     ocisbx_client_free(c);
     free(url);

@@ -479,8 +479,12 @@ static void test_commands(void **state)
     cJSON_Delete(j);
     snprintf(opath, sizeof opath, "%s?fromSeq=3&untilSeq=2", ep);
     assert_int_equal(emu_fixture_json(f, "GET", opath, NULL, 400, NULL), 0);
-    snprintf(opath, sizeof opath, "/sandboxes/%s/commands/%s/output?fromSeq=0", id, cid);
+    snprintf(opath, sizeof opath, "/sandboxes/%s/commands/%s/output?fromSeq=-1", id, cid);
     assert_int_equal(emu_fixture_json(f, "GET", opath, NULL, 400, NULL), 0);
+    snprintf(opath, sizeof opath, "/sandboxes/%s/commands/%s/output?fromSeq=0", id, cid);
+    assert_int_equal(emu_fixture_json(f, "GET", opath, NULL, 200, &j), 0);
+    assert_string_equal(jstr(j, "stderr"), "two\n");
+    cJSON_Delete(j);
 
     /* runAndStream */
     snprintf(p, sizeof p, "/sandboxes/%s/commands/actions/runAndStream", id);
