@@ -112,7 +112,7 @@ static int validate_field(const char *model, const ocisbx_field_def *f, const cJ
         const cJSON *e;
         cJSON_ArrayForEach(e, v)
         {
-            char sub[256];
+            char sub[352]; /* a path (< 320) plus "[index]" */
             snprintf(sub, sizeof sub, "%s[%d]", path, i);
             if (!cJSON_IsObject(e)) return bad_type(model, sub, "object", e);
             int rc = validate_at(f->sub, e, sub, depth + 1);

@@ -49,7 +49,7 @@ void ocisbx_error_clear(void)
     memcpy(last_error.message, "no error", sizeof "no error");
 }
 
-static void set_message(const char *fmt, va_list ap)
+OCISBX_PRINTF(1, 0) static void set_message(const char *fmt, va_list ap)
 {
     vsnprintf(last_error.message, MSG_CAP, fmt, ap);
     ocisbx_log_redact(last_error.message);

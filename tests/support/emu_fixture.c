@@ -33,7 +33,7 @@ struct emu_fixture {
     char ca[300];
     char cert[300];
     char cert_key[300];
-    char url[128];
+    char url[256];
     char fingerprint[48];
     char key_id[512];
     bool https;
@@ -44,7 +44,7 @@ struct emu_fixture {
     pid_t pid;
 };
 
-static int fail(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);

@@ -455,7 +455,7 @@ static void test_cert_identity_good(void **state)
 {
     (void)state;
     const char *ous[] = {"opc-certtype:instance", "opc-compartment:ocid1.compartment.oc1..c",
-                         "opc-tenant:" TENANCY, "opc-identity:ocid1.other"};
+                         ("opc-tenant:" TENANCY), "opc-identity:ocid1.other"};
     char *pem = make_cert(ous, 4);
     char want[OCISBX_SHA1_FP_LEN + 1], fp[OCISBX_SHA1_FP_LEN + 1];
     expected_fingerprint(pem, want);
