@@ -166,4 +166,17 @@ void cli_api_usage_line(const char *cmd, const char *sub, const char *allowed);
  * ones marked '*'. */
 void cli_api_usage_detail(const char *cmd, const char *sub, const char *allowed);
 
+/* A subcommand of an API command group and the options it allows. */
+typedef struct cli_api_sub {
+    const char *name;
+    const char *allowed; /* option names, space-separated */
+} cli_api_sub;
+/* The common start of every API command group: finds sub in subs, answers
+ * --help (all subcommands, or one with its option details), refuses a
+ * missing or unknown subcommand, and parses the options after it into o.
+ * cmd gets "group sub" (cap >= 64). Returns the index of sub, or -1 with
+ * *exit_code set (help printed, or a usage error reported). */
+int cli_api_select(const char *group, const char *sub, const cli_api_sub *subs, size_t n, int argc, char **argv,
+                   cli_api_opts *o, char *cmd, size_t cmd_cap, int *exit_code);
+
 #endif

@@ -181,6 +181,36 @@ int cli_api_unknown_sub(const char *cmd, const char *sub, const char *subs)
     return cli_error(CLI_EXIT_USAGE, "%s: unknown subcommand %s (one of: %s)", cmd, sub, subs);
 }
 
+int cli_api_select(const char *group, const char *sub, const cli_api_sub *subs, size_t n, int argc, char **argv,
+                   cli_api_opts *o, char *cmd, size_t cmd_cap, int *exit_code)
+{
+    size_t k = 0;
+    while (sub && k < n && strcmp(subs[k].name, sub) != 0) k++;
+    if (cli_api_wants_help(argc, argv)) {
+        printf("usage:\n");
+        for (size_t i = 0; i < n; i++)
+            if (k == n || i == k) cli_api_usage_line(group, subs[i].name, subs[i].allowed);
+        if (k < n) cli_api_usage_detail(group, subs[k].name, subs[k].allowed);
+        *exit_code = CLI_EXIT_OK;
+        return -1;
+    }
+    if (!sub || k == n) {
+        char names[256]; /* "create, get, ..." from the table */
+        size_t len = 0;
+        names[0] = '\0';
+        for (size_t i = 0; i < n && len < sizeof names; i++)
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "", subs[i].name);
+        *exit_code = cli_api_unknown_sub(group, sub, names);
+        return -1;
+    }
+    snprintf(cmd, cmd_cap, "%s %s", group, sub);
+    if (cli_api_parse(cmd, argc - 2, argv + 2, subs[k].allowed, o)) {
+        *exit_code = CLI_EXIT_USAGE;
+        return -1;
+    }
+    return (int)k;
+}
+
 int cli_api_check_state(const char *cmd, const char *state, const char *states)
 {
     if (state && *state && !strchr(state, ' ') && allowed_has(states, state)) return 0;

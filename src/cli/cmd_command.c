@@ -74,15 +74,12 @@ static int stream_status(int rc, const stream_out *s, const char *what)
     return s->code & 0xff;
 }
 
-#define COMMAND_SUBS "run, run-and-wait, run-and-stream, get, list, output, events, cancel"
 #define RUN_OPTS "sandbox-id command env cwd timeout arg"
 
 int cmd_command(cli_ctx *ctx, int argc, char **argv)
 {
     const char *sub = argc > 1 ? argv[1] : NULL;
-    static const struct {
-        const char *name, *allowed;
-    } subs[] = {
+    static const cli_api_sub subs[] = {
         {"run", RUN_OPTS},
         {"run-and-wait", RUN_OPTS},
         {"run-and-stream", RUN_OPTS},
@@ -92,20 +89,12 @@ int cmd_command(cli_ctx *ctx, int argc, char **argv)
         {"events", "sandbox-id command-id from-seq"},
         {"cancel", "sandbox-id command-id"},
     };
-    size_t k = 0;
-    while (sub && k < sizeof subs / sizeof subs[0] && strcmp(subs[k].name, sub) != 0) k++;
-    if (cli_api_wants_help(argc, argv)) {
-        printf("usage:\n");
-        for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
-            if (k == sizeof subs / sizeof subs[0] || i == k) cli_api_usage_line("command", subs[i].name, subs[i].allowed);
-        if (k < sizeof subs / sizeof subs[0]) cli_api_usage_detail("command", subs[k].name, subs[k].allowed);
-        return CLI_EXIT_OK;
-    }
-    if (!sub || k == sizeof subs / sizeof subs[0]) return cli_api_unknown_sub("command", sub, COMMAND_SUBS);
     char cmd[64];
-    snprintf(cmd, sizeof cmd, "command %s", sub);
     cli_api_opts o;
-    if (cli_api_parse(cmd, argc - 2, argv + 2, subs[k].allowed, &o)) return CLI_EXIT_USAGE;
+    int exit_code;
+    if (cli_api_select("command", sub, subs, sizeof subs / sizeof subs[0], argc, argv, &o, cmd, sizeof cmd,
+                       &exit_code) < 0)
+        return exit_code;
     if (cli_api_require(cmd, "sandbox-id", o.sandbox_id)) return CLI_EXIT_USAGE;
     bool run = strncmp(sub, "run", 3) == 0;
     if (run && cli_api_require(cmd, "command", o.command)) return CLI_EXIT_USAGE;

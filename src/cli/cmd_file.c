@@ -49,21 +49,17 @@ static int read_to_stdout(ocisbx_client *c, const cli_api_opts *o)
 int cmd_file(cli_ctx *ctx, int argc, char **argv)
 {
     const char *sub = argc > 1 && argv[1][0] != '-' ? argv[1] : NULL;
-    bool write = sub && strcmp(sub, "write") == 0;
-    if (cli_api_wants_help(argc, argv)) {
-        printf("usage:\n");
-        if (!sub || strcmp(sub, "read") == 0) cli_api_usage_line("file", "read", "sandbox-id file-path to-file");
-        if (!sub || write) cli_api_usage_line("file", "write", "sandbox-id file-path from-file");
-        if (sub && write) cli_api_usage_detail("file", "write", "sandbox-id file-path from-file");
-        else if (sub && strcmp(sub, "read") == 0) cli_api_usage_detail("file", "read", "sandbox-id file-path to-file");
-        return CLI_EXIT_OK;
-    }
-    if (!sub || (!write && strcmp(sub, "read") != 0)) return cli_api_unknown_sub("file", sub, "read, write");
-    const char *cmd = write ? "file write" : "file read";
+    static const cli_api_sub subs[] = {
+        {"read", "sandbox-id file-path to-file"},
+        {"write", "sandbox-id file-path from-file"},
+    };
+    char cmd[64];
     cli_api_opts o;
-    if (cli_api_parse(cmd, argc - 2, argv + 2, write ? "sandbox-id file-path from-file" : "sandbox-id file-path to-file",
-                      &o))
-        return CLI_EXIT_USAGE;
+    int exit_code;
+    int k = cli_api_select("file", sub, subs, sizeof subs / sizeof subs[0], argc, argv, &o, cmd, sizeof cmd, &exit_code);
+    if (k < 0)
+        return exit_code;
+    bool write = k == 1;
     if (cli_api_require(cmd, "sandbox-id", o.sandbox_id) || cli_api_require(cmd, "file-path", o.file_path) ||
         (write && cli_api_require(cmd, "from-file", o.from_file)))
         return CLI_EXIT_USAGE;

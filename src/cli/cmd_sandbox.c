@@ -160,15 +160,12 @@ static int sandbox_list(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
     return st;
 }
 
-#define SANDBOX_SUBS "create, get, list, update, stop, delete, extend, suspend, resume"
 #define WAIT_OPTS " wait-for-state max-wait-seconds wait-interval-seconds"
 
 int cmd_sandbox(cli_ctx *ctx, int argc, char **argv)
 {
     const char *sub = argc > 1 ? argv[1] : NULL;
-    static const struct {
-        const char *name, *allowed;
-    } subs[] = {
+    static const cli_api_sub subs[] = {
         {"create", "project-id display-name runtime shape expires-in-minutes env warmpool-name snapshot-id" WAIT_OPTS},
         {"get", "sandbox-id"},
         {"list", "project-id display-name lifecycle-state limit page all"},
@@ -179,20 +176,12 @@ int cmd_sandbox(cli_ctx *ctx, int argc, char **argv)
         {"suspend", "sandbox-id" WAIT_OPTS},
         {"resume", "sandbox-id" WAIT_OPTS},
     };
-    size_t k = 0;
-    while (sub && k < sizeof subs / sizeof subs[0] && strcmp(subs[k].name, sub) != 0) k++;
-    if (cli_api_wants_help(argc, argv)) {
-        printf("usage:\n");
-        for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
-            if (k == sizeof subs / sizeof subs[0] || i == k) cli_api_usage_line("sandbox", subs[i].name, subs[i].allowed);
-        if (k < sizeof subs / sizeof subs[0]) cli_api_usage_detail("sandbox", subs[k].name, subs[k].allowed);
-        return CLI_EXIT_OK;
-    }
-    if (!sub || k == sizeof subs / sizeof subs[0]) return cli_api_unknown_sub("sandbox", sub, SANDBOX_SUBS);
     char cmd[64];
-    snprintf(cmd, sizeof cmd, "sandbox %s", sub);
     cli_api_opts o;
-    if (cli_api_parse(cmd, argc - 2, argv + 2, subs[k].allowed, &o)) return CLI_EXIT_USAGE;
+    int exit_code;
+    if (cli_api_select("sandbox", sub, subs, sizeof subs / sizeof subs[0], argc, argv, &o, cmd, sizeof cmd,
+                       &exit_code) < 0)
+        return exit_code;
     if (o.wait_for_state) { /* checked before any request is sent */
         int64_t t, p;
         if (cli_api_check_state(cmd, o.wait_for_state, SANDBOX_STATES) || cli_api_wait_ms(cmd, &o, &t, &p))

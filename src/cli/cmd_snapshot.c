@@ -19,29 +19,18 @@ static int print_snapshot(int rc, ocisbx_snapshot *s)
 int cmd_snapshot(cli_ctx *ctx, int argc, char **argv)
 {
     const char *sub = argc > 1 ? argv[1] : NULL;
-    static const struct {
-        const char *name, *allowed;
-    } subs[] = {
+    static const cli_api_sub subs[] = {
         {"create", "sandbox-id display-name expiration-duration" WAIT_OPTS},
         {"get", "snapshot-id"},
         {"list", "sandbox-id limit page all"},
         {"delete", "snapshot-id" WAIT_OPTS},
     };
-    size_t k = 0;
-    while (sub && k < sizeof subs / sizeof subs[0] && strcmp(subs[k].name, sub) != 0) k++;
-    if (cli_api_wants_help(argc, argv)) {
-        printf("usage:\n");
-        for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
-            if (k == sizeof subs / sizeof subs[0] || i == k) cli_api_usage_line("snapshot", subs[i].name, subs[i].allowed);
-        if (k < sizeof subs / sizeof subs[0]) cli_api_usage_detail("snapshot", subs[k].name, subs[k].allowed);
-        return CLI_EXIT_OK;
-    }
-    if (!sub || k == sizeof subs / sizeof subs[0])
-        return cli_api_unknown_sub("snapshot", sub, "create, get, list, delete");
     char cmd[64];
-    snprintf(cmd, sizeof cmd, "snapshot %s", sub);
     cli_api_opts o;
-    if (cli_api_parse(cmd, argc - 2, argv + 2, subs[k].allowed, &o)) return CLI_EXIT_USAGE;
+    int exit_code;
+    if (cli_api_select("snapshot", sub, subs, sizeof subs / sizeof subs[0], argc, argv, &o, cmd, sizeof cmd,
+                       &exit_code) < 0)
+        return exit_code;
     if (strcmp(sub, "create") == 0 && cli_api_require(cmd, "sandbox-id", o.sandbox_id)) return CLI_EXIT_USAGE;
     if ((strcmp(sub, "get") == 0 || strcmp(sub, "delete") == 0) && cli_api_require(cmd, "snapshot-id", o.snapshot_id))
         return CLI_EXIT_USAGE;

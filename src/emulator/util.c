@@ -38,19 +38,20 @@ void emu_json_add_bytes(cJSON *o, const char *name, const char *data, size_t len
     ocisbx_buf b = OCISBX_BUF_INIT;
     int rc = ocisbx_buf_reserve(&b, len + len / 8 + 2);
     rc = rc ? rc : ocisbx_buf_append(&b, "\"", 1);
-    for (size_t i = 0; i < len && rc == 0; i++) {
-        unsigned char ch = (unsigned char)data[i];
-        char esc[6] = {'\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15]};
+    size_t plain = 0; /* start of the run of bytes that need no escape */
+    for (size_t i = 0; i <= len && rc == 0; i++) {
+        unsigned char ch = i < len ? (unsigned char)data[i] : 0;
+        if (i < len && ch >= 0x20 && ch != '"' && ch != '\\')
+            continue;
+        rc = ocisbx_buf_append(&b, data + plain, i - plain);
+        plain = i + 1;
+        if (i == len || rc)
+            break;
         const char *shortesc = ch == '"' ? "\\\"" : ch == '\\' ? "\\\\" : ch == '\n' ? "\\n"
                              : ch == '\r' ? "\\r" : ch == '\t' ? "\\t" : ch == '\b' ? "\\b"
                              : ch == '\f' ? "\\f" : NULL;
-        if (shortesc) {
-            rc = ocisbx_buf_append(&b, shortesc, 2);
-        } else if (ch < 0x20) {
-            rc = ocisbx_buf_append(&b, esc, sizeof esc);
-        } else {
-            rc = ocisbx_buf_append(&b, &data[i], 1);
-        }
+        char esc[6] = {'\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15]};
+        rc = shortesc ? ocisbx_buf_append(&b, shortesc, 2) : ocisbx_buf_append(&b, esc, sizeof esc);
     }
     rc = rc ? rc : ocisbx_buf_append(&b, "\"", 1);
     if (rc == 0)
