@@ -1,4 +1,4 @@
-/* The OCI HTTP Signature v1 signer (see shared/spec/signing.md). */
+/* The OCI HTTP Signature v1 signer (see docs/auth.md). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -21,7 +21,7 @@
 #include "ocisbx/auth.h"
 
 #define SKIP 77
-#define VEC_KEY OCISBX_SHARED_DIR "/spec/vectors/cavage-test-key.pem"
+#define VEC_KEY OCISBX_SOURCE_DIR "/tests/data/cavage-test-key.pem"
 #define TENANCY "ocid1.tenancy.oc1..aaaaaaaaba3pv6wkcr4jqae5f15p2b2m2yt2j6rx32uzr4h25vqstifsfdsq"
 #define USER "ocid1.user.oc1..aaaaaaaat5nvwcna5j6aqzjcaty5eqbb6qt2jvpkanghtgdaqedqw3rynjq"
 

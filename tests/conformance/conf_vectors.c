@@ -1,4 +1,4 @@
-/* The published OCI signing vectors (shared/spec/signing.md) reproduce byte
+/* The published OCI signing vectors (docs/auth.md) reproduce byte
  * for byte, and the verifier accepts them. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,7 +13,7 @@
 #include "auth/verify.h"
 #include "ocisbx/auth.h"
 
-#define VEC OCISBX_SHARED_DIR "/spec/vectors/"
+#define VEC OCISBX_SOURCE_DIR "/tests/data/"
 #define KEY_ID                                                                                                       \
     "ocid1.tenancy.oc1..aaaaaaaaba3pv6wkcr4jqae5f15p2b2m2yt2j6rx32uzr4h25vqstifsfdsq/"                              \
     "ocid1.user.oc1..aaaaaaaat5nvwcna5j6aqzjcaty5eqbb6qt2jvpkanghtgdaqedqw3rynjq/"                                   \

@@ -14,7 +14,7 @@ soname=$(objdump -p "$work"/prefix/lib/libocisbx.so | awk '/SONAME/ {print $2}')
 bad=$(nm -D --defined-only "$work"/prefix/lib/libocisbx.so | awk '$2 ~ /[TDBR]/ {print $3}' | grep -v '^ocisbx_' | grep -v '^_' || true)
 [ -z "$bad" ] || { echo "unexpected exported symbols:"; echo "$bad"; exit 1; }
 expected='signature="GBas7grhyrhSKHP6AVIj/h5/Vp8bd/peM79H9Wv8kjoaCivujVXlpbKLjMPeDUhxkFIWtTtLBj3sUzaFj34XE6YZAHc9r2DmE4pMwOAy/kiITcZxa1oHPOeRheC0jP2dqbTll8fmTZVwKZOKHYPtrLJIJQHJjNvxFWeHQjMaR7M="'
-key="$src/../shared/spec/vectors/cavage-test-key.pem"
+key="$src/tests/data/cavage-test-key.pem"
 
 cmake -S "$src/tests/install/consumer" -B "$work/cm" -DCMAKE_C_COMPILER="$cc" \
       -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null

@@ -22,7 +22,7 @@
 #define TENANCY "ocid1.tenancy.oc1..aaaaaaaaba3pv6wkcr4jqae5f15p2b2m2yt2j6rx32uzr4h25vqstifsfdsq"
 #define USER "ocid1.user.oc1..aaaaaaaat5nvwcna5j6aqzjcaty5eqbb6qt2jvpkanghtgdaqedqw3rynjq"
 #define FP "73:61:a2:21:67:e0:df:be:7e:4b:93:1e:15:98:a5:b7"
-#define KEY OCISBX_SHARED_DIR "/spec/vectors/cavage-test-key.pem"
+#define KEY OCISBX_SOURCE_DIR "/tests/data/cavage-test-key.pem"
 
 static char dir[] = "/tmp/ocisbx-it-cli-progress-XXXXXX";
 static char config[128];

@@ -20,7 +20,7 @@
 #define TENANCY "ocid1.tenancy.oc1..aaaaaaaaba3pv6wkcr4jqae5f15p2b2m2yt2j6rx32uzr4h25vqstifsfdsq"
 #define USER "ocid1.user.oc1..aaaaaaaat5nvwcna5j6aqzjcaty5eqbb6qt2jvpkanghtgdaqedqw3rynjq"
 #define FP "73:61:a2:21:67:e0:df:be:7e:4b:93:1e:15:98:a5:b7"
-#define KEY OCISBX_SHARED_DIR "/spec/vectors/cavage-test-key.pem"
+#define KEY OCISBX_SOURCE_DIR "/tests/data/cavage-test-key.pem"
 #define DATE "Thu, 05 Jan 2014 21:31:40 GMT"
 #define GET_URL                                                                                                    \
     "https://iaas.us-phoenix-1.oraclecloud.com/20160918/"                                                          \
@@ -212,14 +212,14 @@ static void test_dry_run_post_vector(void **state)
                            NULL};
     /* Global options after the command, body from a file. */
     const char *args[] = {"raw-request", "--method",  "POST",   "--url",         POST_URL,
-                          "--body-file", OCISBX_SHARED_DIR "/spec/vectors/post-body.json", "--date", DATE,
+                          "--body-file", OCISBX_SOURCE_DIR "/tests/data/post-body.json", "--date", DATE,
                           "--dry-run",   "--config-file", config, "--profile=VECTOR", NULL};
     result r = run(args, NULL, NULL);
     assert_int_equal(r.status, 0);
     check_dry_run(r.out, lines);
     result_free(&r);
     /* The same body from stdin, the profile from the environment. */
-    char *body = slurp(OCISBX_SHARED_DIR "/spec/vectors/post-body.json");
+    char *body = slurp(OCISBX_SOURCE_DIR "/tests/data/post-body.json");
     const char *args2[] = {"--config-file", config, "raw-request", "--method", "post",   "--url", POST_URL,
                            "--body-file",   "-",    "--date",      DATE,       "--dry-run", NULL};
     const char *env[] = {"OCI_SANDBOX_PROFILE=VECTOR", NULL};

@@ -36,7 +36,7 @@ static int setup(void **state)
     fixture *f = calloc(1, sizeof *f);
     assert_non_null(f);
     assert_int_equal(ths_start(&f->srv), 0);
-    assert_int_equal(ocisbx_key_load_file(OCISBX_SHARED_DIR "/spec/vectors/cavage-test-key.pem", NULL, &f->key), 0);
+    assert_int_equal(ocisbx_key_load_file(OCISBX_SOURCE_DIR "/tests/data/cavage-test-key.pem", NULL, &f->key), 0);
     assert_int_equal(ocisbx_key_public_pem(f->key, &f->pub_pem), 0);
     assert_int_equal(ocisbx_credentials_api_key(TENANCY, USER, FP, f->key, &f->creds), 0);
     *state = f;

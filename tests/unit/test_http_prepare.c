@@ -38,7 +38,7 @@ typedef struct fx {
 static int setup(void **state)
 {
     fx *f = calloc(1, sizeof *f);
-    assert_int_equal(ocisbx_key_load_file(OCISBX_SHARED_DIR "/spec/vectors/cavage-test-key.pem", NULL, &f->key), 0);
+    assert_int_equal(ocisbx_key_load_file(OCISBX_SOURCE_DIR "/tests/data/cavage-test-key.pem", NULL, &f->key), 0);
     assert_int_equal(ocisbx_credentials_api_key(TENANCY, USER, FP, f->key, &f->creds), 0);
     ocisbx_http_options *o = NULL;
     assert_int_equal(ocisbx_http_options_new(&o), 0);
@@ -100,7 +100,7 @@ static void test_post_vector(void **state)
     assert_int_equal(
         ocisbx_http_request_new("POST", "https://iaas.us-phoenix-1.oraclecloud.com/20160918/volumeAttachments", &r), 0);
     assert_int_equal(ocisbx_http_request_set_date(r, DATE), 0);
-    assert_int_equal(ocisbx_http_request_set_body_file(r, OCISBX_SHARED_DIR "/spec/vectors/post-body.json"), 0);
+    assert_int_equal(ocisbx_http_request_set_body_file(r, OCISBX_SOURCE_DIR "/tests/data/post-body.json"), 0);
     assert_int_equal(ocisbx_http_request_set_retry_class(r, OCISBX_HTTP_RETRY_TOKEN), 0);
     assert_int_equal(ocisbx_http_request_add_header(r, "X-Custom", "v"), 0);
     ocisbx_headers *h = NULL;

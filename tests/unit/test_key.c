@@ -17,7 +17,7 @@
 #include "ocisbx/auth.h"
 #include "test_keys.h"
 
-#define VECTOR_KEY OCISBX_SHARED_DIR "/spec/vectors/cavage-test-key.pem"
+#define VECTOR_KEY OCISBX_SOURCE_DIR "/tests/data/cavage-test-key.pem"
 #define VECTOR_FP "73:61:a2:21:67:e0:df:be:7e:4b:93:1e:15:98:a5:b7"
 
 static char tmpdir[256];

@@ -396,7 +396,7 @@ static void test_missing_and_bad_values(void **state)
 int main(void)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/spec/vectors/cavage-test-key.pem", OCISBX_SHARED_DIR);
+    snprintf(path, sizeof path, "%s/tests/data/cavage-test-key.pem", OCISBX_SOURCE_DIR);
     cavage_pem = read_all(path);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_literal_values, setup, teardown),

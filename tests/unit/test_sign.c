@@ -18,7 +18,7 @@
 #include "ocisbx/auth.h"
 #include "ocisbx/util.h"
 
-#define VECTOR_KEY OCISBX_SHARED_DIR "/spec/vectors/cavage-test-key.pem"
+#define VECTOR_KEY OCISBX_SOURCE_DIR "/tests/data/cavage-test-key.pem"
 #define DATE "Thu, 05 Jan 2014 21:31:40 GMT"
 #define EMPTY_SHA "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="
 #define TENANCY "ocid1.tenancy.oc1..aaaaaaaaba3pv6wkcr4jqae5f15p2b2m2yt2j6rx32uzr4h25vqstifsfdsq"
