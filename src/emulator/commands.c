@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "emulator/emu.h"
-#include "emulator/runner.h"
+#include "sys/proc.h"
 #include "ocisbx/util.h"
 
 /* The server the runner callbacks report to: one per process. */
@@ -168,7 +168,7 @@ void emu_commands_terminate(emu_server *s, emu_sandbox *b, int grace_ms, bool st
             continue;
         if (stop)
             c->stop_requested = true;
-        emu_proc_terminate(c->proc, grace_ms);
+        ocisbx_proc_terminate(c->proc, grace_ms);
     }
 }
 
@@ -176,7 +176,7 @@ void emu_commands_signal(emu_sandbox *b, int sig)
 {
     for (size_t i = 0; i < b->n_cmds; i++)
         if (!b->cmds[i]->finished && b->cmds[i]->proc)
-            emu_proc_signal(b->cmds[i]->proc, sig);
+            ocisbx_proc_signal(b->cmds[i]->proc, sig);
 }
 
 cJSON *emu_command_json(const emu_server *s, const emu_command *c)
@@ -358,7 +358,7 @@ int emu_command_start(emu_server *s, emu_sandbox *b, const cJSON *details, emu_c
     const emu_project *proj = emu_config_project(s->cfg, b->project_id);
     char *ws = emu_workspace_dir(s, b->id);
     char **envp = merge_env(b, c);
-    emu_run_spec spec;
+    ocisbx_proc_spec spec;
     memset(&spec, 0, sizeof spec);
     spec.workspace_dir = ws;
     spec.cwd = c->cwd;
@@ -368,7 +368,7 @@ int emu_command_start(emu_server *s, emu_sandbox *b, const cJSON *details, emu_c
     spec.isolate = s->isolate;
     spec.timeout_ms = c->timeout_ms;
     c->refs++; /* the process's reference, dropped when the ticker frees it */
-    int rc = emu_proc_start(&spec, on_output, on_exit_cb, c, &c->proc);
+    int rc = ocisbx_proc_start(&spec, on_output, on_exit_cb, c, &c->proc);
     free_envp(envp);
     free(ws);
     ocisbx_buf_free(&sh);
@@ -379,7 +379,7 @@ int emu_command_start(emu_server *s, emu_sandbox *b, const cJSON *details, emu_c
     }
     if (add_command(b, c) != 0) {
         if (c->proc)
-            emu_proc_terminate(c->proc, 0);
+            ocisbx_proc_terminate(c->proc, 0);
         emu_error(resp, 500, "InternalServerError", "out of memory");
         return -1; /* the process reference keeps c until it is reaped */
     }
@@ -395,7 +395,7 @@ int emu_command_start(emu_server *s, emu_sandbox *b, const cJSON *details, emu_c
         /* on_output waits for s->mu, so STARTED is always seq 1 */
         emu_command_add_event(c, EMU_EV_STARTED);
         if (!strcmp(b->state, "SUSPENDED"))
-            emu_proc_signal(c->proc, SIGSTOP);
+            ocisbx_proc_signal(c->proc, SIGSTOP);
     }
     emu_server_touch(s);
     *out = c;
@@ -561,7 +561,7 @@ void emu_h_command(emu_server *s, const emu_request *req, const emu_route *rt, e
             }
             c->cancel_requested = true;
             if (c->proc)
-                emu_proc_terminate(c->proc, EMU_PROC_TIMEOUT_GRACE_MS);
+                ocisbx_proc_terminate(c->proc, OCISBX_PROC_TIMEOUT_GRACE_MS);
             emu_server_touch(s);
             resp->status = 202;
         }

@@ -14,7 +14,7 @@
 #include "util/internal.h"
 
 struct ocisbx_pubkey;
-struct emu_proc;
+struct ocisbx_proc;
 
 /* ---- the tenancy file (config.c) ------------------------------------------- */
 typedef struct emu_user {
@@ -233,7 +233,7 @@ typedef struct emu_command {
     bool output_lost;
     char utf8_tail[2][4]; /* incomplete UTF-8 sequence carried to the next chunk */
     size_t utf8_tail_len[2];
-    struct emu_proc *proc;
+    struct ocisbx_proc *proc;
     bool cancel_requested;
     bool stop_requested;
     bool finished;  /* FINISHED event written */
@@ -301,7 +301,7 @@ typedef struct emu_server {
     size_t n_snaps, cap_snaps;
     emu_retry **retries;
     size_t n_retries, cap_retries;
-    struct emu_proc **dead_procs; /* finished processes to free outside the lock */
+    struct ocisbx_proc **dead_procs; /* finished processes to free outside the lock */
     size_t n_dead, cap_dead;
     uint64_t rng;
     bool dirty;

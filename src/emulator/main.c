@@ -7,7 +7,7 @@
 
 #include "emulator/emu.h"
 #include "emulator/http.h"
-#include "emulator/runner.h"
+#include "sys/proc.h"
 
 static const char USAGE[] =
     "usage: ocisbx-emulator --config TENANCY.yaml --state-dir DIR [--listen 127.0.0.1:0]\n"
@@ -90,7 +90,7 @@ int main(int argc, char **argv)
     ocisbx_set_log(log_stderr, OCISBX_LOG_WARN, NULL);
     if (isolate) {
         char why[512] = "";
-        if (emu_isolation_check(why, sizeof why) != 0) {
+        if (ocisbx_proc_isolation_check(why, sizeof why) != 0) {
             fprintf(stderr,
                     "ocisbx-emulator: bubblewrap is not usable here (%s); refusing to run sandbox commands "
                     "without isolation (give --no-isolation to allow it)\n",

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "emulator/emu.h"
-#include "emulator/runner.h"
+#include "sys/proc.h"
 #include "ocisbx/util.h"
 
 #define DEFAULT_EXPIRES_MIN 60
@@ -412,7 +412,7 @@ static void begin_stop(emu_server *s, emu_sandbox *b, bool force, const char *de
 {
     set_state(b, "STOPPING", details);
     b->stopped_at_ms = emu_now_ms() + s->cfg->limits.stop_delay_ms;
-    emu_commands_terminate(s, b, force ? 0 : EMU_PROC_TIMEOUT_GRACE_MS, true);
+    emu_commands_terminate(s, b, force ? 0 : OCISBX_PROC_TIMEOUT_GRACE_MS, true);
     emu_server_touch(s);
 }
 

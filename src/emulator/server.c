@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "emulator/emu.h"
-#include "emulator/runner.h"
+#include "sys/proc.h"
 
 #define TICK_MS 50
 #define SAVE_EVERY_MS 250
@@ -55,7 +55,7 @@ int emu_server_new(emu_config *cfg, const char *state_dir, const char *api_versi
 }
 
 typedef struct dead {
-    struct emu_proc *proc;
+    struct ocisbx_proc *proc;
     emu_command *cmd;
 } dead;
 
@@ -91,7 +91,7 @@ static size_t collect_procs(emu_server *s, dead **out, bool all)
 static void free_procs(emu_server *s, dead *d, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        emu_proc_free(d[i].proc);
+        ocisbx_proc_free(d[i].proc);
     pthread_mutex_lock(&s->mu);
     for (size_t i = 0; i < n; i++)
         emu_command_unref(d[i].cmd);
@@ -147,7 +147,7 @@ void emu_server_shutdown(emu_server *s)
         pthread_join(s->ticker, NULL);
         s->ticker_started = false;
     }
-    emu_proc_kill_all();
+    ocisbx_proc_kill_all();
     pthread_mutex_lock(&s->mu);
     dead *d = NULL;
     size_t n = collect_procs(s, &d, true);

@@ -1,9 +1,9 @@
-/* The emulator's process runner (see runner.h): bubblewrap isolation, one
+/* The process runner (see proc.h): bubblewrap isolation, one
  * thread per command that forks it, reads its pipes, enforces the timeout and
  * the TERM-then-KILL grace, reaps it and reports the exit. */
 /* pipe2, dup3, waitid flags */
 #define _GNU_SOURCE
-#include "emulator/runner.h"
+#include "sys/proc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -32,7 +32,7 @@
  * daemon that left its process group still holds them): then we stop reading. */
 #define DRAIN_AFTER_EXIT_MS 1000
 
-struct emu_proc {
+struct ocisbx_proc {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     pthread_t thread;
@@ -47,8 +47,8 @@ struct emu_proc {
     char **envp;    /* secrets: wiped when freed */
     char *exe;
 
-    emu_output_fn on_output;
-    emu_exit_fn on_exit;
+    ocisbx_proc_output_fn on_output;
+    ocisbx_proc_exit_fn on_exit;
     void *user_data;
 
     /* under mu */
@@ -65,11 +65,11 @@ struct emu_proc {
     ocisbx_error_saved *start_err; /* the spawning thread's error, for start() */
     bool finished;
 
-    emu_proc *next, *prev; /* the live list, for emu_proc_kill_all */
+    ocisbx_proc *next, *prev; /* the live list, for ocisbx_proc_kill_all */
 };
 
 static pthread_mutex_t g_live_mu = PTHREAD_MUTEX_INITIALIZER;
-static emu_proc *g_live;
+static ocisbx_proc *g_live;
 
 static int64_t now_ms(void)
 {
@@ -175,7 +175,7 @@ static void push_host_dir(strv *a, const char *dir)
     }
 }
 
-static int build_bwrap_argv(emu_proc *p, const char *bwrap, const emu_run_spec *spec,
+static int build_bwrap_argv(ocisbx_proc *p, const char *bwrap, const ocisbx_proc_spec *spec,
                             const char *cwd)
 {
     strv a = {0};
@@ -234,7 +234,7 @@ static bool env_has(const char *const *envp, const char *name)
 
 /* The environment goes to execve() itself rather than bwrap's --setenv, so
  * secret values never appear in a command line (/proc/PID/cmdline). */
-static int build_envp(emu_proc *p, const emu_run_spec *spec)
+static int build_envp(ocisbx_proc *p, const ocisbx_proc_spec *spec)
 {
     strv e = {0};
     for (size_t i = 0; spec->envp && spec->envp[i]; i++) {
@@ -263,7 +263,7 @@ static int build_envp(emu_proc *p, const emu_run_spec *spec)
 
 /* cwd must be /workspace or below it, without "..": it names a place in
  * the sandbox, and unisolated it is mapped into the workspace directory. */
-static int check_cwd(const emu_run_spec *spec, const char **cwd_out, char **host_out)
+static int check_cwd(const ocisbx_proc_spec *spec, const char **cwd_out, char **host_out)
 {
     const char *cwd = spec->cwd && *spec->cwd ? spec->cwd : SANDBOX_WS;
     size_t wl = strlen(SANDBOX_WS);
@@ -300,7 +300,7 @@ static int check_cwd(const emu_run_spec *spec, const char **cwd_out, char **host
 /* Every process of the sandbox's PID namespace, found by its namespace inode
  * (orphans and setsid() daemons included), gets sig. Repeated a few times
  * so children forked during the scan are caught too. Called with mu held. */
-static void signal_namespace(emu_proc *p, int sig)
+static void signal_namespace(ocisbx_proc *p, int sig)
 {
     for (int pass = 0; pass < 3; pass++) {
         DIR *d = opendir("/proc");
@@ -327,7 +327,7 @@ static void signal_namespace(emu_proc *p, int sig)
     }
 }
 
-static void signal_tree_locked(emu_proc *p, int sig)
+static void signal_tree_locked(ocisbx_proc *p, int sig)
 {
     if (p->pid <= 0)
         return;
@@ -343,7 +343,7 @@ static void signal_tree_locked(emu_proc *p, int sig)
         kill(p->pid, sig);
 }
 
-static void wake(emu_proc *p)
+static void wake(ocisbx_proc *p)
 {
     if (p->wake_w >= 0) {
         char c = 1;
@@ -352,7 +352,7 @@ static void wake(emu_proc *p)
     }
 }
 
-static void terminate_locked(emu_proc *p, int grace_ms)
+static void terminate_locked(ocisbx_proc *p, int grace_ms)
 {
     if (p->pid <= 0)
         return;
@@ -375,7 +375,7 @@ static void terminate_locked(emu_proc *p, int grace_ms)
 /* ---- the child ----------------------------------------------------------------- */
 
 /* Runs between fork and exec: async-signal-safe calls only. */
-static void child_exec(emu_proc *p, pid_t parent, int devnull, int out_w, int err_w, int info_w,
+static void child_exec(ocisbx_proc *p, pid_t parent, int devnull, int out_w, int err_w, int info_w,
                        int exec_w)
 {
     sigset_t none;
@@ -428,7 +428,7 @@ fail:;
 }
 
 /* Reads bwrap's {"child-pid": N} and pins that process's PID namespace. */
-static void read_info(emu_proc *p, int info_r)
+static void read_info(ocisbx_proc *p, int info_r)
 {
     char buf[512];
     size_t len = 0;
@@ -475,7 +475,7 @@ typedef struct io {
     int out_r, err_r, wake_r, pidfd;
 } io;
 
-static int spawn(emu_proc *p, io *io_out)
+static int spawn(ocisbx_proc *p, io *io_out)
 {
     int outp[2] = {-1, -1}, errp[2] = {-1, -1}, infop[2] = {-1, -1}, execp[2] = {-1, -1};
     int wakep[2] = {-1, -1};
@@ -544,7 +544,7 @@ out:
 
 /* ---- the process thread ------------------------------------------------------ */
 
-static bool read_pipe(emu_proc *p, int *fd, int stream, char *buf, size_t cap)
+static bool read_pipe(ocisbx_proc *p, int *fd, int stream, char *buf, size_t cap)
 {
     ssize_t n = read(*fd, buf, cap);
     if (n < 0 && (errno == EINTR || errno == EAGAIN))
@@ -591,7 +591,7 @@ static size_t read_some(int *fd, char *buf, size_t cap)
  * bulk output does not become many tiny events. */
 enum { MAX_INTERLEAVE = 64, INTERLEAVE_BYTES = 4096 };
 
-static void read_both(emu_proc *p, int *out_fd, int *err_fd, char *buf, size_t cap, int *last)
+static void read_both(ocisbx_proc *p, int *out_fd, int *err_fd, char *buf, size_t cap, int *last)
 {
     char *b[2] = {buf, buf + cap / 2};
     size_t n[2];
@@ -615,7 +615,7 @@ static void read_both(emu_proc *p, int *out_fd, int *err_fd, char *buf, size_t c
 
 static void *proc_thread(void *arg)
 {
-    emu_proc *p = arg;
+    ocisbx_proc *p = arg;
     io fds = {-1, -1, -1, -1};
     int rc = spawn(p, &fds);
     pthread_mutex_lock(&p->mu);
@@ -686,7 +686,7 @@ static void *proc_thread(void *arg)
             pthread_mutex_lock(&p->mu);
             if (deadline && !p->timed_out && now >= deadline) {
                 p->timed_out = true;
-                terminate_locked(p, EMU_PROC_TIMEOUT_GRACE_MS);
+                terminate_locked(p, OCISBX_PROC_TIMEOUT_GRACE_MS);
             }
             if (p->kill_at && now >= p->kill_at) {
                 p->kill_at = 0;
@@ -782,7 +782,7 @@ static void *proc_thread(void *arg)
 
 /* ---- public ------------------------------------------------------------------- */
 
-static void proc_release(emu_proc *p)
+static void proc_release(ocisbx_proc *p)
 {
     free(p->host_cwd);
     free_strv(p->argv, false);
@@ -798,8 +798,8 @@ static void proc_release(emu_proc *p)
     free(p);
 }
 
-int emu_proc_start(const emu_run_spec *spec, emu_output_fn on_output, emu_exit_fn on_exit,
-                   void *user_data, emu_proc **out)
+int ocisbx_proc_start(const ocisbx_proc_spec *spec, ocisbx_proc_output_fn on_output, ocisbx_proc_exit_fn on_exit,
+                   void *user_data, ocisbx_proc **out)
 {
     if (out)
         *out = NULL;
@@ -812,7 +812,7 @@ int emu_proc_start(const emu_run_spec *spec, emu_output_fn on_output, emu_exit_f
     if (spec->isolate && find_on_path("bwrap", bwrap, sizeof bwrap) != 0)
         return ocisbx_fail(OCISBX_EUNSUPPORTED, "runner: bubblewrap (bwrap) not found on PATH");
 
-    emu_proc *p = calloc(1, sizeof *p);
+    ocisbx_proc *p = calloc(1, sizeof *p);
     if (!p)
         return ocisbx_fail_nomem();
     pthread_mutex_init(&p->mu, NULL);
@@ -854,7 +854,7 @@ int emu_proc_start(const emu_run_spec *spec, emu_output_fn on_output, emu_exit_f
         return rc;
     }
 
-    /* Registered before the fork so emu_proc_kill_all never misses it. */
+    /* Registered before the fork so ocisbx_proc_kill_all never misses it. */
     pthread_mutex_lock(&g_live_mu);
     p->next = g_live;
     if (g_live)
@@ -895,7 +895,7 @@ int emu_proc_start(const emu_run_spec *spec, emu_output_fn on_output, emu_exit_f
     return 0;
 }
 
-int emu_proc_signal(emu_proc *p, int sig)
+int ocisbx_proc_signal(ocisbx_proc *p, int sig)
 {
     if (!p || sig < 0 || sig >= NSIG)
         return ocisbx_fail(OCISBX_EINVAL, "runner: bad process or signal %d", sig);
@@ -908,7 +908,7 @@ int emu_proc_signal(emu_proc *p, int sig)
     return 0;
 }
 
-int emu_proc_terminate(emu_proc *p, int grace_ms)
+int ocisbx_proc_terminate(ocisbx_proc *p, int grace_ms)
 {
     if (!p)
         return ocisbx_fail(OCISBX_EINVAL, "runner: NULL process");
@@ -918,7 +918,7 @@ int emu_proc_terminate(emu_proc *p, int grace_ms)
     return 0;
 }
 
-int emu_proc_wait(emu_proc *p, int64_t timeout_ms)
+int ocisbx_proc_wait(ocisbx_proc *p, int64_t timeout_ms)
 {
     if (!p)
         return ocisbx_fail(OCISBX_EINVAL, "runner: NULL process");
@@ -948,7 +948,7 @@ int emu_proc_wait(emu_proc *p, int64_t timeout_ms)
     return 0;
 }
 
-bool emu_proc_finished(emu_proc *p)
+bool ocisbx_proc_finished(ocisbx_proc *p)
 {
     if (!p)
         return true;
@@ -958,18 +958,18 @@ bool emu_proc_finished(emu_proc *p)
     return f;
 }
 
-int emu_proc_pid(const emu_proc *p)
+int ocisbx_proc_pid(const ocisbx_proc *p)
 {
     if (!p)
         return 0;
-    emu_proc *mp = (emu_proc *)(uintptr_t)p; /* locking does not change what it reads */
+    ocisbx_proc *mp = (ocisbx_proc *)(uintptr_t)p; /* locking does not change what it reads */
     pthread_mutex_lock(&mp->mu);
     int pid = (int)mp->pid;
     pthread_mutex_unlock(&mp->mu);
     return pid;
 }
 
-void emu_proc_free(emu_proc *p)
+void ocisbx_proc_free(ocisbx_proc *p)
 {
     if (!p)
         return;
@@ -986,10 +986,10 @@ void emu_proc_free(emu_proc *p)
     proc_release(p);
 }
 
-void emu_proc_kill_all(void)
+void ocisbx_proc_kill_all(void)
 {
     pthread_mutex_lock(&g_live_mu);
-    for (emu_proc *p = g_live; p; p = p->next) {
+    for (ocisbx_proc *p = g_live; p; p = p->next) {
         pthread_mutex_lock(&p->mu);
         if (!p->finished)
             terminate_locked(p, 0);
@@ -1040,15 +1040,15 @@ static int run_check(void)
         return OCISBX_EIO;
     }
     probe pr = {{0}, 0, -2};
-    emu_run_spec spec = {.workspace_dir = dir, .shell_command = "exit 0", .isolate = true,
+    ocisbx_proc_spec spec = {.workspace_dir = dir, .shell_command = "exit 0", .isolate = true,
                          .allow_network = false, .timeout_ms = 30000};
-    emu_proc *p = NULL;
-    int rc = emu_proc_start(&spec, probe_output, probe_exit, &pr, &p);
+    ocisbx_proc *p = NULL;
+    int rc = ocisbx_proc_start(&spec, probe_output, probe_exit, &pr, &p);
     if (rc) {
         snprintf(g_check_why, sizeof g_check_why, "%s", ocisbx_error_message(ocisbx_error_last()));
     } else {
-        emu_proc_wait(p, -1);
-        emu_proc_free(p);
+        ocisbx_proc_wait(p, -1);
+        ocisbx_proc_free(p);
         if (pr.code != 0) {
             while (pr.len && (pr.err[pr.len - 1] == '\n' || pr.err[pr.len - 1] == '\r'))
                 pr.err[--pr.len] = '\0';
@@ -1061,7 +1061,7 @@ static int run_check(void)
     return rc;
 }
 
-int emu_isolation_check(char *why, size_t why_len)
+int ocisbx_proc_isolation_check(char *why, size_t why_len)
 {
     pthread_mutex_lock(&g_check_mu);
     if (!g_checked) {

@@ -1,4 +1,4 @@
-/* The emulator's process runner: starts one sandbox command, isolated with
+/* The process runner (library-internal, not installed): starts one sandbox command, isolated with
  * bubblewrap, streams its output, and kills its whole process tree.
  *
  * Isolation (spec.isolate = true): the host system (/usr, /bin, /lib*, /etc,
@@ -12,15 +12,15 @@
  * emulator process dies (PR_SET_PDEATHSIG + bwrap --die-with-parent; the
  * PID-namespace init dying takes every process of the namespace with it).
  *
- * Without isolation (--no-isolation): /bin/sh -c in a new session/process
+ * Without isolation (the emulator's --no-isolation): /bin/sh -c in a new session/process
  * group, cwd mapped into the workspace directory, the group is killed.
  *
  * Functions return 0 or a negative OCISBX_E* code with the thread's error set
- * (ocisbx_error_last()). Thread safety: emu_proc_signal/terminate/wait may be
- * called from any thread, concurrently; emu_proc_free exactly once, from a
+ * (ocisbx_error_last()). Thread safety: ocisbx_proc_signal/terminate/wait may be
+ * called from any thread, concurrently; ocisbx_proc_free exactly once, from a
  * thread that is not the process's own callback thread. */
-#ifndef OCISBX_EMU_RUNNER_H
-#define OCISBX_EMU_RUNNER_H
+#ifndef OCISBX_SYS_PROC_H
+#define OCISBX_SYS_PROC_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-typedef struct emu_run_spec {
+typedef struct ocisbx_proc_spec {
     /* Host directory shown as /workspace, the only writable place. Must exist. */
     const char *workspace_dir;
     /* Absolute path inside the sandbox (/workspace/...); NULL means /workspace.
@@ -52,73 +52,73 @@ typedef struct emu_run_spec {
     /* false only with --no-isolation. */
     bool isolate;
     /* Backstop; 0 = none. On expiry: TERM to the whole tree, KILL after
-     * EMU_PROC_TIMEOUT_GRACE_MS; on_exit then reports timed_out = true. */
+     * OCISBX_PROC_TIMEOUT_GRACE_MS; on_exit then reports timed_out = true. */
     int64_t timeout_ms;
-} emu_run_spec;
+} ocisbx_proc_spec;
 
 /* Grace between TERM and KILL when the timeout expires. */
-#define EMU_PROC_TIMEOUT_GRACE_MS 2000
+#define OCISBX_PROC_TIMEOUT_GRACE_MS 2000
 
-typedef struct emu_proc emu_proc;
+typedef struct ocisbx_proc ocisbx_proc;
 
 /* A chunk of output, stream 1 = stdout, 2 = stderr, delivered in the order
  * the runner read them (one thread per process, so never concurrently for
  * one process). data is not NUL-terminated and only valid during the call. */
-typedef void (*emu_output_fn)(int stream, const char *data, size_t len, void *user_data);
+typedef void (*ocisbx_proc_output_fn)(int stream, const char *data, size_t len, void *user_data);
 /* Called exactly once, after both pipes have ended and the process has been
  * reaped. exit_code is the command's exit status (0..255), or -1 when it was
  * killed by a signal (term_signal names it; 0 otherwise). Isolated, bwrap
  * reports a signal death as exit status 128+N: it reads as a kill only when a
  * terminating signal was sent through this API (terminate, timeout,
- * emu_proc_signal, kill_all); a command that kills itself reports 128+N.
+ * ocisbx_proc_signal, kill_all); a command that kills itself reports 128+N.
  * timed_out is true when the timeout backstop fired. When the command's shell
  * exits, whatever it left running in the background is killed (the PID
  * namespace ends with it; unisolated, its process group). */
-typedef void (*emu_exit_fn)(int exit_code, int term_signal, bool timed_out, void *user_data);
+typedef void (*ocisbx_proc_exit_fn)(int exit_code, int term_signal, bool timed_out, void *user_data);
 
 /* Spawns and returns at once (*out set). The spec and its strings are copied.
  * on_output and on_exit run on the process's own thread; they may call
- * emu_proc_signal/terminate but must not call emu_proc_wait/free on the same
+ * ocisbx_proc_signal/terminate but must not call ocisbx_proc_wait/free on the same
  * process. Either callback may be NULL.
  * Errors: OCISBX_EINVAL (bad spec, missing workspace), OCISBX_EUNSUPPORTED
  * (bwrap not found with isolate = true), OCISBX_EIO (fork/pipe failure). */
-int emu_proc_start(const emu_run_spec *spec, emu_output_fn on_output, emu_exit_fn on_exit,
-                   void *user_data, emu_proc **out);
+int ocisbx_proc_start(const ocisbx_proc_spec *spec, ocisbx_proc_output_fn on_output, ocisbx_proc_exit_fn on_exit,
+                   void *user_data, ocisbx_proc **out);
 
 /* Sends sig to every process of the command (SIGSTOP/SIGCONT for suspend and
  * resume). 0 also when the command has already finished (nothing to do). */
-int emu_proc_signal(emu_proc *p, int sig);
+int ocisbx_proc_signal(ocisbx_proc *p, int sig);
 
 /* TERM to the whole tree, then KILL after grace_ms (0: KILL at once).
  * Returns at once; on_exit still comes (exit_code -1, term_signal set, unless
  * the command exited on its own first). Stopped processes are continued so
  * they can see the TERM. */
-int emu_proc_terminate(emu_proc *p, int grace_ms);
+int ocisbx_proc_terminate(ocisbx_proc *p, int grace_ms);
 
 /* Waits until on_exit has returned. timeout_ms < 0 waits for ever; 0 polls.
  * OCISBX_ETIMEOUT when it has not finished in time. */
-int emu_proc_wait(emu_proc *p, int64_t timeout_ms);
+int ocisbx_proc_wait(ocisbx_proc *p, int64_t timeout_ms);
 
 /* true once on_exit has returned. */
-bool emu_proc_finished(emu_proc *p);
+bool ocisbx_proc_finished(ocisbx_proc *p);
 
 /* The host pid of the child the runner forked (bwrap itself when isolated,
  * /bin/sh otherwise); 0 after it has been reaped. For logs and tests. */
-int emu_proc_pid(const emu_proc *p);
+int ocisbx_proc_pid(const ocisbx_proc *p);
 
 /* KILLs the tree if it is still running, waits for on_exit, frees. NULL: no-op. */
-void emu_proc_free(emu_proc *p);
+void ocisbx_proc_free(ocisbx_proc *p);
 
 /* 0 when bubblewrap is usable here (found on PATH and able to create the
  * namespaces the runner needs, checked by running `true` once); else a
  * negative code with the reason written to why (NUL-terminated). The result
  * is computed once and cached. why may be NULL. */
-int emu_isolation_check(char *why, size_t why_len);
+int ocisbx_proc_isolation_check(char *why, size_t why_len);
 
 /* Kills every command still running (KILL to each tree) without freeing:
  * for the emulator's SIGTERM/SIGINT path before it writes its state. Each
  * process still delivers on_exit. Async-signal-unsafe: call from a thread. */
-void emu_proc_kill_all(void);
+void ocisbx_proc_kill_all(void);
 
 #ifdef __cplusplus
 }

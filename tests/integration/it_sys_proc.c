@@ -1,4 +1,4 @@
-/* The emulator's process runner, driven directly (no HTTP): output order,
+/* The library's process runner (src/sys/proc.h), driven directly (no HTTP): output order,
  * exit codes and signals, timeout and terminate kill whole trees, suspend and
  * resume, the environment and cwd, and the bubblewrap isolation (read-only
  * host, /tmp and /etc, symlink escapes, no network under deny, own PID
@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "emulator/runner.h"
+#include "sys/proc.h"
 
 /* Upper bound for anything to happen; never reached unless the runner is
  * broken (these are guards, not timed assertions). */
@@ -122,7 +122,7 @@ static bool wait_output(collector *c, const char *needle)
 
 static char *make_ws(void)
 {
-    char *dir = strdup("/tmp/it_runner_ws_XXXXXX");
+    char *dir = strdup("/tmp/it_sys_proc_ws_XXXXXX");
     assert_non_null(dir);
     assert_non_null(mkdtemp(dir));
     return dir;
@@ -138,11 +138,11 @@ static void rm_rf(const char *path)
 static const char *const k_env[] = {"PATH=/usr/local/bin:/usr/bin:/bin", NULL};
 
 /* Starts spec with its output and exit collected in c (initialised here). */
-static emu_proc *start_collect(const emu_run_spec *spec, collector *c)
+static ocisbx_proc *start_collect(const ocisbx_proc_spec *spec, collector *c)
 {
-    emu_proc *p = NULL;
+    ocisbx_proc *p = NULL;
     col_init(c);
-    int rc = emu_proc_start(spec, on_out, on_exit_cb, c, &p);
+    int rc = ocisbx_proc_start(spec, on_out, on_exit_cb, c, &p);
     if (rc)
         fprintf(stderr, "start: %s\n", ocisbx_error_message(ocisbx_error_last()));
     assert_int_equal(rc, 0);
@@ -152,12 +152,12 @@ static emu_proc *start_collect(const emu_run_spec *spec, collector *c)
 /* Runs a command to the end; returns the exit code, output in c. */
 static int run_full(collector *c, const char *ws, const char *cmd, bool isolate, bool net)
 {
-    emu_run_spec spec = {.workspace_dir = ws, .shell_command = cmd, .envp = k_env,
+    ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = cmd, .envp = k_env,
                          .isolate = isolate, .allow_network = net};
-    emu_proc *p = start_collect(&spec, c);
-    assert_int_equal(emu_proc_wait(p, GUARD_MS), 0);
-    assert_true(emu_proc_finished(p));
-    emu_proc_free(p);
+    ocisbx_proc *p = start_collect(&spec, c);
+    assert_int_equal(ocisbx_proc_wait(p, GUARD_MS), 0);
+    assert_true(ocisbx_proc_finished(p));
+    ocisbx_proc_free(p);
     assert_int_equal(c->exit_calls, 1);
     return c->exit_code;
 }
@@ -263,7 +263,7 @@ static void t_no_bwrap(void **state)
     if (pid == 0) {
         setenv("PATH", "/nonexistent", 1);
         char why[256] = "";
-        int rc = emu_isolation_check(why, sizeof why);
+        int rc = ocisbx_proc_isolation_check(why, sizeof why);
         _exit(rc == OCISBX_EUNSUPPORTED && strstr(why, "bwrap") ? 0 : 1);
     }
     int st = 0;
@@ -274,9 +274,9 @@ static void t_no_bwrap(void **state)
     char *old = strdup(getenv("PATH"));
     char *ws = make_ws();
     setenv("PATH", "/nonexistent", 1);
-    emu_run_spec spec = {.workspace_dir = ws, .shell_command = "true", .isolate = true};
-    emu_proc *p = NULL;
-    int rc = emu_proc_start(&spec, NULL, NULL, NULL, &p);
+    ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = "true", .isolate = true};
+    ocisbx_proc *p = NULL;
+    int rc = ocisbx_proc_start(&spec, NULL, NULL, NULL, &p);
     setenv("PATH", old, 1);
     free(old);
     assert_int_equal(rc, OCISBX_EUNSUPPORTED);
@@ -290,7 +290,7 @@ static void t_isolation_check(void **state)
 {
     (void)state;
     char why[256] = "x";
-    assert_int_equal(emu_isolation_check(why, sizeof why), 0);
+    assert_int_equal(ocisbx_proc_isolation_check(why, sizeof why), 0);
     assert_string_equal(why, "");
 }
 
@@ -321,13 +321,13 @@ static void t_exit_codes(void **state)
     col_free(&c);
     /* isolated, a signal the caller sent is reported as a kill too */
     {
-        emu_run_spec spec = {.workspace_dir = ws, .shell_command = "echo ready; sleep 1000", .envp = k_env,
+        ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = "echo ready; sleep 1000", .envp = k_env,
                              .isolate = true};
-        emu_proc *p = start_collect(&spec, &c);
+        ocisbx_proc *p = start_collect(&spec, &c);
         assert_true(wait_output(&c, "ready"));
-        assert_int_equal(emu_proc_signal(p, SIGHUP), 0);
-        assert_int_equal(emu_proc_wait(p, GUARD_MS), 0);
-        emu_proc_free(p);
+        assert_int_equal(ocisbx_proc_signal(p, SIGHUP), 0);
+        assert_int_equal(ocisbx_proc_wait(p, GUARD_MS), 0);
+        ocisbx_proc_free(p);
         assert_int_equal(c.exit_code, -1);
         assert_int_equal(c.term_signal, SIGHUP);
         col_free(&c);
@@ -434,12 +434,12 @@ static void t_environment(void **state)
     setenv("IT_RUNNER_HOST_ONLY", "must-not-leak", 1);
     const char *const env[] = {"FOO=bar baz", "EMPTY=", "PATH=/usr/bin:/bin", NULL};
     for (int iso = 0; iso < 2; iso++) {
-        emu_run_spec spec = {.workspace_dir = ws, .shell_command = "env | grep -v '^PWD=' | sort",
+        ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = "env | grep -v '^PWD=' | sort",
                              .envp = env, .isolate = iso == 1};
         collector c;
-        emu_proc *p = start_collect(&spec, &c);
-        assert_int_equal(emu_proc_wait(p, GUARD_MS), 0);
-        emu_proc_free(p);
+        ocisbx_proc *p = start_collect(&spec, &c);
+        assert_int_equal(ocisbx_proc_wait(p, GUARD_MS), 0);
+        ocisbx_proc_free(p);
         assert_int_equal(c.exit_code, 0);
         char expect[1024];
         snprintf(expect, sizeof expect, "EMPTY=\nFOO=bar baz\nHOME=%s\nPATH=/usr/bin:/bin\n",
@@ -448,19 +448,19 @@ static void t_environment(void **state)
         col_free(&c);
     }
     /* no environment at all: only the defaults */
-    emu_run_spec spec = {.workspace_dir = ws, .shell_command = "env | grep -v '^PWD=' | sort",
+    ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = "env | grep -v '^PWD=' | sort",
                          .isolate = true};
     collector c;
-    emu_proc *p = start_collect(&spec, &c);
-    assert_int_equal(emu_proc_wait(p, GUARD_MS), 0);
-    emu_proc_free(p);
+    ocisbx_proc *p = start_collect(&spec, &c);
+    assert_int_equal(ocisbx_proc_wait(p, GUARD_MS), 0);
+    ocisbx_proc_free(p);
     assert_string_equal(c.out, "HOME=/workspace\nPATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n");
     col_free(&c);
     /* a malformed entry is refused without echoing it */
     const char *const bad[] = {"NOEQUALSSECRET", NULL};
     spec.envp = bad;
     p = NULL;
-    assert_int_equal(emu_proc_start(&spec, on_out, on_exit_cb, &c, &p), OCISBX_EINVAL);
+    assert_int_equal(ocisbx_proc_start(&spec, on_out, on_exit_cb, &c, &p), OCISBX_EINVAL);
     assert_null(p);
     assert_null(strstr(ocisbx_error_message(ocisbx_error_last()), "SECRET"));
     unsetenv("IT_RUNNER_HOST_ONLY");
@@ -476,12 +476,12 @@ static void t_cwd(void **state)
     snprintf(sub, sizeof sub, "%s/a b", ws);
     assert_int_equal(mkdir(sub, 0755), 0);
     for (int iso = 0; iso < 2; iso++) {
-        emu_run_spec spec = {.workspace_dir = ws, .cwd = "/workspace/a b", .shell_command = "pwd; touch here",
+        ocisbx_proc_spec spec = {.workspace_dir = ws, .cwd = "/workspace/a b", .shell_command = "pwd; touch here",
                              .envp = k_env, .isolate = iso == 1};
         collector c;
-        emu_proc *p = start_collect(&spec, &c);
-        assert_int_equal(emu_proc_wait(p, GUARD_MS), 0);
-        emu_proc_free(p);
+        ocisbx_proc *p = start_collect(&spec, &c);
+        assert_int_equal(ocisbx_proc_wait(p, GUARD_MS), 0);
+        ocisbx_proc_free(p);
         assert_int_equal(c.exit_code, 0);
         char expect[600];
         snprintf(expect, sizeof expect, "%s\n", iso ? "/workspace/a b" : sub);
@@ -500,32 +500,32 @@ static void t_cwd(void **state)
     /* a cwd outside the workspace, with '..', or missing is refused */
     const char *bad[] = {"/etc", "/workspace/../etc", "/workspace/a b/..", "/workspacex", "/workspace/missing", "relative"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        emu_run_spec spec = {.workspace_dir = ws, .cwd = bad[i], .shell_command = "true", .isolate = true};
-        emu_proc *p = NULL;
-        assert_int_equal(emu_proc_start(&spec, NULL, NULL, NULL, &p), OCISBX_EINVAL);
+        ocisbx_proc_spec spec = {.workspace_dir = ws, .cwd = bad[i], .shell_command = "true", .isolate = true};
+        ocisbx_proc *p = NULL;
+        assert_int_equal(ocisbx_proc_start(&spec, NULL, NULL, NULL, &p), OCISBX_EINVAL);
         assert_null(p);
     }
     /* unisolated, a cwd through a symlink that leads out is refused */
     char link[600];
     snprintf(link, sizeof link, "%s/out", ws);
     assert_int_equal(symlink("/etc", link), 0);
-    emu_run_spec lspec = {.workspace_dir = ws, .cwd = "/workspace/out", .shell_command = "true", .isolate = false};
-    emu_proc *lp = NULL;
-    assert_int_equal(emu_proc_start(&lspec, NULL, NULL, NULL, &lp), OCISBX_EINVAL);
+    ocisbx_proc_spec lspec = {.workspace_dir = ws, .cwd = "/workspace/out", .shell_command = "true", .isolate = false};
+    ocisbx_proc *lp = NULL;
+    assert_int_equal(ocisbx_proc_start(&lspec, NULL, NULL, NULL, &lp), OCISBX_EINVAL);
     assert_null(lp);
     /* isolated, it is the sandbox's own read-only /etc: harmless, allowed */
     lspec.isolate = true;
     lspec.shell_command = "pwd -P; touch x 2>/dev/null || echo read-only";
     col_init(&c);
-    assert_int_equal(emu_proc_start(&lspec, on_out, on_exit_cb, &c, &lp), 0);
-    assert_int_equal(emu_proc_wait(lp, GUARD_MS), 0);
-    emu_proc_free(lp);
+    assert_int_equal(ocisbx_proc_start(&lspec, on_out, on_exit_cb, &c, &lp), 0);
+    assert_int_equal(ocisbx_proc_wait(lp, GUARD_MS), 0);
+    ocisbx_proc_free(lp);
     assert_string_equal(c.out, "/etc\nread-only\n");
     col_free(&c);
     /* a missing workspace is refused */
-    emu_run_spec spec = {.workspace_dir = "/nonexistent/ws", .shell_command = "true", .isolate = true};
-    emu_proc *p = NULL;
-    assert_int_equal(emu_proc_start(&spec, NULL, NULL, NULL, &p), OCISBX_EINVAL);
+    ocisbx_proc_spec spec = {.workspace_dir = "/nonexistent/ws", .shell_command = "true", .isolate = true};
+    ocisbx_proc *p = NULL;
+    assert_int_equal(ocisbx_proc_start(&spec, NULL, NULL, NULL, &p), OCISBX_EINVAL);
     assert_non_null(strstr(ocisbx_error_message(ocisbx_error_last()), "/nonexistent/ws"));
     rm_rf(ws);
     free(ws);
@@ -702,19 +702,19 @@ static void t_timeout_kills_tree(void **state)
              "M=%s; sleep $M & sh -c \"sleep $M; true\" & (setsid sleep $M &) ; "
              "nohup sleep $M >/dev/null 2>&1 & echo ready; sleep $M",
              mark);
-    emu_run_spec spec = {.workspace_dir = ws, .shell_command = cmd, .envp = k_env, .isolate = true,
+    ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = cmd, .envp = k_env, .isolate = true,
                          .timeout_ms = 1500};
     collector c;
-    emu_proc *p = start_collect(&spec, &c);
+    ocisbx_proc *p = start_collect(&spec, &c);
     assert_true(wait_output(&c, "ready"));
-    assert_int_equal(emu_proc_wait(p, GUARD_MS), 0);
+    assert_int_equal(ocisbx_proc_wait(p, GUARD_MS), 0);
     assert_true(c.timed_out);
     assert_int_equal(c.exit_code, -1);
     assert_true(c.term_signal == SIGTERM || c.term_signal == SIGKILL);
     pid_t pids[16];
     /* the namespace is gone with its init: nothing survives, not even setsid() */
     assert_int_equal(find_marked(mark, pids, 16), 0);
-    emu_proc_free(p);
+    ocisbx_proc_free(p);
     col_free(&c);
     rm_rf(ws);
     free(ws);
@@ -729,21 +729,21 @@ static void t_terminate_tree(void **state)
         new_mark(mark, sizeof mark, "1000");
         char cmd[512];
         snprintf(cmd, sizeof cmd, "M=%s; sleep $M & echo $!; sh -c \"sleep $M; true\" & echo $!; sleep $M", mark);
-        emu_run_spec spec = {.workspace_dir = ws, .shell_command = cmd, .envp = k_env, .isolate = iso == 1};
+        ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = cmd, .envp = k_env, .isolate = iso == 1};
         collector c;
-        emu_proc *p = start_collect(&spec, &c);
-        assert_true(emu_proc_pid(p) > 0);
+        ocisbx_proc *p = start_collect(&spec, &c);
+        assert_true(ocisbx_proc_pid(p) > 0);
         assert_int_equal(wait_marked(mark, 3), 3);
         pid_t host[16];
         int nhost = find_marked(mark, host, 16);
-        assert_int_equal(emu_proc_wait(p, 0), OCISBX_ETIMEOUT);
-        assert_int_equal(emu_proc_terminate(p, 5000), 0);
-        assert_int_equal(emu_proc_wait(p, GUARD_MS), 0);
+        assert_int_equal(ocisbx_proc_wait(p, 0), OCISBX_ETIMEOUT);
+        assert_int_equal(ocisbx_proc_terminate(p, 5000), 0);
+        assert_int_equal(ocisbx_proc_wait(p, GUARD_MS), 0);
         assert_false(c.timed_out);
         assert_int_equal(c.exit_code, -1);
         assert_int_equal(c.term_signal, SIGTERM);
-        assert_int_equal(emu_proc_pid(p), 0);
-        emu_proc_free(p);
+        assert_int_equal(ocisbx_proc_pid(p), 0);
+        ocisbx_proc_free(p);
         /* every process of the tree is gone (allow the host's init to reap
          * orphans of the unisolated case) */
         pid_t left[16];
@@ -804,43 +804,43 @@ static void t_terminate_grace(void **state)
     char *ws = make_ws();
     for (int iso = 0; iso < 2; iso++) {
         /* a command that handles TERM gets to finish */
-        emu_run_spec spec = {.workspace_dir = ws, .envp = k_env, .isolate = iso == 1,
+        ocisbx_proc_spec spec = {.workspace_dir = ws, .envp = k_env, .isolate = iso == 1,
                              .shell_command = "trap 'echo got-term; exit 7' TERM; echo ready; "
                                               "while :; do sleep 0.05; done"};
         collector c;
-        emu_proc *p = start_collect(&spec, &c);
+        ocisbx_proc *p = start_collect(&spec, &c);
         assert_true(wait_output(&c, "ready"));
-        assert_int_equal(emu_proc_terminate(p, 30000), 0);
-        assert_int_equal(emu_proc_wait(p, GUARD_MS), 0);
+        assert_int_equal(ocisbx_proc_terminate(p, 30000), 0);
+        assert_int_equal(ocisbx_proc_wait(p, GUARD_MS), 0);
         assert_int_equal(c.exit_code, 7);
         assert_int_equal(c.term_signal, 0);
         assert_string_equal(c.out, "ready\ngot-term\n");
-        emu_proc_free(p);
+        ocisbx_proc_free(p);
         col_free(&c);
 
         /* one that ignores it is killed when the grace ends */
         spec.shell_command = "trap '' TERM; echo ready; while :; do sleep 0.05 || true; done";
         p = start_collect(&spec, &c);
         assert_true(wait_output(&c, "ready"));
-        assert_int_equal(emu_proc_terminate(p, 300), 0);
-        assert_int_equal(emu_proc_wait(p, GUARD_MS), 0);
+        assert_int_equal(ocisbx_proc_terminate(p, 300), 0);
+        assert_int_equal(ocisbx_proc_wait(p, GUARD_MS), 0);
         assert_int_equal(c.exit_code, -1);
         assert_int_equal(c.term_signal, SIGKILL);
-        emu_proc_free(p);
+        ocisbx_proc_free(p);
         col_free(&c);
 
         /* grace 0: KILL at once */
         spec.shell_command = "echo ready; sleep 1000";
         p = start_collect(&spec, &c);
         assert_true(wait_output(&c, "ready"));
-        assert_int_equal(emu_proc_terminate(p, 0), 0);
-        assert_int_equal(emu_proc_wait(p, GUARD_MS), 0);
+        assert_int_equal(ocisbx_proc_terminate(p, 0), 0);
+        assert_int_equal(ocisbx_proc_wait(p, GUARD_MS), 0);
         assert_int_equal(c.term_signal, SIGKILL);
         assert_int_equal(c.exit_calls, 1);
         /* signalling a finished process is harmless */
-        assert_int_equal(emu_proc_signal(p, SIGTERM), 0);
-        assert_int_equal(emu_proc_terminate(p, 0), 0);
-        emu_proc_free(p);
+        assert_int_equal(ocisbx_proc_signal(p, SIGTERM), 0);
+        assert_int_equal(ocisbx_proc_terminate(p, 0), 0);
+        ocisbx_proc_free(p);
         assert_int_equal(c.exit_calls, 1);
         col_free(&c);
     }
@@ -857,37 +857,37 @@ static void t_stop_cont(void **state)
         new_mark(mark, sizeof mark, "1");
         char cmd[256];
         snprintf(cmd, sizeof cmd, "sleep %s; echo finished", mark);
-        emu_run_spec spec = {.workspace_dir = ws, .shell_command = cmd, .envp = k_env, .isolate = iso == 1};
+        ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = cmd, .envp = k_env, .isolate = iso == 1};
         collector c;
-        emu_proc *p = start_collect(&spec, &c);
+        ocisbx_proc *p = start_collect(&spec, &c);
         assert_int_equal(wait_marked(mark, 1), 1);
         pid_t pid;
         assert_int_equal(find_marked(mark, &pid, 1), 1);
-        assert_int_equal(emu_proc_signal(p, SIGSTOP), 0);
+        assert_int_equal(ocisbx_proc_signal(p, SIGSTOP), 0);
         char st = 0;
         for (int i = 0; i < GUARD_MS / 20 && (st = proc_state(pid)) != 'T'; i++)
             sleep_ms(20);
         assert_int_equal(st, 'T');
-        assert_false(emu_proc_finished(p));
-        assert_int_equal(emu_proc_signal(p, SIGCONT), 0);
-        assert_int_equal(emu_proc_wait(p, GUARD_MS), 0);
+        assert_false(ocisbx_proc_finished(p));
+        assert_int_equal(ocisbx_proc_signal(p, SIGCONT), 0);
+        assert_int_equal(ocisbx_proc_wait(p, GUARD_MS), 0);
         assert_int_equal(c.exit_code, 0);
         assert_string_equal(c.out, "finished\n");
-        emu_proc_free(p);
+        ocisbx_proc_free(p);
         col_free(&c);
     }
     /* a suspended command still dies on terminate */
-    emu_run_spec spec = {.workspace_dir = ws, .shell_command = "echo ready; sleep 1000", .envp = k_env,
+    ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = "echo ready; sleep 1000", .envp = k_env,
                          .isolate = true};
     collector c;
-    emu_proc *p = start_collect(&spec, &c);
+    ocisbx_proc *p = start_collect(&spec, &c);
     assert_true(wait_output(&c, "ready"));
-    assert_int_equal(emu_proc_signal(p, SIGSTOP), 0);
-    assert_int_equal(emu_proc_terminate(p, 30000), 0);
-    assert_int_equal(emu_proc_wait(p, GUARD_MS), 0);
+    assert_int_equal(ocisbx_proc_signal(p, SIGSTOP), 0);
+    assert_int_equal(ocisbx_proc_terminate(p, 30000), 0);
+    assert_int_equal(ocisbx_proc_wait(p, GUARD_MS), 0);
     assert_int_equal(c.exit_code, -1);
     assert_int_equal(c.term_signal, SIGTERM);
-    emu_proc_free(p);
+    ocisbx_proc_free(p);
     col_free(&c);
     rm_rf(ws);
     free(ws);
@@ -900,20 +900,20 @@ static void t_concurrent(void **state)
     (void)state;
     char *ws[NCONC];
     collector c[NCONC];
-    emu_proc *p[NCONC];
+    ocisbx_proc *p[NCONC];
     char cmd[NCONC][160];
     for (int i = 0; i < NCONC; i++) {
         ws[i] = make_ws();
         snprintf(cmd[i], sizeof cmd[i], "echo start %d; echo e%d >&2; sleep 0.2; echo %d > /workspace/f; echo end %d; exit %d",
                  i, i, i, i, i % 7);
-        emu_run_spec spec = {.workspace_dir = ws[i], .shell_command = cmd[i], .envp = k_env,
+        ocisbx_proc_spec spec = {.workspace_dir = ws[i], .shell_command = cmd[i], .envp = k_env,
                              .isolate = true, .allow_network = (i % 2) == 0};
         col_init(&c[i]);
-        assert_int_equal(emu_proc_start(&spec, on_out, on_exit_cb, &c[i], &p[i]), 0);
+        assert_int_equal(ocisbx_proc_start(&spec, on_out, on_exit_cb, &c[i], &p[i]), 0);
     }
     for (int i = 0; i < NCONC; i++) {
-        assert_int_equal(emu_proc_wait(p[i], GUARD_MS), 0);
-        emu_proc_free(p[i]);
+        assert_int_equal(ocisbx_proc_wait(p[i], GUARD_MS), 0);
+        ocisbx_proc_free(p[i]);
         char expect[64];
         snprintf(expect, sizeof expect, "start %d\nend %d\n", i, i);
         assert_string_equal(c[i].out, expect);
@@ -953,11 +953,11 @@ static void t_dies_with_emulator(void **state)
             close(ready[0]);
             char cmd[256];
             snprintf(cmd, sizeof cmd, "M=%s; sleep $M & sh -c \"sleep $M; true\" & echo ready; sleep $M", mark);
-            emu_run_spec spec = {.workspace_dir = ws, .shell_command = cmd, .envp = k_env, .isolate = iso == 1};
+            ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = cmd, .envp = k_env, .isolate = iso == 1};
             collector c;
             col_init(&c);
-            emu_proc *p = NULL;
-            if (emu_proc_start(&spec, on_out, on_exit_cb, &c, &p) != 0 || !wait_output(&c, "ready"))
+            ocisbx_proc *p = NULL;
+            if (ocisbx_proc_start(&spec, on_out, on_exit_cb, &c, &p) != 0 || !wait_output(&c, "ready"))
                 _exit(1);
             ssize_t w = write(ready[1], "r", 1);
             (void)w;
@@ -991,22 +991,22 @@ static void t_kill_all(void **state)
     (void)state;
     char *ws = make_ws();
     collector c[3];
-    emu_proc *p[3];
+    ocisbx_proc *p[3];
     for (int i = 0; i < 3; i++) {
-        emu_run_spec spec = {.workspace_dir = ws, .shell_command = "trap '' TERM; echo ready; sleep 1000",
+        ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = "trap '' TERM; echo ready; sleep 1000",
                              .envp = k_env, .isolate = i != 2};
         col_init(&c[i]);
-        assert_int_equal(emu_proc_start(&spec, on_out, on_exit_cb, &c[i], &p[i]), 0);
+        assert_int_equal(ocisbx_proc_start(&spec, on_out, on_exit_cb, &c[i], &p[i]), 0);
         assert_true(wait_output(&c[i], "ready"));
     }
-    emu_proc_kill_all();
+    ocisbx_proc_kill_all();
     for (int i = 0; i < 3; i++) {
-        assert_int_equal(emu_proc_wait(p[i], GUARD_MS), 0);
+        assert_int_equal(ocisbx_proc_wait(p[i], GUARD_MS), 0);
         assert_int_equal(c[i].term_signal, SIGKILL);
-        emu_proc_free(p[i]);
+        ocisbx_proc_free(p[i]);
         col_free(&c[i]);
     }
-    emu_proc_free(NULL);
+    ocisbx_proc_free(NULL);
     rm_rf(ws);
     free(ws);
 }
@@ -1047,7 +1047,7 @@ int main(void)
         s = colon ? colon + 1 : NULL;
     }
     if (!found) {
-        fprintf(stderr, "it_runner: SKIPPED: bubblewrap (bwrap) is not on PATH\n");
+        fprintf(stderr, "it_sys_proc: SKIPPED: bubblewrap (bwrap) is not on PATH\n");
         return 77;
     }
     signal(SIGPIPE, SIG_IGN); /* the runner must reset it for its children */
