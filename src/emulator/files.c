@@ -1,6 +1,7 @@
 /* Files: PUT/GET /sandboxes/{id}/files?filePath=/workspace/...
- * The path is checked component by component so that neither ".." nor a
- * symlink (made by a command) can reach outside the workspace. */
+ * The path is checked component by component (src/sys/walk.h) so that
+ * neither ".." nor a symlink (made by a command) can reach outside the
+ * workspace. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "emulator/emu.h"
+#include "sys/walk.h"
 
 /* Splits /workspace/a/b into the relative "a/b"; NULL (with a 400) when the
  * path is not absolute under /workspace or has a ".." component. */
@@ -49,201 +51,43 @@ static char *relative_path(const char *fp, emu_response *resp)
     return ocisbx_buf_detach(&rel);
 }
 
-/* ---- resolving a path as the sandbox sees it --------------------------------
- * The sandbox's file system is modelled as a root whose only child is
- * "workspace" (the host directory ws). The walk goes component by component
- * with openat(O_NOFOLLOW) on each directory it enters, so a symlink swapped in
- * during the request is never followed by the kernel: every symlink is read
- * with readlinkat and its target walked here, an absolute target from the
- * model root. Any name at the model root other than "workspace" is outside:
- * 400, decided without touching the host, so nothing outside can be probed. */
-#define WALK_MAX_DEPTH 256
-#define WALK_MAX_LINKS 40
-
-typedef struct walk {
-    int fds[WALK_MAX_DEPTH]; /* fds[0]: the workspace; depth -1: the model root */
-    int depth;
-} walk;
-
-enum { WALK_OK = 0, WALK_OUTSIDE, WALK_MISSING, WALK_NOTDIR, WALK_LOOP, WALK_ERROR };
-
-static void walk_pop_to(walk *w, int depth)
-{
-    while (w->depth > depth) {
-        if (w->depth > 0)
-            close(w->fds[w->depth]);
-        w->depth--;
-    }
-}
-
-/* Prepends the components of text to the pending list (a stack of strings,
- * consumed from the end). */
-static int push_components(char ***stack, size_t *n, size_t *cap, const char *text)
-{
-    size_t len = strlen(text);
-    /* components in reverse order so that the first is on top */
-    const char *end = text + len;
-    while (end > text) {
-        const char *b = end;
-        while (b > text && b[-1] != '/')
-            b--;
-        if (end > b) {
-            if (*n == *cap) {
-                size_t nc = *cap ? *cap * 2 : 16;
-                char **ns = realloc(*stack, nc * sizeof *ns);
-                if (!ns)
-                    return -1;
-                *stack = ns;
-                *cap = nc;
-            }
-            char *c = strndup(b, (size_t)(end - b));
-            if (!c)
-                return -1;
-            (*stack)[(*n)++] = c;
-        }
-        end = b > text ? b - 1 : b;
-    }
-    return 0;
-}
-
-/* Walks rel (relative to /workspace) and leaves w at the directory holding the
- * last component, whose name goes to *last (malloc'd). Symlinks in directory
- * places are followed as the sandbox would; a symlink as the last component is
- * followed when follow_last (reads), else left to the caller (a write replaces
- * it). create: missing directories are made (mkdirat, then opened O_NOFOLLOW). */
-static int walk_path(int ws_fd, const char *rel, bool follow_last, bool create, walk *w, char **last)
-{
-    char **stack = NULL;
-    size_t n = 0, cap = 0;
-    int links = 0, rc = WALK_OK;
-    w->fds[0] = ws_fd;
-    w->depth = 0;
-    *last = NULL;
-    if (push_components(&stack, &n, &cap, rel) != 0) {
-        rc = WALK_ERROR;
-        goto out;
-    }
-    while (n > 0) {
-        char *name = stack[--n];
-        bool is_last = n == 0;
-        if (!strcmp(name, ".")) {
-            free(name);
-            if (is_last) {
-                rc = WALK_NOTDIR; /* names a directory, not a file */
-                goto out;
-            }
-            continue;
-        }
-        if (!strcmp(name, "..")) {
-            free(name);
-            walk_pop_to(w, w->depth - 1 < -1 ? -1 : w->depth - 1);
-            if (is_last) {
-                rc = WALK_NOTDIR;
-                goto out;
-            }
-            continue;
-        }
-        if (w->depth < 0) {
-            bool ws = !strcmp(name, "workspace");
-            free(name);
-            if (!ws) {
-                rc = WALK_OUTSIDE;
-                goto out;
-            }
-            if (is_last) {
-                rc = WALK_NOTDIR;
-                goto out;
-            }
-            w->depth = 0;
-            continue;
-        }
-        int dfd = w->fds[w->depth];
-        struct stat st;
-        bool exists = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-        if (exists && S_ISLNK(st.st_mode) && (!is_last || follow_last)) {
-            char target[PATH_MAX];
-            ssize_t tl = readlinkat(dfd, name, target, sizeof target - 1);
-            free(name);
-            if (tl <= 0 || ++links > WALK_MAX_LINKS) {
-                rc = tl <= 0 ? WALK_ERROR : WALK_LOOP;
-                goto out;
-            }
-            target[tl] = 0;
-            if (target[0] == '/')
-                walk_pop_to(w, -1);
-            if (push_components(&stack, &n, &cap, target) != 0) {
-                rc = WALK_ERROR;
-                goto out;
-            }
-            if (n == 0) { /* a link to "/" */
-                rc = WALK_OUTSIDE;
-                goto out;
-            }
-            continue;
-        }
-        if (is_last) {
-            *last = name;
-            goto out;
-        }
-        if (!exists && create && mkdirat(dfd, name, 0755) != 0 && errno != EEXIST) {
-            free(name);
-            rc = WALK_ERROR;
-            goto out;
-        }
-        if (!exists && !create) {
-            free(name);
-            rc = WALK_MISSING;
-            goto out;
-        }
-        if (w->depth + 1 >= WALK_MAX_DEPTH) {
-            free(name);
-            rc = WALK_LOOP;
-            goto out;
-        }
-        /* O_NOFOLLOW: a symlink swapped in since fstatat fails here (ELOOP). */
-        int nfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        free(name);
-        if (nfd < 0) {
-            rc = errno == ENOENT ? WALK_MISSING : errno == ENOTDIR ? WALK_NOTDIR : WALK_ERROR;
-            goto out;
-        }
-        w->fds[++w->depth] = nfd;
-    }
-    rc = WALK_NOTDIR; /* ended on a directory (e.g. a link to one) */
-out:
-    while (n > 0)
-        free(stack[--n]);
-    free(stack);
-    if (rc == WALK_OK && w->depth < 0)
-        rc = WALK_OUTSIDE;
-    return rc;
-}
-
-/* Answers a failed walk; true when it did. */
-static bool walk_error(int rc, const char *fp, emu_response *resp)
+/* The path is resolved as the sandbox sees it by the library's confined
+ * walk (src/sys/walk.h): a symlink made by a command is followed only as far
+ * as it stays inside /workspace. Answers a failed walk call. */
+static void walk_error(int rc, const char *fp, emu_response *resp)
 {
     switch (rc) {
-    case WALK_OK:
-        return false;
-    case WALK_OUTSIDE:
+    case OCISBX_EFORBIDDEN:
         emu_error(resp, 400, "InvalidParameter",
                   "filePath %s leads outside /workspace (through a symlink, or a dangling one)", fp);
         break;
-    case WALK_MISSING:
+    case OCISBX_ENOTFOUND:
         emu_error(resp, 404, "NotAuthorizedOrNotFound", "file %s not found", fp);
         break;
-    case WALK_NOTDIR:
-        emu_error(resp, 400, "InvalidParameter", "%s or one of its parents is not what it should be "
-                                                 "(a directory where a file is wanted, or the reverse)", fp);
+    case OCISBX_ECONFLICT:
+        emu_error(resp, 409, "Conflict", "file %s changed while it was accessed; retry", fp);
         break;
-    case WALK_LOOP:
-        emu_error(resp, 400, "InvalidParameter", "filePath %s has too many levels of symbolic links", fp);
+    case OCISBX_EINVAL:
+        switch (ocisbx_walk_last_reason()) {
+        case OCISBX_WALK_LOOP:
+            emu_error(resp, 400, "InvalidParameter", "filePath %s has too many levels of symbolic links", fp);
+            break;
+        case OCISBX_WALK_ISDIR:
+            emu_error(resp, 400, "InvalidParameter", "%s is a directory", fp);
+            break;
+        case OCISBX_WALK_NOTDIR:
+            emu_error(resp, 400, "InvalidParameter", "%s: one of its parents is not a directory", fp);
+            break;
+        default:
+            emu_error(resp, 400, "InvalidParameter", "%s is not a regular file", fp);
+            break;
+        }
         break;
     default:
-        emu_error(resp, 500, "InternalServerError", "cannot resolve %s: %s", fp, strerror(errno));
+        emu_error(resp, 500, "InternalServerError", "cannot access %s: %s", fp,
+                  ocisbx_error_message(ocisbx_error_last()));
         break;
     }
-    return true;
 }
 
 static int write_all(int fd, const char *p, size_t left)
@@ -276,14 +120,14 @@ static void do_write(const emu_request *req, int ws_fd, const char *rel, const c
                   "opc-content-sha256 %s does not match the SHA-256 of the body (%s); nothing written", claimed, sha);
         return;
     }
-    walk w;
+    ocisbx_walk_root root = {ws_fd, "/workspace"};
+    int dfd = -1;
     char *name = NULL;
-    int rc = walk_path(ws_fd, rel, false, true, &w, &name);
-    if (walk_error(rc, fp, resp)) {
-        walk_pop_to(&w, 0);
+    int rc = ocisbx_walk_parent(&root, rel, OCISBX_WALK_MKDIRS, &dfd, &name);
+    if (rc) {
+        walk_error(rc, fp, resp);
         return;
     }
-    int dfd = w.fds[w.depth];
     struct stat st;
     if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
         emu_error(resp, 400, "InvalidParameter", "%s is a directory", fp);
@@ -294,12 +138,14 @@ static void do_write(const emu_request *req, int ws_fd, const char *rel, const c
     char tmp[64];
     emu_new_id(".tmp-", tmp, sizeof tmp);
     int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0 || write_all(fd, req->body ? req->body : "", req->body_len) != 0 || close(fd) != 0 ||
-        renameat(dfd, tmp, dfd, name) != 0) {
-        int e = errno;
+    /* the sandbox user owns what the emulator writes into its workspace */
+    int adopt = fd >= 0 ? ocisbx_walk_adopt(&root, dfd, tmp) : 0;
+    if (fd < 0 || adopt != 0 || write_all(fd, req->body ? req->body : "", req->body_len) != 0 ||
+        close(fd) != 0 || renameat(dfd, tmp, dfd, name) != 0) {
+        const char *why = adopt ? ocisbx_error_message(ocisbx_error_last()) : strerror(errno);
         if (fd >= 0)
             unlinkat(dfd, tmp, 0);
-        emu_error(resp, 500, "InternalServerError", "cannot write %s: %s", fp, strerror(e));
+        emu_error(resp, 500, "InternalServerError", "cannot write %s: %s", fp, why);
         goto out;
     }
     cJSON *o = cJSON_CreateObject();
@@ -310,32 +156,17 @@ static void do_write(const emu_request *req, int ws_fd, const char *rel, const c
     emu_json(resp, 200, o);
 out:
     free(name);
-    walk_pop_to(&w, 0);
+    close(dfd);
 }
 
 static void do_read(int ws_fd, const char *rel, const char *fp, emu_response *resp)
 {
-    walk w;
-    char *name = NULL;
-    int rc = walk_path(ws_fd, rel, true, false, &w, &name);
-    if (walk_error(rc, fp, resp)) {
-        walk_pop_to(&w, 0);
-        return;
-    }
-    int fd = openat(w.fds[w.depth], name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
+    ocisbx_walk_root root = {ws_fd, "/workspace"};
+    int fd = -1;
     ocisbx_buf data = OCISBX_BUF_INIT;
-    if (fd < 0) {
-        if (errno == ENOENT)
-            emu_error(resp, 404, "NotAuthorizedOrNotFound", "file %s not found", fp);
-        else if (errno == ELOOP) /* became a symlink since the walk */
-            emu_error(resp, 409, "Conflict", "file %s changed while it was read; retry", fp);
-        else
-            emu_error(resp, 400, "InvalidParameter", "cannot open %s: %s", fp, strerror(errno));
-        goto out;
-    }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        emu_error(resp, 400, "InvalidParameter", "%s is not a regular file", fp);
+    int rc = ocisbx_walk_open_read(&root, rel, &fd);
+    if (rc) {
+        walk_error(rc, fp, resp);
         goto out;
     }
     char chunk[65536];
@@ -362,8 +193,6 @@ out:
     if (fd >= 0)
         close(fd);
     ocisbx_buf_free(&data);
-    free(name);
-    walk_pop_to(&w, 0);
 }
 
 void emu_h_file(emu_server *s, const emu_request *req, const emu_route *rt, emu_response *resp)
