@@ -1,5 +1,6 @@
 /* Commands: start through the runner, record every event with its seq,
  * answer run/runAndWait/runAndStream/get/list/output/events/cancel. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -357,6 +358,9 @@ int emu_command_start(emu_server *s, emu_sandbox *b, const cJSON *details, emu_c
 
     const emu_project *proj = emu_config_project(s->cfg, b->project_id);
     char *ws = emu_workspace_dir(s, b->id);
+    if (ws && s->isolate && emu_workspace_own(ws) != 0) /* a state directory of an older version */
+        ocisbx_log(OCISBX_LOG_WARN, "cannot give the workspace of %s to uid %d: %s", b->id,
+                   OCISBX_PROC_NOBODY_UID, strerror(errno));
     char **envp = merge_env(b, c);
     ocisbx_proc_spec spec;
     memset(&spec, 0, sizeof spec);

@@ -406,6 +406,11 @@ int emu_grow(void *items, size_t n, size_t *cap, size_t first, size_t size);
 #define EMU_GROW(arr, n, cap, first) emu_grow((void *)&(arr), (n), &(cap), (first), sizeof *(arr))
 /* Copies a directory tree (symlinks as symlinks); *bytes gets the file bytes. */
 int emu_copytree(const char *src, const char *dst, int64_t *bytes);
+/* Run as root, the emulator gives a workspace it created (and everything in
+ * it) to the unprivileged sandbox uid (OCISBX_PROC_NOBODY_UID), whom the
+ * runner then runs its commands as; a no-op when it already belongs to it,
+ * and when the emulator is not root. 0 or -1. */
+int emu_workspace_own(const char *dir);
 /* Appends data to out as valid UTF-8 (invalid bytes become U+FFFD). */
 void emu_utf8_sanitize(const char *data, size_t len, ocisbx_buf *out);
 bool emu_valid_request_id(const char *id);

@@ -290,6 +290,8 @@ static void do_create(emu_server *s, const emu_request *req, emu_response *resp)
     int64_t bytes = 0;
     char *snapdir = snap ? ocisbx_asprintf("%s/snapshots/%s", s->state_dir, snap->id) : NULL;
     int frc = snap ? emu_copytree(snapdir, ws, &bytes) : emu_mkdirs(ws);
+    if (frc == 0 && ws)
+        frc = emu_workspace_own(ws);
     free(snapdir);
     if (!ws || frc != 0) {
         if (ws)

@@ -13,6 +13,7 @@
 #include <openssl/rand.h>
 
 #include "emulator/emu.h"
+#include "sys/proc.h"
 
 int64_t emu_now_ms(void)
 {
@@ -276,6 +277,59 @@ static int copy_file(const char *src, const char *dst, mode_t mode, int64_t *byt
     close(in);
     if (close(out) != 0)
         rc = -1;
+    return rc;
+}
+
+/* Gives dfd and everything under it (symlinks themselves, never followed)
+ * to uid:gid. */
+static int chown_tree_fd(int dfd, uid_t uid, gid_t gid, int depth)
+{
+    if (depth > 256 || fchown(dfd, uid, gid) != 0)
+        return -1;
+    int dup_fd = dup(dfd);
+    DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+    if (!d) {
+        if (dup_fd >= 0)
+            close(dup_fd);
+        return -1;
+    }
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        struct stat st;
+        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue; /* gone meanwhile */
+        if (S_ISDIR(st.st_mode)) {
+            int sub = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (sub < 0 || chown_tree_fd(sub, uid, gid, depth + 1) != 0)
+                rc = -1;
+            if (sub >= 0)
+                close(sub);
+        } else if ((st.st_uid != uid || st.st_gid != gid) &&
+                   fchownat(dfd, e->d_name, uid, gid, AT_SYMLINK_NOFOLLOW) != 0) {
+            rc = -1;
+        }
+    }
+    closedir(d);
+    return rc;
+}
+
+int emu_workspace_own(const char *dir)
+{
+    if (geteuid() != 0)
+        return 0;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    int rc = 0;
+    if (fstat(fd, &st) != 0)
+        rc = -1;
+    else if (st.st_uid != OCISBX_PROC_NOBODY_UID || st.st_gid != OCISBX_PROC_NOBODY_GID)
+        rc = chown_tree_fd(fd, OCISBX_PROC_NOBODY_UID, OCISBX_PROC_NOBODY_GID, 0);
+    close(fd);
     return rc;
 }
 

@@ -8,16 +8,20 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -28,6 +32,12 @@
 
 #define DEFAULT_PATH "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #define SANDBOX_WS "/workspace"
+/* As root, the workspace is bind-mounted here in the child's private mount
+ * namespace before the uid drop, so that the unprivileged bubblewrap reaches
+ * it whatever the modes of its parent directories; bubblewrap's own root is
+ * a fresh tmpfs, so nothing of the host's /tmp is lost, and the sandbox's
+ * command line shows this name, not the host path. */
+#define STAGE_DIR "/tmp"
 /* How long the pipes may stay open after an unisolated command exited (a
  * daemon that left its process group still holds them): then we stop reading. */
 #define DRAIN_AFTER_EXIT_MS 1000
@@ -46,6 +56,13 @@ struct ocisbx_proc {
     char **argv;    /* what is executed */
     char **envp;    /* secrets: wiped when freed */
     char *exe;
+    /* as root: the child drops to run_uid/run_gid after staging host_ws */
+    bool drop;
+    uid_t run_uid;
+    gid_t run_gid;
+    char *host_ws;
+    unsigned long ws_mount_flags; /* MS_RDONLY / MS_NOEXEC kept from the host mount */
+    bool bwrap_setuid;            /* then no PR_SET_NO_NEW_PRIVS, it would break it */
 
     ocisbx_proc_output_fn on_output;
     ocisbx_proc_exit_fn on_exit;
@@ -204,7 +221,7 @@ static int build_bwrap_argv(ocisbx_proc *p, const char *bwrap, const ocisbx_proc
     for (size_t i = 0; rest[i]; i++)
         strv_push(&a, rest[i]);
     strv_push(&a, "--bind");
-    strv_push(&a, spec->workspace_dir);
+    strv_push(&a, p->drop ? STAGE_DIR : spec->workspace_dir);
     strv_push(&a, SANDBOX_WS);
     /* bwrap's root is a writable tmpfs: /workspace must be the only
      * writable place, so it goes read-only once everything is mounted */
@@ -374,10 +391,13 @@ static void terminate_locked(ocisbx_proc *p, int grace_ms)
 
 /* ---- the child ----------------------------------------------------------------- */
 
+enum { CHILD_EXEC = 0, CHILD_STAGE, CHILD_DROP };
+
 /* Runs between fork and exec: async-signal-safe calls only. */
 static void child_exec(ocisbx_proc *p, pid_t parent, int devnull, int out_w, int err_w, int info_w,
                        int exec_w)
 {
+    int step = CHILD_EXEC;
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
@@ -419,10 +439,35 @@ static void child_exec(ocisbx_proc *p, pid_t parent, int devnull, int out_w, int
     }
     if (chdir(p->isolate ? "/" : p->host_cwd) != 0)
         goto fail;
+    if (p->drop) {
+        /* Root never runs the sandbox: the workspace is staged in a private
+         * mount namespace (no propagation back to the host), then the child
+         * becomes the workspace's owner, with no supplementary groups and no
+         * capability, and bubblewrap runs unprivileged: its user namespace
+         * maps only that uid. */
+        step = CHILD_STAGE;
+        if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+            mount(p->host_ws, STAGE_DIR, NULL, MS_BIND | MS_REC, NULL) != 0 ||
+            mount(NULL, STAGE_DIR, NULL, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV | p->ws_mount_flags,
+                  NULL) != 0)
+            goto fail;
+        step = CHILD_DROP;
+        if (setgroups(0, NULL) != 0 || setgid(p->run_gid) != 0 || setuid(p->run_uid) != 0 ||
+            setuid(0) == 0 || getuid() != p->run_uid || geteuid() != p->run_uid)
+            goto fail;
+        if (!p->bwrap_setuid && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+            goto fail;
+        /* a change of credentials clears the death signal: set it again */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
+            goto fail;
+        if (getppid() != parent)
+            _exit(127);
+        step = CHILD_EXEC;
+    }
     execve(p->exe, p->argv, p->envp);
 fail:;
-    int e = errno;
-    ssize_t r = write(exec_w, &e, sizeof e);
+    int e[2] = {step, errno};
+    ssize_t r = write(exec_w, e, sizeof e);
     (void)r;
     _exit(127);
 }
@@ -503,15 +548,22 @@ static int spawn(ocisbx_proc *p, io *io_out)
         close(infop[1]);
         infop[1] = -1;
     }
-    int child_errno = 0;
+    int child_err[2] = {0, 0}; /* step, errno */
     ssize_t n;
     do
-        n = read(execp[0], &child_errno, sizeof child_errno);
+        n = read(execp[0], child_err, sizeof child_err);
     while (n < 0 && errno == EINTR);
-    if (n == (ssize_t)sizeof child_errno) {
+    if (n == (ssize_t)sizeof child_err) {
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
         }
-        rc = ocisbx_fail(OCISBX_EIO, "runner: cannot execute %s: %s", p->exe, strerror(child_errno));
+        if (child_err[0] == CHILD_STAGE)
+            rc = ocisbx_fail(OCISBX_EIO, "runner: cannot stage the workspace in a private mount namespace: %s",
+                             strerror(child_err[1]));
+        else if (child_err[0] == CHILD_DROP)
+            rc = ocisbx_fail(OCISBX_EIO, "runner: cannot drop to uid %u gid %u: %s", (unsigned)p->run_uid,
+                             (unsigned)p->run_gid, strerror(child_err[1]));
+        else
+            rc = ocisbx_fail(OCISBX_EIO, "runner: cannot execute %s: %s", p->exe, strerror(child_err[1]));
         goto out;
     }
     pthread_mutex_lock(&p->mu);
@@ -788,6 +840,7 @@ static void proc_release(ocisbx_proc *p)
     free_strv(p->argv, false);
     free_strv(p->envp, true);
     free(p->exe);
+    free(p->host_ws);
     free(p->start_err);
     if (p->ns_fd >= 0)
         close(p->ns_fd);
@@ -831,7 +884,31 @@ int ocisbx_proc_start(const ocisbx_proc_spec *spec, ocisbx_proc_output_fn on_out
     p->user_data = user_data;
 
     const char *cwd = NULL;
-    int rc = check_cwd(spec, &cwd, &p->host_cwd);
+    int rc = 0;
+    if (spec->isolate && geteuid() == 0) {
+        /* As root the command runs as the workspace's owner (see proc.h). */
+        if (st.st_uid == 0) {
+            rc = ocisbx_fail(OCISBX_EUNSUPPORTED,
+                             "runner: running as root, the workspace %s must belong to an unprivileged user "
+                             "(the command runs as its owner), not to root", spec->workspace_dir);
+        } else {
+            p->drop = true;
+            p->run_uid = st.st_uid;
+            p->run_gid = st.st_gid;
+            struct statvfs vfs;
+            if (statvfs(spec->workspace_dir, &vfs) == 0)
+                p->ws_mount_flags = ((vfs.f_flag & ST_RDONLY) ? MS_RDONLY : 0) |
+                                    ((vfs.f_flag & ST_NOEXEC) ? MS_NOEXEC : 0);
+            struct stat bst;
+            p->bwrap_setuid = stat(bwrap, &bst) == 0 && (bst.st_mode & S_ISUID);
+            if (!(p->host_ws = ocisbx_strdup(spec->workspace_dir)))
+                rc = ocisbx_fail_nomem();
+        }
+    }
+    if (!rc && (spec->memory_limit_bytes || spec->max_processes))
+        rc = ocisbx_fail(OCISBX_EUNSUPPORTED, "runner: resource limits are not supported yet");
+    if (!rc)
+        rc = check_cwd(spec, &cwd, &p->host_cwd);
     if (!rc)
         rc = build_envp(p, spec);
     if (!rc && spec->isolate) {
@@ -1037,6 +1114,12 @@ static int run_check(void)
     if (!mkdtemp(dir)) {
         snprintf(g_check_why, sizeof g_check_why, "cannot create a directory under /tmp: %s",
                  strerror(errno));
+        return OCISBX_EIO;
+    }
+    if (geteuid() == 0 && chown(dir, OCISBX_PROC_NOBODY_UID, OCISBX_PROC_NOBODY_GID) != 0) {
+        snprintf(g_check_why, sizeof g_check_why, "cannot give %s to uid %d: %s", dir, OCISBX_PROC_NOBODY_UID,
+                 strerror(errno));
+        rmdir(dir);
         return OCISBX_EIO;
     }
     probe pr = {{0}, 0, -2};

@@ -7,7 +7,28 @@
  * /proc and minimal /dev, its own user (uid 0 mapped to an unprivileged
  * namespace: no capabilities on anything of the host), PID, IPC and UTS
  * namespaces, and its own empty network namespace when the network is denied.
- * stdin is /dev/null; no other file descriptor of the emulator is inherited.
+ * What a caller must run as root is described below.
+ * stdin is /dev/null; no other file descriptor of the caller is inherited.
+ * Every mount of the sandbox is nosuid (bubblewrap's binds; /workspace also
+ * nodev): a setuid file made in the workspace works neither inside nor, as
+ * it belongs to the command's uid, as host root on the host.
+ *
+ * As root (euid 0), isolated, the command never gets host root's powers: the
+ * child stages the workspace in a private mount namespace, drops to the
+ * workspace directory's owner (setgroups(0), setgid, setuid to its uid and
+ * gid; PR_SET_NO_NEW_PRIVS) and only then executes bubblewrap, which so runs
+ * unprivileged and maps only that uid (shown as 0 inside). The command then
+ * has no capability, /proc/sys and everything else of the host that belongs
+ * to root is read-only to it, /etc/shadow and root's 0600 files unreadable,
+ * and what it creates in the workspace belongs to that uid on the host. A
+ * caller that owns its workspaces (the emulator) gives them to an
+ * unprivileged uid (OCISBX_PROC_NOBODY_UID); a caller running a user's own
+ * directory (the local backend) leaves its ownership unchanged: the command
+ * runs as that user. A workspace that belongs to root is refused
+ * (OCISBX_EUNSUPPORTED): no safe way is implemented to run a command as host
+ * root, even with a user namespace on top (its uid 0 owns the host's root
+ * files). Unisolated (--no-isolation) none of this applies: the command runs
+ * as the caller, root included.
  * The tree dies when the runner terminates it, on timeout, and when the
  * emulator process dies (PR_SET_PDEATHSIG + bwrap --die-with-parent; the
  * PID-namespace init dying takes every process of the namespace with it).
@@ -54,7 +75,17 @@ typedef struct ocisbx_proc_spec {
     /* Backstop; 0 = none. On expiry: TERM to the whole tree, KILL after
      * OCISBX_PROC_TIMEOUT_GRACE_MS; on_exit then reports timed_out = true. */
     int64_t timeout_ms;
+    /* Resource limits, reserved for a later version (memory of the whole
+     * tree, number of processes): 0 = none, the only value accepted now;
+     * anything else is refused with OCISBX_EUNSUPPORTED. */
+    uint64_t memory_limit_bytes;
+    int max_processes;
 } ocisbx_proc_spec;
+
+/* The unprivileged uid/gid a caller that owns its workspaces gives them to
+ * when it runs as root (nobody/nogroup on Debian). */
+#define OCISBX_PROC_NOBODY_UID 65534
+#define OCISBX_PROC_NOBODY_GID 65534
 
 /* Grace between TERM and KILL when the timeout expires. */
 #define OCISBX_PROC_TIMEOUT_GRACE_MS 2000
@@ -81,7 +112,9 @@ typedef void (*ocisbx_proc_exit_fn)(int exit_code, int term_signal, bool timed_o
  * ocisbx_proc_signal/terminate but must not call ocisbx_proc_wait/free on the same
  * process. Either callback may be NULL.
  * Errors: OCISBX_EINVAL (bad spec, missing workspace), OCISBX_EUNSUPPORTED
- * (bwrap not found with isolate = true), OCISBX_EIO (fork/pipe failure). */
+ * (bwrap not found with isolate = true; as root, a workspace that belongs to
+ * root; a resource limit given), OCISBX_EIO (fork/pipe failure, the staging
+ * or the uid drop failed). */
 int ocisbx_proc_start(const ocisbx_proc_spec *spec, ocisbx_proc_output_fn on_output, ocisbx_proc_exit_fn on_exit,
                    void *user_data, ocisbx_proc **out);
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -449,6 +450,68 @@ static void t_shutdown_leaves_nothing(void **state)
     assert_int_equal(emu_fixture_restart(f), 0); /* teardown stops it again */
 }
 
+/* Run as root (as the quick start and CI do), a command never has host
+ * root's powers: the emulator gives its workspaces to the unprivileged
+ * sandbox uid and the runner drops to it. kernel.printk_ratelimit's own value
+ * written back is refused (no host setting is ever changed), /etc/shadow is
+ * unreadable, no capability, a chmod 4755 file is not setuid-root on the
+ * host, /proc/1/cmdline does not show the host workspace path, and what the
+ * files API writes (parents included) belongs to the sandbox user, who can
+ * change it. Skipped unless root. */
+static void t_root_safety(void **state)
+{
+    emu_fixture *f = *state;
+    if (geteuid() != 0) {
+        skip();
+        return;
+    }
+    char id[64];
+    assert_int_equal(emu_fixture_new_sandbox(f, NULL, NULL, id, sizeof id), 0);
+    long st = 0;
+    assert_int_equal(put_file(f, id, "/workspace/d1/d2/put.txt", "api", &st), 0);
+    assert_int_equal(st, 200);
+    int ec = -1;
+    char *out = run_wait(f, id,
+                         "v=$(cat /proc/sys/kernel/printk_ratelimit)\n"
+                         "if (printf '%s\\n' \"$v\" > /proc/sys/kernel/printk_ratelimit) 2>/dev/null;"
+                         " then echo sysctl WRITABLE; else echo sysctl refused; fi\n"
+                         "if (cat /etc/shadow > /dev/null) 2>/dev/null; then echo shadow READABLE; else echo shadow refused; fi\n"
+                         "grep '^CapEff:' /proc/self/status | tr -d ' \\t'\n"
+                         "printf x > /workspace/suid && chmod 4755 /workspace/suid && echo made\n"
+                         "printf -- '-more' >> /workspace/d1/d2/put.txt && touch /workspace/d1/d2/new && echo changed\n"
+                         "tr '\\000' ' ' < /proc/1/cmdline > /workspace/cmdline\n",
+                         &ec);
+    assert_int_equal(ec, 0);
+    assert_string_equal(out, "sysctl refused\nshadow refused\nCapEff:0000000000000000\nmade\nchanged\n");
+    free(out);
+
+    char ws[512], path[640];
+    snprintf(ws, sizeof ws, "%s/workspaces/%s", emu_fixture_state_dir(f), id);
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/suid", ws);
+    assert_int_equal(lstat(path, &sb), 0);
+    assert_true((sb.st_mode & S_ISUID) != 0);
+    assert_false(sb.st_uid == 0);
+    const char *owned[] = {"", "/d1", "/d1/d2", "/d1/d2/put.txt", "/d1/d2/new"};
+    for (size_t i = 0; i < sizeof owned / sizeof *owned; i++) {
+        snprintf(path, sizeof path, "%s%s", ws, owned[i]);
+        assert_int_equal(lstat(path, &sb), 0);
+        assert_int_equal(sb.st_uid, 65534);
+    }
+    snprintf(path, sizeof path, "%s/cmdline", ws);
+    FILE *cf = fopen(path, "r");
+    assert_non_null(cf);
+    char cmdline[8192];
+    size_t n = fread(cmdline, 1, sizeof cmdline - 1, cf);
+    fclose(cf);
+    cmdline[n] = '\0';
+    assert_non_null(strstr(cmdline, "/workspace"));
+    assert_null(strstr(cmdline, emu_fixture_state_dir(f)));
+    out = run_wait(f, id, "cat /workspace/d1/d2/put.txt", &ec);
+    assert_string_equal(out, "api-more");
+    free(out);
+}
+
 int main(void)
 {
     if (access("/usr/bin/bwrap", X_OK) != 0 && access("/bin/bwrap", X_OK) != 0 &&
@@ -464,6 +527,7 @@ int main(void)
         cmocka_unit_test(t_files_api_inside_links),
         cmocka_unit_test(t_process_trees_die),
         cmocka_unit_test(t_shutdown_leaves_nothing),
+        cmocka_unit_test(t_root_safety),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -125,7 +125,19 @@ static char *make_ws(void)
     char *dir = strdup("/tmp/it_sys_proc_ws_XXXXXX");
     assert_non_null(dir);
     assert_non_null(mkdtemp(dir));
+    /* as root the runner runs the command as the workspace's owner, and
+     * refuses a workspace that belongs to root */
+    if (geteuid() == 0)
+        assert_int_equal(chown(dir, OCISBX_PROC_NOBODY_UID, OCISBX_PROC_NOBODY_GID), 0);
     return dir;
+}
+
+/* What the test makes in a workspace belongs to the workspace's owner, as
+ * what a sandbox user makes would. */
+static void give(const char *path)
+{
+    if (geteuid() == 0)
+        assert_int_equal(lchown(path, OCISBX_PROC_NOBODY_UID, OCISBX_PROC_NOBODY_GID), 0);
 }
 
 static void rm_rf(const char *path)
@@ -475,6 +487,7 @@ static void t_cwd(void **state)
     char sub[512];
     snprintf(sub, sizeof sub, "%s/a b", ws);
     assert_int_equal(mkdir(sub, 0755), 0);
+    give(sub);
     for (int iso = 0; iso < 2; iso++) {
         ocisbx_proc_spec spec = {.workspace_dir = ws, .cwd = "/workspace/a b", .shell_command = "pwd; touch here",
                              .envp = k_env, .isolate = iso == 1};
@@ -1031,6 +1044,106 @@ static void t_sigchld_ignored(void **state)
     free(ws);
 }
 
+/* As root the command never has host root's powers: it runs as the
+ * workspace's owner, unprivileged bubblewrap maps only that uid. Writing
+ * kernel.printk_ratelimit's own value back must fail (no host setting is
+ * ever changed: the value written is the one read), /etc/shadow is
+ * unreadable, no capability is effective, a chmod 4755 file made inside is
+ * not setuid-root on the host, /workspace is nosuid and nodev, and the
+ * sandbox's /proc/1/cmdline does not show the host workspace path. A
+ * workspace that belongs to root is refused. Skipped unless root. */
+static void t_root_safety(void **state)
+{
+    (void)state;
+    if (geteuid() != 0) {
+        skip();
+        return;
+    }
+    /* the controls: these are there and open to host root */
+    assert_int_equal(access("/proc/sys/kernel/printk_ratelimit", W_OK), 0);
+    FILE *sh = fopen("/etc/shadow", "r");
+    assert_non_null(sh);
+    fclose(sh);
+
+    char *ws = make_ws();
+    collector c;
+    int code = run_full(&c, ws,
+                        "v=$(cat /proc/sys/kernel/printk_ratelimit)\n"
+                        "if (printf '%s\\n' \"$v\" > /proc/sys/kernel/printk_ratelimit) 2>/dev/null;"
+                        " then echo sysctl WRITABLE; else echo sysctl refused; fi\n"
+                        "if (cat /etc/shadow > /dev/null) 2>/dev/null; then echo shadow READABLE; else echo shadow refused; fi\n"
+                        "grep '^CapEff:' /proc/self/status | tr -d ' \\t'\n"
+                        "grep '^CapPrm:' /proc/self/status | tr -d ' \\t'\n"
+                        "printf x > suid && chmod 4755 suid && echo made\n"
+                        "awk '$5 == \"/workspace\" { print $6 }' /proc/self/mountinfo | tr ',' '\\n' | grep -x -e nosuid -e nodev | sort\n"
+                        "tr '\\000' ' ' < /proc/1/cmdline > cmdline\n",
+                        true, false);
+    if (code != 0)
+        fprintf(stderr, "stdout: %s\nstderr: %s\n", c.out, c.err);
+    assert_int_equal(code, 0);
+    assert_string_equal(c.out, "sysctl refused\nshadow refused\nCapEff:0000000000000000\n"
+                               "CapPrm:0000000000000000\nmade\nnodev\nnosuid\n");
+    col_free(&c);
+
+    char path[600];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/suid", ws);
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true((st.st_mode & S_ISUID) != 0); /* the chmod worked ... */
+    assert_int_equal(st.st_uid, OCISBX_PROC_NOBODY_UID); /* ... on a file of the sandbox uid */
+    assert_false(st.st_uid == 0 && (st.st_mode & S_ISUID));
+
+    snprintf(path, sizeof path, "%s/cmdline", ws);
+    FILE *cf = fopen(path, "r");
+    assert_non_null(cf);
+    char cmdline[8192];
+    size_t n = fread(cmdline, 1, sizeof cmdline - 1, cf);
+    fclose(cf);
+    cmdline[n] = '\0';
+    assert_non_null(strstr(cmdline, "/workspace")); /* it is bwrap's command line */
+    assert_null(strstr(cmdline, ws));
+
+    /* a workspace of root's is refused */
+    assert_int_equal(chown(ws, 0, 0), 0);
+    ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = "true", .isolate = true};
+    ocisbx_proc *p = NULL;
+    assert_int_equal(ocisbx_proc_start(&spec, NULL, NULL, NULL, &p), OCISBX_EUNSUPPORTED);
+    assert_null(p);
+    assert_non_null(strstr(ocisbx_error_message(ocisbx_error_last()), "root"));
+    /* another user's directory: the command runs as that user, the
+     * directory keeps its owner */
+    assert_int_equal(chown(ws, 4242, 4343), 0);
+    code = run_full(&c, ws, "id -u; id -g; touch mine", true, false);
+    assert_int_equal(code, 0);
+    assert_string_equal(c.out, "0\n0\n"); /* uid 0 inside, mapped to 4242 */
+    col_free(&c);
+    snprintf(path, sizeof path, "%s/mine", ws);
+    assert_int_equal(lstat(path, &st), 0);
+    assert_int_equal(st.st_uid, 4242);
+    assert_int_equal(st.st_gid, 4343);
+    assert_int_equal(stat(ws, &st), 0);
+    assert_int_equal(st.st_uid, 4242);
+    rm_rf(ws);
+    free(ws);
+}
+
+/* Resource limits are reserved: refused until a later version enforces them. */
+static void t_limits_reserved(void **state)
+{
+    (void)state;
+    char *ws = make_ws();
+    ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = "true", .isolate = true,
+                             .memory_limit_bytes = 1 << 20};
+    ocisbx_proc *p = NULL;
+    assert_int_equal(ocisbx_proc_start(&spec, NULL, NULL, NULL, &p), OCISBX_EUNSUPPORTED);
+    spec.memory_limit_bytes = 0;
+    spec.max_processes = 10;
+    assert_int_equal(ocisbx_proc_start(&spec, NULL, NULL, NULL, &p), OCISBX_EUNSUPPORTED);
+    assert_null(p);
+    rm_rf(ws);
+    free(ws);
+}
+
 int main(void)
 {
     char bwrap[4096];
@@ -1072,6 +1185,8 @@ int main(void)
         cmocka_unit_test(t_dies_with_emulator),
         cmocka_unit_test(t_kill_all),
         cmocka_unit_test(t_sigchld_ignored),
+        cmocka_unit_test(t_root_safety),
+        cmocka_unit_test(t_limits_reserved),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
