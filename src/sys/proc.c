@@ -62,6 +62,8 @@ struct ocisbx_proc {
     gid_t run_gid;
     char *host_ws;
     unsigned long ws_mount_flags; /* MS_RDONLY / MS_NOEXEC kept from the host mount */
+    dev_t ws_dev;                 /* the workspace start() examined */
+    ino_t ws_ino;
     bool bwrap_setuid;            /* then no PR_SET_NO_NEW_PRIVS, it would break it */
 
     ocisbx_proc_output_fn on_output;
@@ -446,11 +448,34 @@ static void child_exec(ocisbx_proc *p, pid_t parent, int devnull, int out_w, int
          * capability, and bubblewrap runs unprivileged: its user namespace
          * maps only that uid. */
         step = CHILD_STAGE;
-        if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
-            mount(p->host_ws, STAGE_DIR, NULL, MS_BIND | MS_REC, NULL) != 0 ||
+        if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+            goto fail;
+        /* The very directory whose owner start() chose (same device and
+         * inode), opened here so that a path swapped meanwhile (a symlink
+         * put in its place) is not what gets mounted; mounted through its
+         * fd, which belongs to this namespace. */
+        int ws = open(p->host_ws, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        struct stat wst;
+        if (ws < 0 || fstat(ws, &wst) != 0)
+            goto fail;
+        if (wst.st_dev != p->ws_dev || wst.st_ino != p->ws_ino) {
+            errno = ESTALE;
+            goto fail;
+        }
+        char src[32] = "/proc/self/fd/";
+        size_t len = strlen(src);
+        char digits[12];
+        int nd = 0;
+        for (unsigned v = (unsigned)ws; nd == 0 || v > 0; v /= 10)
+            digits[nd++] = (char)('0' + v % 10);
+        while (nd > 0)
+            src[len++] = digits[--nd];
+        src[len] = '\0';
+        if (mount(src, STAGE_DIR, NULL, MS_BIND | MS_REC, NULL) != 0 ||
             mount(NULL, STAGE_DIR, NULL, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV | p->ws_mount_flags,
                   NULL) != 0)
             goto fail;
+        close(ws);
         step = CHILD_DROP;
         if (setgroups(0, NULL) != 0 || setgid(p->run_gid) != 0 || setuid(p->run_uid) != 0 ||
             setuid(0) == 0 || getuid() != p->run_uid || geteuid() != p->run_uid)
@@ -895,13 +920,20 @@ int ocisbx_proc_start(const ocisbx_proc_spec *spec, ocisbx_proc_output_fn on_out
             p->drop = true;
             p->run_uid = st.st_uid;
             p->run_gid = st.st_gid;
+            p->ws_dev = st.st_dev;
+            p->ws_ino = st.st_ino;
             struct statvfs vfs;
             if (statvfs(spec->workspace_dir, &vfs) == 0)
                 p->ws_mount_flags = ((vfs.f_flag & ST_RDONLY) ? MS_RDONLY : 0) |
                                     ((vfs.f_flag & ST_NOEXEC) ? MS_NOEXEC : 0);
             struct stat bst;
             p->bwrap_setuid = stat(bwrap, &bst) == 0 && (bst.st_mode & S_ISUID);
-            if (!(p->host_ws = ocisbx_strdup(spec->workspace_dir)))
+            /* the child opens it without following a symlink: the real path */
+            char real[PATH_MAX];
+            if (!realpath(spec->workspace_dir, real))
+                rc = ocisbx_fail(OCISBX_EINVAL, "runner: workspace directory %s: %s", spec->workspace_dir,
+                                 strerror(errno));
+            else if (!(p->host_ws = ocisbx_strdup(real)))
                 rc = ocisbx_fail_nomem();
         }
     }

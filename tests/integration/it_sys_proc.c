@@ -1103,6 +1103,18 @@ static void t_root_safety(void **state)
     assert_non_null(strstr(cmdline, "/workspace")); /* it is bwrap's command line */
     assert_null(strstr(cmdline, ws));
 
+    /* a workspace named through a symlink is the directory it names */
+    char alias[600];
+    snprintf(alias, sizeof alias, "%s.alias", ws);
+    assert_int_equal(symlink(ws, alias), 0);
+    code = run_full(&c, alias, "echo via-alias > /workspace/aliased", true, false);
+    assert_int_equal(code, 0);
+    col_free(&c);
+    unlink(alias);
+    snprintf(path, sizeof path, "%s/aliased", ws);
+    assert_int_equal(lstat(path, &st), 0);
+    assert_int_equal(st.st_uid, OCISBX_PROC_NOBODY_UID);
+
     /* a workspace of root's is refused */
     assert_int_equal(chown(ws, 0, 0), 0);
     ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = "true", .isolate = true};
