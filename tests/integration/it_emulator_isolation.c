@@ -510,6 +510,24 @@ static void t_root_safety(void **state)
     out = run_wait(f, id, "cat /workspace/d1/d2/put.txt", &ec);
     assert_string_equal(out, "api-more");
     free(out);
+
+    /* a sandbox made from a snapshot (copied by root) is the sandbox user's too */
+    char body[256], fields[256], id2[64];
+    cJSON *j = NULL;
+    snprintf(body, sizeof body, "{\"sandboxId\":\"%s\",\"displayName\":\"root-safety\"}", id);
+    assert_int_equal(emu_fixture_json(f, "POST", "/sandboxSnapshots", body, 200, &j), 0);
+    snprintf(fields, sizeof fields, "\"source\":{\"sourceType\":\"SNAPSHOT\",\"snapshotId\":\"%s\"}",
+             jstr(j, "id"));
+    cJSON_Delete(j);
+    assert_int_equal(emu_fixture_new_sandbox(f, NULL, fields, id2, sizeof id2), 0);
+    out = run_wait(f, id2, "printf -- '-again' >> /workspace/d1/d2/put.txt && cat /workspace/d1/d2/put.txt", &ec);
+    assert_int_equal(ec, 0);
+    assert_string_equal(out, "api-more-again");
+    free(out);
+    snprintf(path, sizeof path, "%s/workspaces/%s/suid", emu_fixture_state_dir(f), id2);
+    assert_int_equal(lstat(path, &sb), 0);
+    assert_int_equal(sb.st_uid, 65534);
+    assert_int_equal(sb.st_mode & S_ISUID, 0); /* a copy never keeps a setuid bit */
 }
 
 int main(void)
