@@ -876,8 +876,8 @@ static void proc_release(ocisbx_proc *p)
     free(p);
 }
 
-int ocisbx_proc_start(const ocisbx_proc_spec *spec, ocisbx_proc_output_fn on_output, ocisbx_proc_exit_fn on_exit,
-                   void *user_data, ocisbx_proc **out)
+int ocisbx_proc_start(const ocisbx_proc_spec *spec, ocisbx_proc_output_fn on_output,
+                      ocisbx_proc_exit_fn on_exit, void *user_data, ocisbx_proc **out)
 {
     if (out)
         *out = NULL;

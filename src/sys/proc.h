@@ -1,5 +1,7 @@
-/* The process runner (library-internal, not installed): starts one sandbox command, isolated with
- * bubblewrap, streams its output, and kills its whole process tree.
+/* The process runner (library-internal, not installed; callers: the
+ * emulator, the local directory backend): starts one sandbox command,
+ * isolated with bubblewrap, streams its output, and kills its whole process
+ * tree.
  *
  * Isolation (spec.isolate = true): the host system (/usr, /bin, /lib*, /etc,
  * /sbin, /opt where present) read-only, the workspace directory read-write at
@@ -30,11 +32,12 @@
  * files). Unisolated (--no-isolation) none of this applies: the command runs
  * as the caller, root included.
  * The tree dies when the runner terminates it, on timeout, and when the
- * emulator process dies (PR_SET_PDEATHSIG + bwrap --die-with-parent; the
+ * calling process dies (PR_SET_PDEATHSIG + bwrap --die-with-parent; the
  * PID-namespace init dying takes every process of the namespace with it).
  *
- * Without isolation (the emulator's --no-isolation): /bin/sh -c in a new session/process
- * group, cwd mapped into the workspace directory, the group is killed.
+ * Without isolation (the emulator's --no-isolation): /bin/sh -c in a new
+ * session/process group, cwd mapped into the workspace directory, the group
+ * is killed.
  *
  * Functions return 0 or a negative OCISBX_E* code with the thread's error set
  * (ocisbx_error_last()). Thread safety: ocisbx_proc_signal/terminate/wait may be
@@ -115,8 +118,8 @@ typedef void (*ocisbx_proc_exit_fn)(int exit_code, int term_signal, bool timed_o
  * (bwrap not found with isolate = true; as root, a workspace that belongs to
  * root; a resource limit given), OCISBX_EIO (fork/pipe failure, the staging
  * or the uid drop failed). */
-int ocisbx_proc_start(const ocisbx_proc_spec *spec, ocisbx_proc_output_fn on_output, ocisbx_proc_exit_fn on_exit,
-                   void *user_data, ocisbx_proc **out);
+int ocisbx_proc_start(const ocisbx_proc_spec *spec, ocisbx_proc_output_fn on_output,
+                      ocisbx_proc_exit_fn on_exit, void *user_data, ocisbx_proc **out);
 
 /* Sends sig to every process of the command (SIGSTOP/SIGCONT for suspend and
  * resume). 0 also when the command has already finished (nothing to do). */
@@ -143,7 +146,8 @@ int ocisbx_proc_pid(const ocisbx_proc *p);
 void ocisbx_proc_free(ocisbx_proc *p);
 
 /* 0 when bubblewrap is usable here (found on PATH and able to create the
- * namespaces the runner needs, checked by running `true` once); else a
+ * namespaces the runner needs, checked by running `true` once, as root
+ * through the uid drop, in a directory given to OCISBX_PROC_NOBODY_UID); else a
  * negative code with the reason written to why (NUL-terminated). The result
  * is computed once and cached. why may be NULL. */
 int ocisbx_proc_isolation_check(char *why, size_t why_len);
