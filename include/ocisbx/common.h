@@ -45,7 +45,10 @@ typedef enum ocisbx_status {
     OCISBX_ESERVICE = -16,     /* any other error answer from the service (HTTP 4xx/5xx) */
     OCISBX_ETOOLARGE = -17,    /* a body or value above a limit: HTTP 413 */
     OCISBX_EUNSUPPORTED = -18, /* not supported (version, algorithm, platform) */
-    OCISBX_EFORBIDDEN = -19    /* not permitted (path outside /workspace, policy) */
+    OCISBX_EFORBIDDEN = -19,   /* not permitted (path outside /workspace, policy) */
+    OCISBX_ENOMATCH = -20,     /* an edit's old text does not occur */
+    OCISBX_EISDIR = -21,       /* a directory where a file is wanted */
+    OCISBX_EBINARY = -22       /* binary content where text is wanted */
 } ocisbx_status;
 
 /* "0.1.0" */

@@ -187,6 +187,9 @@ const char *ocisbx_strerror(int code)
     case OCISBX_ETOOLARGE: return "too large";
     case OCISBX_EUNSUPPORTED: return "not supported";
     case OCISBX_EFORBIDDEN: return "forbidden";
+    case OCISBX_ENOMATCH: return "no match";
+    case OCISBX_EISDIR: return "is a directory";
+    case OCISBX_EBINARY: return "binary file";
     default: return "unknown error";
     }
 }

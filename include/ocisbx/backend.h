@@ -1,0 +1,218 @@
+/* libocisbx backend layer: one workspace contract, two implementations
+ * (see docs/backend.md).
+ *
+ * - An OCI sandbox (ocisbx_backend_create / ocisbx_backend_connect) over the
+ *   REST client, or a local directory (ocisbx_backend_local) whose commands
+ *   run under bubblewrap. Both show the workspace as /workspace and behave
+ *   the same: every operation is written once, as POSIX shell run in the
+ *   workspace, on top of a few primitives each implementation provides.
+ * - A backend is used by one thread at a time.
+ * - Paths are sandbox paths: absolute under /workspace, or relative to it.
+ *   Anything else is refused with OCISBX_EFORBIDDEN before any request.
+ * - Every call returns 0 or a negative OCISBX_E* code with the thread's
+ *   error object set (ocisbx_error_last). */
+#ifndef OCISBX_BACKEND_H
+#define OCISBX_BACKEND_H
+
+#include "common.h"
+#include "api.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define OCISBX_BACKEND_DEFAULT_RUNTIME "python-3.11"
+#define OCISBX_BACKEND_DEFAULT_SHAPE "SMALL"
+#define OCISBX_BACKEND_DEFAULT_EXPIRATION "PT1H"
+#define OCISBX_BACKEND_DEFAULT_MAX_OUTPUT 900000
+#define OCISBX_BACKEND_DEFAULT_READY_TIMEOUT_MS 300000
+#define OCISBX_BACKEND_DEFAULT_POLL_INTERVAL_MS 2000
+/* A command's timeout when the call gives none. */
+#define OCISBX_BACKEND_DEFAULT_EXEC_TIMEOUT_MS 120000
+/* Grace between TERM and KILL at a command's deadline. */
+#define OCISBX_BACKEND_KILL_GRACE_S 2
+/* The client gives up on a command this long after deadline + grace. */
+#define OCISBX_BACKEND_CLIENT_MARGIN_MS 5000
+/* Writes above this go in parts. */
+#define OCISBX_BACKEND_PART_SIZE OCISBX_FILE_PART_MAX
+/* read_text: default line limit, longest line kept. */
+#define OCISBX_BACKEND_READ_LIMIT 2000
+#define OCISBX_BACKEND_LINE_MAX 2000
+
+/* Non-zero return: cancel (the operation fails with OCISBX_ECANCELED). */
+typedef int (*ocisbx_backend_cancel_fn)(void *user_data);
+
+/* ---- options --------------------------------------------------------------- */
+/* Each setting: the explicit option, else the environment variable named,
+ * else the default. Strings are copied. */
+typedef struct ocisbx_backend_options ocisbx_backend_options;
+OCISBX_API int ocisbx_backend_options_new(ocisbx_backend_options **out);
+OCISBX_API void ocisbx_backend_options_free(ocisbx_backend_options *o);
+/* $OCI_SANDBOX_RUNTIME, "python-3.11". */
+OCISBX_API int ocisbx_backend_options_set_runtime(ocisbx_backend_options *o, const char *runtime);
+/* $OCI_SANDBOX_SHAPE, "SMALL". */
+OCISBX_API int ocisbx_backend_options_set_shape(ocisbx_backend_options *o, const char *shape);
+/* ISO 8601; $OCI_SANDBOX_EXPIRATION, "PT1H". Sent as whole minutes rounded
+ * up; above 48 h (or not a duration) refused by create before any request. */
+OCISBX_API int ocisbx_backend_options_set_expiration(ocisbx_backend_options *o, const char *iso8601);
+OCISBX_API int ocisbx_backend_options_set_warmpool_name(ocisbx_backend_options *o, const char *name);
+/* Default "ocisbx-<random>". */
+OCISBX_API int ocisbx_backend_options_set_display_name(ocisbx_backend_options *o, const char *name);
+/* Added to every command's environment (a later add of the same name
+ * wins). secret: the value is never logged nor shown (evidence redacts it). */
+OCISBX_API int ocisbx_backend_options_add_env(ocisbx_backend_options *o, const char *name, const char *value,
+                                              int secret);
+/* The most output one command returns (head + note + tail), default 900000,
+ * at least 1024. */
+OCISBX_API int ocisbx_backend_options_set_max_output_bytes(ocisbx_backend_options *o, size_t n);
+OCISBX_API int ocisbx_backend_options_set_ready_timeout_ms(ocisbx_backend_options *o, int64_t ms);
+OCISBX_API int ocisbx_backend_options_set_poll_interval_ms(ocisbx_backend_options *o, int64_t ms);
+/* A REST client of the caller's own: borrowed, must outlive the backend.
+ * Without one, a client is built from the OCI config file ($OCI_CONFIG_FILE,
+ * else ~/.oci/config), profile ($OCI_SANDBOX_PROFILE, else DEFAULT) and
+ * region / endpoint ($OCI_SANDBOX_REGION, $OCI_SANDBOX_ENDPOINT). */
+OCISBX_API int ocisbx_backend_options_set_client(ocisbx_backend_options *o, ocisbx_client *client);
+OCISBX_API int ocisbx_backend_options_set_config_file(ocisbx_backend_options *o, const char *path);
+OCISBX_API int ocisbx_backend_options_set_profile(ocisbx_backend_options *o, const char *profile);
+/* Region of the label (and of a built client): $OCI_SANDBOX_REGION, else the
+ * endpoint's host, else the config file's region. */
+OCISBX_API int ocisbx_backend_options_set_region(ocisbx_backend_options *o, const char *region);
+OCISBX_API int ocisbx_backend_options_set_endpoint(ocisbx_backend_options *o, const char *url);
+/* Polled between steps of create, while a command runs, between parts. */
+OCISBX_API int ocisbx_backend_options_set_cancel(ocisbx_backend_options *o, ocisbx_backend_cancel_fn fn,
+                                                 void *user_data);
+/* Local backend: isolate 0 runs commands on the host (a "host shell"),
+ * default 1; allow_network default 0 (no network). */
+OCISBX_API int ocisbx_backend_options_set_isolation(ocisbx_backend_options *o, int isolate);
+OCISBX_API int ocisbx_backend_options_set_network(ocisbx_backend_options *o, int allow);
+
+/* ---- the backend --------------------------------------------------------------- */
+typedef struct ocisbx_backend ocisbx_backend;
+/* project_id NULL: $OCI_SANDBOX_PROJECT_ID. Creates a sandbox and waits until
+ * it is RUNNING; the backend owns it (close deletes it). Any failure before
+ * it returns (a failed request, FAILED or DELETED while waiting, the ready
+ * timeout: OCISBX_ETIMEOUT, the cancel callback: OCISBX_ECANCELED) deletes
+ * the sandbox first. */
+OCISBX_API int ocisbx_backend_create(const char *project_id, const ocisbx_backend_options *o,
+                                     ocisbx_backend **out);
+/* Attaches to an existing sandbox (checked with a get); never deletes it. */
+OCISBX_API int ocisbx_backend_connect(const char *sandbox_id, const ocisbx_backend_options *o,
+                                      ocisbx_backend **out);
+/* dir (must exist) is the workspace. As root, a root-owned directory is
+ * refused (OCISBX_EUNSUPPORTED) unless isolation is off. */
+OCISBX_API int ocisbx_backend_local(const char *dir, const ocisbx_backend_options *o, ocisbx_backend **out);
+/* "oci-sandbox:<region>/<sandbox id>" or "local:<absolute path>". */
+OCISBX_API const char *ocisbx_backend_label(const ocisbx_backend *b);
+/* "oci-sandbox" or "local". */
+OCISBX_API const char *ocisbx_backend_kind(const ocisbx_backend *b);
+/* 1 for a local directory without isolation. */
+OCISBX_API int ocisbx_backend_is_host_shell(const ocisbx_backend *b);
+/* The sandbox id, NULL for a local directory. */
+OCISBX_API const char *ocisbx_backend_sandbox_id(const ocisbx_backend *b);
+/* The sandbox as created (RUNNING) or connected, as JSON; EUNSUPPORTED locally. */
+OCISBX_API int ocisbx_backend_sandbox_json(const ocisbx_backend *b, char **out);
+/* Adds lifetime (ISO 8601); *time_expires (may be NULL) gets the new expiry
+ * (RFC 3339). EUNSUPPORTED locally. */
+OCISBX_API int ocisbx_backend_extend(ocisbx_backend *b, const char *duration, char **time_expires);
+/* Created: deletes the sandbox (already gone is fine). Idempotent. */
+OCISBX_API int ocisbx_backend_close(ocisbx_backend *b);
+/* Closes (errors ignored) and frees. NULL: no-op. */
+OCISBX_API void ocisbx_backend_free(ocisbx_backend *b);
+
+/* ---- exec ------------------------------------------------------------------------ */
+typedef struct ocisbx_exec_options ocisbx_exec_options;
+OCISBX_API int ocisbx_exec_options_new(ocisbx_exec_options **out);
+OCISBX_API void ocisbx_exec_options_free(ocisbx_exec_options *o);
+/* Default OCISBX_BACKEND_DEFAULT_EXEC_TIMEOUT_MS; rounded up to seconds. */
+OCISBX_API int ocisbx_exec_options_set_timeout_ms(ocisbx_exec_options *o, int64_t ms);
+/* A sandbox path (default /workspace). */
+OCISBX_API int ocisbx_exec_options_set_cwd(ocisbx_exec_options *o, const char *cwd);
+OCISBX_API int ocisbx_exec_options_add_env(ocisbx_exec_options *o, const char *name, const char *value, int secret);
+/* 0: the backend's. */
+OCISBX_API int ocisbx_exec_options_set_max_output_bytes(ocisbx_exec_options *o, size_t n);
+/* Live output (merged stdout and stderr, in the order written): the head as
+ * it is produced (the last few hundred bytes of a short output only at the
+ * end); a non-zero return cancels the command (OCISBX_ECANCELED). */
+OCISBX_API int ocisbx_exec_options_set_on_output(ocisbx_exec_options *o, ocisbx_write_fn fn, void *user_data);
+
+typedef struct ocisbx_exec_result ocisbx_exec_result;
+OCISBX_API void ocisbx_exec_result_free(ocisbx_exec_result *r);
+/* 1 and *out set when the command finished with an exit status; 0 when it
+ * did not finish (timed out, killed). */
+OCISBX_API int ocisbx_exec_result_exit_code(const ocisbx_exec_result *r, int *out);
+OCISBX_API int ocisbx_exec_result_timed_out(const ocisbx_exec_result *r);
+OCISBX_API int ocisbx_exec_result_truncated(const ocisbx_exec_result *r);
+/* What comes back: head, note, tail (NUL-terminated; *len may be NULL). */
+OCISBX_API const char *ocisbx_exec_result_output(const ocisbx_exec_result *r, size_t *len);
+/* The whole output's size and lowercase hex SHA-256 (computed in the
+ * workspace); the returned bytes' size and SHA-256. */
+OCISBX_API uint64_t ocisbx_exec_result_total_bytes(const ocisbx_exec_result *r);
+OCISBX_API const char *ocisbx_exec_result_total_sha256(const ocisbx_exec_result *r);
+OCISBX_API uint64_t ocisbx_exec_result_returned_bytes(const ocisbx_exec_result *r);
+OCISBX_API const char *ocisbx_exec_result_returned_sha256(const ocisbx_exec_result *r);
+/* Bytes of the output left out (the number the note gives). */
+OCISBX_API uint64_t ocisbx_exec_result_dropped_bytes(const ocisbx_exec_result *r);
+OCISBX_API int64_t ocisbx_exec_result_duration_ms(const ocisbx_exec_result *r);
+/* The service's command id (OCI), NULL locally. */
+OCISBX_API const char *ocisbx_exec_result_command_id(const ocisbx_exec_result *r);
+
+/* command: a shell command line run by /bin/sh in the workspace. A command
+ * that did not finish in time is not an error: the result says timed_out. */
+OCISBX_API int ocisbx_backend_exec(ocisbx_backend *b, const char *command, const ocisbx_exec_options *o,
+                                   ocisbx_exec_result **out);
+/* argv: each word shell-quoted (any byte string but NUL). */
+OCISBX_API int ocisbx_backend_exec_argv(ocisbx_backend *b, const char *const *argv, size_t argc,
+                                        const ocisbx_exec_options *o, ocisbx_exec_result **out);
+
+/* ---- files ------------------------------------------------------------------------- */
+/* Exact bytes. Missing: OCISBX_ENOTFOUND; a directory: OCISBX_EISDIR.
+ * *data is freed with ocisbx_free. */
+OCISBX_API int ocisbx_backend_read_bytes(ocisbx_backend *b, const char *path, unsigned char **data, size_t *len);
+/* To a sink as it arrives, checked at the end (on OCISBX_EINTEGRITY the
+ * bytes delivered must be discarded). */
+OCISBX_API int ocisbx_backend_read_to_callback(ocisbx_backend *b, const char *path, ocisbx_write_fn write,
+                                               void *user_data);
+/* To a local file (a temporary name beside it, renamed when complete). */
+OCISBX_API int ocisbx_backend_read_to_path(ocisbx_backend *b, const char *path, const char *local_path);
+
+/* Text as numbered lines ("%6d\t<line>\n", cat -n); offset: the first line
+ * (1-based, 0 = 1), limit: lines (0 = 2000). Lines over 2000 characters are
+ * cut with a note. Only the window leaves the workspace. Binary content
+ * (a NUL byte or invalid UTF-8 in the first 8 KiB) fails with OCISBX_EBINARY
+ * and *out still set (size, SHA-256). */
+typedef struct ocisbx_text_result ocisbx_text_result;
+OCISBX_API int ocisbx_backend_read_text(ocisbx_backend *b, const char *path, int64_t offset, int64_t limit,
+                                        ocisbx_text_result **out);
+OCISBX_API void ocisbx_text_result_free(ocisbx_text_result *r);
+OCISBX_API const char *ocisbx_text_result_text(const ocisbx_text_result *r);
+OCISBX_API int64_t ocisbx_text_result_total_lines(const ocisbx_text_result *r);
+OCISBX_API int64_t ocisbx_text_result_first_line(const ocisbx_text_result *r);
+OCISBX_API int64_t ocisbx_text_result_line_count(const ocisbx_text_result *r);
+OCISBX_API uint64_t ocisbx_text_result_size(const ocisbx_text_result *r);
+/* Lowercase hex SHA-256 of the whole file. */
+OCISBX_API const char *ocisbx_text_result_sha256(const ocisbx_text_result *r);
+OCISBX_API int ocisbx_text_result_is_binary(const ocisbx_text_result *r);
+
+/* Parents created. Up to OCISBX_BACKEND_PART_SIZE: one checked write.
+ * Above: parts to temporary names, joined and checked (sha256sum) in the
+ * workspace, then renamed over the target; a failure leaves the old file. */
+OCISBX_API int ocisbx_backend_write(ocisbx_backend *b, const char *path, const void *data, size_t len);
+/* Streamed: memory bounded by one part. */
+OCISBX_API int ocisbx_backend_write_from_path(ocisbx_backend *b, const char *path, const char *local_path);
+OCISBX_API int ocisbx_backend_write_from_callback(ocisbx_backend *b, const char *path, ocisbx_read_fn read,
+                                                  void *user_data);
+
+/* Replaces old_text (non-empty) by new_text: exactly one occurrence unless
+ * replace_all. None: OCISBX_ENOMATCH; several without replace_all:
+ * OCISBX_ENOTUNIQUE; expected_sha256 (hex, may be NULL) not the file's:
+ * OCISBX_ECONFLICT; nothing changed then. A file with CRLF line ends
+ * matches LF in old_text and keeps CRLF. *count (may be NULL) gets the
+ * number of replacements. */
+OCISBX_API int ocisbx_backend_edit(ocisbx_backend *b, const char *path, const char *old_text,
+                                   const char *new_text, int replace_all, const char *expected_sha256,
+                                   size_t *count);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

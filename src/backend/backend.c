@@ -1,0 +1,484 @@
+/* The backend: options, dispatch to the implementation's vtable, and the
+ * helpers every generic operation shares. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend_int.h"
+#include "ocisbx/util.h"
+#include "util/internal.h"
+
+/* ---- env lists ---- */
+int ocisbx_env_list_add(ocisbx_env_list *l, const char *name, const char *value, bool secret)
+{
+    if (!name || !*name || !value)
+        return ocisbx_fail(OCISBX_EINVAL, "environment variable: name and value needed");
+    for (const char *p = name; *p; p++) {
+        char c = *p;
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || (p != name && c >= '0' && c <= '9')))
+            return ocisbx_fail(OCISBX_EINVAL, "environment variable name is not a shell name");
+    }
+    ocisbx_backend_env *v = realloc(l->v, (l->n + 1) * sizeof *v);
+    if (!v)
+        return ocisbx_fail_nomem();
+    l->v = v;
+    v[l->n].name = ocisbx_strdup(name);
+    v[l->n].value = ocisbx_strdup(value);
+    v[l->n].secret = secret;
+    if (!v[l->n].name || !v[l->n].value) {
+        free(v[l->n].name);
+        ocisbx_free_secret(v[l->n].value);
+        return ocisbx_fail_nomem();
+    }
+    l->n++;
+    return 0;
+}
+
+void ocisbx_env_list_free(ocisbx_env_list *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->v[i].name);
+        ocisbx_free_secret(l->v[i].value);
+    }
+    free(l->v);
+    l->v = NULL;
+    l->n = 0;
+}
+
+/* ---- options ---- */
+int ocisbx_backend_options_new(ocisbx_backend_options **out)
+{
+    if (!out)
+        return ocisbx_fail(OCISBX_EINVAL, "backend options: NULL out");
+    *out = calloc(1, sizeof **out);
+    if (!*out)
+        return ocisbx_fail_nomem();
+    (*out)->isolate = -1;
+    (*out)->network = -1;
+    return 0;
+}
+
+void ocisbx_backend_options_free(ocisbx_backend_options *o)
+{
+    if (!o)
+        return;
+    free(o->runtime);
+    free(o->shape);
+    free(o->expiration);
+    free(o->warmpool);
+    free(o->display_name);
+    free(o->config_file);
+    free(o->profile);
+    free(o->region);
+    free(o->endpoint);
+    ocisbx_env_list_free(&o->env);
+    free(o);
+}
+
+static int set_str(ocisbx_backend_options *o, char **field, const char *v, const char *what)
+{
+    if (!o)
+        return ocisbx_fail(OCISBX_EINVAL, "backend options: NULL options (%s)", what);
+    char *c = NULL;
+    if (v && !(c = ocisbx_strdup(v)))
+        return ocisbx_fail_nomem();
+    free(*field);
+    *field = c;
+    return 0;
+}
+
+int ocisbx_backend_options_set_runtime(ocisbx_backend_options *o, const char *v)
+{
+    return set_str(o, o ? &o->runtime : NULL, v, "runtime");
+}
+int ocisbx_backend_options_set_shape(ocisbx_backend_options *o, const char *v)
+{
+    return set_str(o, o ? &o->shape : NULL, v, "shape");
+}
+int ocisbx_backend_options_set_expiration(ocisbx_backend_options *o, const char *v)
+{
+    return set_str(o, o ? &o->expiration : NULL, v, "expiration");
+}
+int ocisbx_backend_options_set_warmpool_name(ocisbx_backend_options *o, const char *v)
+{
+    return set_str(o, o ? &o->warmpool : NULL, v, "warmpool_name");
+}
+int ocisbx_backend_options_set_display_name(ocisbx_backend_options *o, const char *v)
+{
+    return set_str(o, o ? &o->display_name : NULL, v, "display_name");
+}
+int ocisbx_backend_options_set_config_file(ocisbx_backend_options *o, const char *v)
+{
+    return set_str(o, o ? &o->config_file : NULL, v, "config_file");
+}
+int ocisbx_backend_options_set_profile(ocisbx_backend_options *o, const char *v)
+{
+    return set_str(o, o ? &o->profile : NULL, v, "profile");
+}
+int ocisbx_backend_options_set_region(ocisbx_backend_options *o, const char *v)
+{
+    return set_str(o, o ? &o->region : NULL, v, "region");
+}
+int ocisbx_backend_options_set_endpoint(ocisbx_backend_options *o, const char *v)
+{
+    return set_str(o, o ? &o->endpoint : NULL, v, "endpoint");
+}
+
+int ocisbx_backend_options_add_env(ocisbx_backend_options *o, const char *name, const char *value, int secret)
+{
+    if (!o)
+        return ocisbx_fail(OCISBX_EINVAL, "backend options: NULL options (env)");
+    return ocisbx_env_list_add(&o->env, name, value, secret != 0);
+}
+
+int ocisbx_backend_options_set_max_output_bytes(ocisbx_backend_options *o, size_t n)
+{
+    if (!o || n < 1024)
+        return ocisbx_fail(OCISBX_EINVAL, "max_output_bytes must be at least 1024");
+    o->max_output = n;
+    return 0;
+}
+
+int ocisbx_backend_options_set_ready_timeout_ms(ocisbx_backend_options *o, int64_t ms)
+{
+    if (!o || ms <= 0)
+        return ocisbx_fail(OCISBX_EINVAL, "ready_timeout must be positive");
+    o->ready_timeout_ms = ms;
+    return 0;
+}
+
+int ocisbx_backend_options_set_poll_interval_ms(ocisbx_backend_options *o, int64_t ms)
+{
+    if (!o || ms <= 0)
+        return ocisbx_fail(OCISBX_EINVAL, "poll_interval must be positive");
+    o->poll_interval_ms = ms;
+    return 0;
+}
+
+int ocisbx_backend_options_set_client(ocisbx_backend_options *o, ocisbx_client *client)
+{
+    if (!o)
+        return ocisbx_fail(OCISBX_EINVAL, "backend options: NULL options (client)");
+    o->client = client;
+    return 0;
+}
+
+int ocisbx_backend_options_set_cancel(ocisbx_backend_options *o, ocisbx_backend_cancel_fn fn, void *user_data)
+{
+    if (!o)
+        return ocisbx_fail(OCISBX_EINVAL, "backend options: NULL options (cancel)");
+    o->cancel = fn;
+    o->cancel_ud = user_data;
+    return 0;
+}
+
+int ocisbx_backend_options_set_isolation(ocisbx_backend_options *o, int isolate)
+{
+    if (!o)
+        return ocisbx_fail(OCISBX_EINVAL, "backend options: NULL options (isolation)");
+    o->isolate = isolate != 0;
+    return 0;
+}
+
+int ocisbx_backend_options_set_network(ocisbx_backend_options *o, int allow)
+{
+    if (!o)
+        return ocisbx_fail(OCISBX_EINVAL, "backend options: NULL options (network)");
+    o->network = allow != 0;
+    return 0;
+}
+
+const char *ocisbx_backend_setting(const char *opt, const char *env_name, const char *def)
+{
+    if (opt && *opt)
+        return opt;
+    const char *e = env_name ? getenv(env_name) : NULL;
+    if (e && *e)
+        return e;
+    return def;
+}
+
+/* ---- the backend ---- */
+int ocisbx_backend_init_common(ocisbx_backend *b, const ocisbx_backend_vt *vt, const ocisbx_backend_options *o)
+{
+    b->vt = vt;
+    b->max_output = (o && o->max_output) ? o->max_output : OCISBX_BACKEND_DEFAULT_MAX_OUTPUT;
+    if (o) {
+        b->cancel = o->cancel;
+        b->cancel_ud = o->cancel_ud;
+        for (size_t i = 0; i < o->env.n; i++) {
+            int rc = ocisbx_env_list_add(&b->env, o->env.v[i].name, o->env.v[i].value, o->env.v[i].secret);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+bool ocisbx_backend_canceled(const ocisbx_backend *b)
+{
+    return b->cancel && b->cancel(b->cancel_ud) != 0;
+}
+
+int ocisbx_backend_create(const char *project_id, const ocisbx_backend_options *o, ocisbx_backend **out)
+{
+    if (!out)
+        return ocisbx_fail(OCISBX_EINVAL, "backend create: NULL out");
+    *out = NULL;
+    const char *p = ocisbx_backend_setting(project_id, "OCI_SANDBOX_PROJECT_ID", NULL);
+    if (!p)
+        return ocisbx_fail(OCISBX_ECONFIG, "backend create: no project id (give one or set OCI_SANDBOX_PROJECT_ID)");
+    return ocisbx_backend_oci_open(p, NULL, o, out);
+}
+
+int ocisbx_backend_connect(const char *sandbox_id, const ocisbx_backend_options *o, ocisbx_backend **out)
+{
+    if (!out || !sandbox_id || !*sandbox_id)
+        return ocisbx_fail(OCISBX_EINVAL, "backend connect: a sandbox id is needed");
+    *out = NULL;
+    return ocisbx_backend_oci_open(NULL, sandbox_id, o, out);
+}
+
+int ocisbx_backend_local(const char *dir, const ocisbx_backend_options *o, ocisbx_backend **out)
+{
+    if (!out || !dir || !*dir)
+        return ocisbx_fail(OCISBX_EINVAL, "backend local: a directory is needed");
+    *out = NULL;
+    return ocisbx_backend_local_open(dir, o, out);
+}
+
+const char *ocisbx_backend_label(const ocisbx_backend *b)
+{
+    return b ? b->label : NULL;
+}
+
+const char *ocisbx_backend_kind(const ocisbx_backend *b)
+{
+    return b ? b->vt->kind : NULL;
+}
+
+int ocisbx_backend_is_host_shell(const ocisbx_backend *b)
+{
+    return b && b->host_shell;
+}
+
+const char *ocisbx_backend_sandbox_id(const ocisbx_backend *b)
+{
+    return b ? b->sandbox_id : NULL;
+}
+
+int ocisbx_backend_extend(ocisbx_backend *b, const char *duration, char **time_expires)
+{
+    if (!b || !duration)
+        return ocisbx_fail(OCISBX_EINVAL, "backend extend: NULL argument");
+    if (time_expires)
+        *time_expires = NULL;
+    if (b->closed)
+        return ocisbx_fail(OCISBX_ECONFLICT, "backend extend: the backend is closed");
+    if (!b->vt->extend)
+        return ocisbx_fail(OCISBX_EUNSUPPORTED, "backend extend: a %s backend has no lifetime", b->vt->kind);
+    int64_t ms = 0;
+    int rc = ocisbx_duration_parse(duration, &ms);
+    if (rc)
+        return rc;
+    return b->vt->extend(b, duration, time_expires);
+}
+
+int ocisbx_backend_close(ocisbx_backend *b)
+{
+    if (!b)
+        return 0;
+    if (b->closed)
+        return 0;
+    int rc = b->vt->close ? b->vt->close(b) : 0;
+    if (rc == 0)
+        b->closed = true;
+    return rc;
+}
+
+void ocisbx_backend_free(ocisbx_backend *b)
+{
+    if (!b)
+        return;
+    if (!b->closed) {
+        ocisbx_error_saved *s = ocisbx_error_save();
+        (void)ocisbx_backend_close(b);
+        ocisbx_error_restore(s);
+    }
+    if (b->vt->free)
+        b->vt->free(b);
+    ocisbx_env_list_free(&b->env);
+    free(b->label);
+    free(b->root);
+    free(b->sandbox_id);
+    free(b);
+}
+
+/* ---- paths ---- */
+int ocisbx_backend_rel_path(const char *path, char **rel)
+{
+    *rel = NULL;
+    if (!path || !*path)
+        return ocisbx_fail(OCISBX_EINVAL, "path: empty");
+    const char *p = path;
+    if (*p == '/') {
+        if (strncmp(p, "/workspace", 10) != 0 || (p[10] != '\0' && p[10] != '/'))
+            return ocisbx_fail(OCISBX_EFORBIDDEN, "path is outside /workspace");
+        p += 10;
+    }
+    size_t n = strlen(p);
+    char *out = malloc(n + 1);
+    if (!out)
+        return ocisbx_fail_nomem();
+    size_t o = 0;
+    while (*p) {
+        while (*p == '/')
+            p++;
+        if (!*p)
+            break;
+        const char *e = strchr(p, '/');
+        size_t cl = e ? (size_t)(e - p) : strlen(p);
+        if (cl == 1 && p[0] == '.') {
+            /* skip */
+        } else if (cl == 2 && p[0] == '.' && p[1] == '.') {
+            if (o == 0) {
+                free(out);
+                return ocisbx_fail(OCISBX_EFORBIDDEN, "path is outside /workspace (.. above it)");
+            }
+            while (o > 0 && out[o - 1] != '/')
+                o--;
+            if (o > 0)
+                o--;
+        } else {
+            if (o > 0)
+                out[o++] = '/';
+            memcpy(out + o, p, cl);
+            o += cl;
+        }
+        p += cl;
+    }
+    out[o] = '\0';
+    *rel = out;
+    return 0;
+}
+
+/* ---- a small script, its stdout collected ---- */
+typedef struct collect {
+    ocisbx_buf buf;
+    size_t cap;
+} collect;
+
+static int collect_cb(const char *data, size_t len, void *ud)
+{
+    collect *c = ud;
+    size_t room = c->buf.len < c->cap ? c->cap - c->buf.len : 0;
+    if (len > room)
+        len = room;
+    return len ? ocisbx_buf_append(&c->buf, data, len) : 0;
+}
+
+int ocisbx_backend_run_script(ocisbx_backend *b, const char *script, size_t cap, char **out, size_t *out_len,
+                              int *exit_code)
+{
+    collect c = {OCISBX_BUF_INIT, cap};
+    ocisbx_run_req req = {0};
+    ocisbx_run_res res = {0};
+    req.script = script;
+    req.env[0] = &b->env;
+    req.deadline_ms = ocisbx_time_monotonic_ms() + 600000;
+    req.backstop_s = 600;
+    req.on_stdout = collect_cb;
+    req.user_data = &c;
+    int rc = b->vt->run(b, &req, &res);
+    if (rc == 0 && !res.has_exit)
+        rc = ocisbx_fail(OCISBX_ESERVICE, "workspace script ended without an exit status");
+    if (rc == 0) {
+        *exit_code = res.exit_code;
+        if (out_len)
+            *out_len = c.buf.len;
+        if (out)
+            *out = ocisbx_buf_detach(&c.buf);
+    }
+    ocisbx_buf_free(&c.buf);
+    free(res.command_id);
+    free(res.stderr_text);
+    return rc;
+}
+
+/* ---- UTF-8 ---- */
+static size_t seq_len(unsigned char c)
+{
+    if (c < 0x80) return 1;
+    if (c >= 0xC2 && c <= 0xDF) return 2;
+    if (c >= 0xE0 && c <= 0xEF) return 3;
+    if (c >= 0xF0 && c <= 0xF4) return 4;
+    return 0;
+}
+
+static bool is_cont(unsigned char c)
+{
+    return (c & 0xC0) == 0x80;
+}
+
+size_t ocisbx_utf8_cut_prefix(const char *data, size_t n)
+{
+    /* Back over at most 3 continuation bytes to the lead byte; keep the
+     * character only when it is complete within n. */
+    if (n == 0)
+        return 0;
+    size_t i = n, back = 0;
+    while (i > 0 && back < 4 && is_cont((unsigned char)data[i - 1])) {
+        i--;
+        back++;
+    }
+    if (i == 0)
+        return n; /* only continuation bytes: not UTF-8; cut where asked */
+    size_t l = seq_len((unsigned char)data[i - 1]);
+    if (l <= 1)
+        return n; /* invalid lead or ASCII: nothing to protect */
+    if (back + 1 >= l)
+        return n; /* complete */
+    return i - 1;
+}
+
+size_t ocisbx_utf8_cut_start(const char *data, size_t len, size_t s)
+{
+    size_t k = 0;
+    while (s < len && k < 3 && is_cont((unsigned char)data[s])) {
+        s++;
+        k++;
+    }
+    return s;
+}
+
+bool ocisbx_utf8_valid(const char *data, size_t len, bool allow_truncated_end)
+{
+    const unsigned char *p = (const unsigned char *)data;
+    size_t i = 0;
+    while (i < len) {
+        unsigned char c = p[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t l = seq_len(c);
+        if (l == 0)
+            return false;
+        if (i + l > len) {
+            if (!allow_truncated_end)
+                return false;
+            for (size_t k = i + 1; k < len; k++)
+                if (!is_cont(p[k]))
+                    return false;
+            return true;
+        }
+        for (size_t k = 1; k < l; k++)
+            if (!is_cont(p[i + k]))
+                return false;
+        unsigned char c1 = p[i + 1];
+        if ((c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F) || (c == 0xF0 && c1 < 0x90) ||
+            (c == 0xF4 && c1 > 0x8F))
+            return false;
+        i += l;
+    }
+    return true;
+}

@@ -1,0 +1,119 @@
+/* The backend's internal contract (not installed): the few primitives each
+ * implementation provides (local.c, oci.c); everything else is written once
+ * in backend.c / exec.c / files.c on top of them. */
+#ifndef OCISBX_BACKEND_INT_H
+#define OCISBX_BACKEND_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ocisbx/backend.h"
+
+typedef struct ocisbx_backend_env {
+    char *name;
+    char *value;
+    bool secret;
+} ocisbx_backend_env;
+
+typedef struct ocisbx_env_list {
+    ocisbx_backend_env *v;
+    size_t n;
+} ocisbx_env_list;
+
+int ocisbx_env_list_add(ocisbx_env_list *l, const char *name, const char *value, bool secret);
+void ocisbx_env_list_free(ocisbx_env_list *l);
+
+/* One run of a /bin/sh script in the workspace (cwd: the workspace root). */
+typedef struct ocisbx_run_req {
+    const char *script;
+    /* The backend's env, then the call's (a later name wins). */
+    const ocisbx_env_list *env[2];
+    /* Absolute monotonic ms (ocisbx_time_monotonic_ms) after which the
+     * implementation cancels the run and returns OCISBX_ETIMEOUT. */
+    int64_t deadline_ms;
+    /* The service's own backstop, whole seconds (0: none). */
+    int64_t backstop_s;
+    /* stdout bytes as they arrive; non-zero return cancels (ECANCELED). */
+    int (*on_stdout)(const char *data, size_t len, void *user_data);
+    void *user_data;
+} ocisbx_run_req;
+
+typedef struct ocisbx_run_res {
+    bool has_exit;
+    int exit_code;
+    char *command_id; /* oci; malloc'd */
+    char *stderr_text; /* the first KiB of the script's stderr, for messages */
+} ocisbx_run_res;
+
+typedef struct ocisbx_backend_vt {
+    const char *kind;
+    /* 0 with res set, or a negative code (ETIMEOUT at the deadline). */
+    int (*run)(ocisbx_backend *b, const ocisbx_run_req *req, ocisbx_run_res *res);
+    /* rel: a workspace-relative path; one part (<= OCISBX_BACKEND_PART_SIZE)
+     * with its base64 SHA-256; parents created. */
+    int (*put_file)(ocisbx_backend *b, const char *rel, const void *data, size_t len, const char *sha256_b64);
+    /* Streams the file to write, checked. ENOTFOUND, EISDIR. */
+    int (*get_file)(ocisbx_backend *b, const char *rel, ocisbx_write_fn write, void *user_data);
+    int (*extend)(ocisbx_backend *b, const char *duration, char **time_expires);
+    int (*close)(ocisbx_backend *b);
+    void (*free)(ocisbx_backend *b);
+} ocisbx_backend_vt;
+
+struct ocisbx_backend {
+    const ocisbx_backend_vt *vt;
+    char *label;
+    bool host_shell;
+    bool closed;
+    /* The workspace as the run scripts see it: "/workspace", or the host
+     * directory for a local backend without isolation. */
+    char *root;
+    ocisbx_env_list env;
+    size_t max_output;
+    ocisbx_backend_cancel_fn cancel;
+    void *cancel_ud;
+    char *sandbox_id;  /* oci */
+    void *impl;
+};
+
+/* The options as set (NULL/0 = unset); backend.c resolves environment and
+ * defaults. */
+struct ocisbx_backend_options {
+    char *runtime, *shape, *expiration, *warmpool, *display_name;
+    char *config_file, *profile, *region, *endpoint;
+    ocisbx_env_list env;
+    size_t max_output;
+    int64_t ready_timeout_ms, poll_interval_ms;
+    ocisbx_client *client;
+    ocisbx_backend_cancel_fn cancel;
+    void *cancel_ud;
+    int isolate;  /* -1 unset */
+    int network;  /* -1 unset */
+};
+
+/* Common part of every backend (backend.c). */
+int ocisbx_backend_init_common(ocisbx_backend *b, const ocisbx_backend_vt *vt, const ocisbx_backend_options *o);
+bool ocisbx_backend_canceled(const ocisbx_backend *b);
+/* The option, else the environment variable, else def (never NULL unless def is). */
+const char *ocisbx_backend_setting(const char *opt, const char *env_name, const char *def);
+
+/* Implementations. */
+int ocisbx_backend_local_open(const char *dir, const ocisbx_backend_options *o, ocisbx_backend **out);
+int ocisbx_backend_oci_open(const char *project_id, const char *sandbox_id, const ocisbx_backend_options *o,
+                            ocisbx_backend **out);
+
+/* A sandbox path to a workspace-relative one ("" for /workspace itself):
+ * lexical, "." and ".." resolved; outside /workspace: OCISBX_EFORBIDDEN. */
+int ocisbx_backend_rel_path(const char *path, char **rel);
+/* A run of a small script whose stdout is collected (at most cap bytes
+ * kept); generous fixed deadline. */
+int ocisbx_backend_run_script(ocisbx_backend *b, const char *script, size_t cap, char **out, size_t *out_len,
+                              int *exit_code);
+
+/* UTF-8: the largest n' <= n with data[0..n') not ending inside a character
+ * (in the prefix sense); and the smallest start >= s at a character start. */
+size_t ocisbx_utf8_cut_prefix(const char *data, size_t n);
+size_t ocisbx_utf8_cut_start(const char *data, size_t len, size_t s);
+bool ocisbx_utf8_valid(const char *data, size_t len, bool allow_truncated_end);
+
+#endif

@@ -1,0 +1,449 @@
+/* The OCI sandbox backend, over the public ocisbx_client_* functions only. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend/backend_int.h"
+#include "ocisbx/auth.h"
+#include "ocisbx/util.h"
+#include "util/internal.h"
+
+typedef struct oci_impl {
+    ocisbx_client *client;
+    bool own_client;
+    bool owned; /* created: close deletes */
+    char *sandbox_json;
+    int64_t poll_ms;
+} oci_impl;
+
+static void sleep_ms(int64_t ms)
+{
+    if (ms <= 0)
+        return;
+    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+/* Sleeps up to ms in short slices; ECANCELED when the callback says so. */
+static int nap(ocisbx_backend *b, int64_t ms)
+{
+    int64_t end = ocisbx_time_monotonic_ms() + ms;
+    for (;;) {
+        if (ocisbx_backend_canceled(b))
+            return ocisbx_fail(OCISBX_ECANCELED, "canceled by the caller");
+        int64_t left = end - ocisbx_time_monotonic_ms();
+        if (left <= 0)
+            return 0;
+        sleep_ms(left < 50 ? left : 50);
+    }
+}
+
+/* Finished: derived from timeFinished / exitCode (lifecycleState is gone). */
+static bool command_finished(const ocisbx_command *c)
+{
+    int x;
+    return ocisbx_command_time_finished(c) != NULL || ocisbx_command_exit_code(c, &x) == 1;
+}
+
+static int oci_run(ocisbx_backend *b, const ocisbx_run_req *req, ocisbx_run_res *res)
+{
+    oci_impl *oi = b->impl;
+    ocisbx_run_command_details *d = NULL;
+    ocisbx_command *cmd = NULL;
+    int rc = ocisbx_run_command_details_new(req->script, &d);
+    if (!rc)
+        rc = ocisbx_run_command_details_set_cwd(d, "/workspace");
+    for (int k = 0; k < 2 && !rc; k++)
+        for (size_t i = 0; req->env[k] && i < req->env[k]->n && !rc; i++)
+            rc = ocisbx_run_command_details_add_env(d, req->env[k]->v[i].name, req->env[k]->v[i].value);
+    if (!rc && req->backstop_s > 0) {
+        char t[40];
+        snprintf(t, sizeof t, "PT%lldS", (long long)req->backstop_s);
+        rc = ocisbx_run_command_details_set_timeout(d, t);
+    }
+    if (!rc)
+        rc = ocisbx_client_run_command(oi->client, b->sandbox_id, d, &cmd);
+    ocisbx_run_command_details_free(d);
+    if (rc)
+        return ocisbx_error_wrap("running a command in %s: ", b->sandbox_id);
+    res->command_id = ocisbx_strdup(ocisbx_command_id(cmd));
+    ocisbx_command_free(cmd);
+    cmd = NULL;
+    if (!res->command_id)
+        return ocisbx_fail(OCISBX_EPARSE, "run command: the answer has no id");
+    int64_t from = OCISBX_SEQ_START;
+    int64_t pause = 20;
+    ocisbx_buf err = OCISBX_BUF_INIT;
+    for (;;) {
+        if (ocisbx_backend_canceled(b)) {
+            rc = ocisbx_fail(OCISBX_ECANCELED, "command canceled");
+            break;
+        }
+        if (ocisbx_time_monotonic_ms() >= req->deadline_ms) {
+            rc = ocisbx_fail(OCISBX_ETIMEOUT, "command still running at the client's deadline: canceled");
+            break;
+        }
+        rc = ocisbx_client_get_command(oi->client, b->sandbox_id, res->command_id, &cmd);
+        if (rc)
+            break;
+        bool fin = command_finished(cmd);
+        ocisbx_command_output *out = NULL;
+        rc = ocisbx_client_get_command_output(oi->client, b->sandbox_id, res->command_id, from, &out);
+        if (rc) {
+            ocisbx_command_free(cmd);
+            break;
+        }
+        int64_t last = 0;
+        if (ocisbx_command_output_last_seq(out, &last) == 1 && last >= (from < 0 ? 1 : from))
+            from = last + 1;
+        size_t ol = ocisbx_command_output_stdout_len(out), el = ocisbx_command_output_stderr_len(out);
+        if (el && err.len < 1024)
+            (void)ocisbx_buf_append(&err, ocisbx_command_output_stderr(out), el < 1024 ? el : 1024);
+        int stop = 0;
+        if (ol && req->on_stdout)
+            stop = req->on_stdout(ocisbx_command_output_stdout(out), ol, req->user_data);
+        ocisbx_command_output_free(out);
+        if (stop) {
+            ocisbx_command_free(cmd);
+            rc = OCISBX_ECANCELED;
+            break;
+        }
+        if (fin) {
+            int x = 0;
+            if (ocisbx_command_exit_code(cmd, &x) == 1) {
+                res->has_exit = true;
+                res->exit_code = x;
+            }
+            ocisbx_command_free(cmd);
+            break;
+        }
+        ocisbx_command_free(cmd);
+        if (ol == 0 && pause < 500)
+            pause *= 2;
+        else if (ol)
+            pause = 20;
+        int64_t left = req->deadline_ms - ocisbx_time_monotonic_ms();
+        sleep_ms(pause < left ? pause : (left > 0 ? left : 0));
+    }
+    if (err.len)
+        res->stderr_text = ocisbx_strndup(err.data, err.len);
+    ocisbx_buf_free(&err);
+    if (rc) {
+        ocisbx_error_saved *sv = ocisbx_error_save();
+        (void)ocisbx_client_cancel_command(oi->client, b->sandbox_id, res->command_id);
+        ocisbx_error_restore(sv);
+    }
+    return rc;
+}
+
+static char *sandbox_path(const char *rel)
+{
+    return *rel ? ocisbx_asprintf("/workspace/%s", rel) : ocisbx_strdup("/workspace");
+}
+
+static int oci_put(ocisbx_backend *b, const char *rel, const void *data, size_t len, const char *sha256_b64)
+{
+    (void)sha256_b64; /* the client computes and checks it again */
+    oci_impl *oi = b->impl;
+    char *p = sandbox_path(rel);
+    if (!p)
+        return ocisbx_fail_nomem();
+    int rc = ocisbx_client_write_file(oi->client, b->sandbox_id, p, data, len, NULL);
+    free(p);
+    return rc;
+}
+
+static int oci_get(ocisbx_backend *b, const char *rel, ocisbx_write_fn write_fn, void *ud)
+{
+    oci_impl *oi = b->impl;
+    char *p = sandbox_path(rel);
+    if (!p)
+        return ocisbx_fail_nomem();
+    int rc = ocisbx_client_read_file_to_callback(oi->client, b->sandbox_id, p, write_fn, ud);
+    free(p);
+    return rc;
+}
+
+static int oci_extend(ocisbx_backend *b, const char *duration, char **time_expires)
+{
+    oci_impl *oi = b->impl;
+    ocisbx_sandbox *s = NULL;
+    int rc = ocisbx_client_extend_sandbox(oi->client, b->sandbox_id, duration, &s);
+    if (rc)
+        return rc;
+    if (!s || !ocisbx_sandbox_time_expires(s))
+        rc = ocisbx_client_get_sandbox(oi->client, b->sandbox_id, &s);
+    if (!rc && time_expires) {
+        const char *t = ocisbx_sandbox_time_expires(s);
+        *time_expires = t ? ocisbx_strdup(t) : NULL;
+    }
+    ocisbx_sandbox_free(s);
+    return rc;
+}
+
+static int delete_sandbox(oci_impl *oi, const char *id)
+{
+    int rc = ocisbx_client_delete_sandbox(oi->client, id);
+    if (rc == OCISBX_ENOTFOUND)
+        rc = 0;
+    return rc;
+}
+
+static int oci_close(ocisbx_backend *b)
+{
+    oci_impl *oi = b->impl;
+    if (!oi->owned)
+        return 0;
+    return delete_sandbox(oi, b->sandbox_id);
+}
+
+static void oci_free(ocisbx_backend *b)
+{
+    oci_impl *oi = b->impl;
+    if (!oi)
+        return;
+    if (oi->own_client)
+        ocisbx_client_free(oi->client);
+    free(oi->sandbox_json);
+    free(oi);
+    b->impl = NULL;
+}
+
+static const ocisbx_backend_vt oci_vt = {
+    "oci-sandbox", oci_run, oci_put, oci_get, oci_extend, oci_close, oci_free,
+};
+
+int ocisbx_backend_sandbox_json(const ocisbx_backend *b, char **out)
+{
+    if (!b || !out)
+        return ocisbx_fail(OCISBX_EINVAL, "sandbox json: NULL argument");
+    *out = NULL;
+    if (b->vt != &oci_vt)
+        return ocisbx_fail(OCISBX_EUNSUPPORTED, "a %s backend has no sandbox", b->vt->kind);
+    const oci_impl *oi = b->impl;
+    *out = ocisbx_strdup(oi->sandbox_json ? oi->sandbox_json : "{}");
+    return *out ? 0 : ocisbx_fail_nomem();
+}
+
+/* The client: the caller's, or one from the config file + profile. */
+static int build_client(const ocisbx_backend_options *o, ocisbx_client **out, char **cfg_region)
+{
+    const char *path = ocisbx_backend_setting(o ? o->config_file : NULL, "OCI_CONFIG_FILE", NULL);
+    char *home_cfg = NULL;
+    if (!path) {
+        const char *home = getenv("HOME");
+        home_cfg = ocisbx_asprintf("%s/.oci/config", home ? home : "");
+        path = home_cfg;
+    }
+    const char *profile = ocisbx_backend_setting(o ? o->profile : NULL, "OCI_SANDBOX_PROFILE", NULL);
+    ocisbx_config *cfg = NULL;
+    ocisbx_credentials *cr = NULL;
+    ocisbx_client_options *co = NULL;
+    int rc = path ? ocisbx_config_load(path, profile, &cfg) : ocisbx_fail_nomem();
+    if (!rc) {
+        const char *st = ocisbx_config_get(cfg, "security_token_file");
+        rc = ocisbx_credentials_new(st ? "security_token" : NULL, cfg, &cr);
+    }
+    if (!rc && ocisbx_config_get(cfg, "region"))
+        *cfg_region = ocisbx_strdup(ocisbx_config_get(cfg, "region"));
+    if (!rc)
+        rc = ocisbx_client_options_new(&co);
+    if (!rc && o && o->endpoint)
+        rc = ocisbx_client_options_set_endpoint(co, o->endpoint);
+    if (!rc && o && o->region)
+        rc = ocisbx_client_options_set_region(co, o->region);
+    if (!rc)
+        rc = ocisbx_client_options_set_credentials(co, cr);
+    if (!rc)
+        rc = ocisbx_client_new(co, out);
+    ocisbx_client_options_free(co);
+    ocisbx_credentials_free(cr);
+    ocisbx_config_free(cfg);
+    free(home_cfg);
+    return rc;
+}
+
+/* The region of the label: option, environment, endpoint host, config. */
+static char *label_region(const ocisbx_backend_options *o, ocisbx_client *c, const char *cfg_region)
+{
+    const char *r = ocisbx_backend_setting(o ? o->region : NULL, "OCI_SANDBOX_REGION", NULL);
+    if (r)
+        return ocisbx_strdup(r);
+    const char *ep = ocisbx_client_endpoint(c);
+    const char *h = ep ? strstr(ep, "generativeai.") : NULL;
+    if (h) {
+        h += strlen("generativeai.");
+        const char *e = strstr(h, ".oci.");
+        if (e && e > h)
+            return ocisbx_strndup(h, (size_t)(e - h));
+    }
+    return ocisbx_strdup(cfg_region ? cfg_region : "unknown");
+}
+
+static int wait_running(ocisbx_backend *b, oci_impl *oi, int64_t timeout_ms, int64_t poll_ms, ocisbx_sandbox **out)
+{
+    int64_t end = ocisbx_time_monotonic_ms() + timeout_ms;
+    for (;;) {
+        if (ocisbx_backend_canceled(b))
+            return ocisbx_fail(OCISBX_ECANCELED, "create: canceled while waiting for RUNNING");
+        ocisbx_sandbox *s = NULL;
+        int rc = ocisbx_client_get_sandbox(oi->client, b->sandbox_id, &s);
+        if (rc)
+            return ocisbx_error_wrap("create: waiting for RUNNING: ");
+        const char *st = ocisbx_sandbox_lifecycle_state(s);
+        if (st && strcmp(st, "RUNNING") == 0) {
+            *out = s;
+            return 0;
+        }
+        if (st && (strcmp(st, "FAILED") == 0 || strcmp(st, "DELETED") == 0)) {
+            rc = ocisbx_fail(OCISBX_ECONFLICT, "create: the sandbox became %s while waiting for RUNNING%s%s", st,
+                             ocisbx_sandbox_lifecycle_details(s) ? ": " : "",
+                             ocisbx_sandbox_lifecycle_details(s) ? ocisbx_sandbox_lifecycle_details(s) : "");
+            ocisbx_sandbox_free(s);
+            return rc;
+        }
+        ocisbx_sandbox_free(s);
+        int64_t left = end - ocisbx_time_monotonic_ms();
+        if (left <= 0)
+            return ocisbx_fail(OCISBX_ETIMEOUT, "create: the sandbox was not RUNNING within %lld ms",
+                               (long long)timeout_ms);
+        rc = nap(b, poll_ms < left ? poll_ms : left);
+        if (rc)
+            return ocisbx_error_wrap("create: ");
+    }
+}
+
+static int create_sandbox(ocisbx_backend *b, oci_impl *oi, const char *project_id, const ocisbx_backend_options *o)
+{
+    const char *exp = ocisbx_backend_setting(o ? o->expiration : NULL, "OCI_SANDBOX_EXPIRATION",
+                                             OCISBX_BACKEND_DEFAULT_EXPIRATION);
+    int64_t ms = 0;
+    int rc = ocisbx_duration_parse(exp, &ms);
+    if (rc)
+        return ocisbx_error_wrap("create: expiration: ");
+    int64_t minutes = (ms + 59999) / 60000;
+    if (minutes < 1 || minutes > OCISBX_EXPIRES_IN_MINUTES_MAX)
+        return ocisbx_fail(OCISBX_EINVAL, "create: expiration %s is not between 1 minute and 48 hours", exp);
+    char dn[32];
+    const char *name = o && o->display_name ? o->display_name : NULL;
+    if (!name) {
+        char r[9];
+        rc = ocisbx_random_id(r, 8);
+        if (rc)
+            return rc;
+        for (char *p = r; *p; p++)
+            if (*p >= 'A' && *p <= 'Z')
+                *p = (char)(*p - 'A' + 'a');
+        snprintf(dn, sizeof dn, "ocisbx-%s", r);
+        name = dn;
+    }
+    ocisbx_create_sandbox_details *d = NULL;
+    rc = ocisbx_create_sandbox_details_new(&d);
+    if (!rc) rc = ocisbx_create_sandbox_details_set_display_name(d, name);
+    if (!rc)
+        rc = ocisbx_create_sandbox_details_set_runtime(
+            d, ocisbx_backend_setting(o ? o->runtime : NULL, "OCI_SANDBOX_RUNTIME", OCISBX_BACKEND_DEFAULT_RUNTIME));
+    if (!rc)
+        rc = ocisbx_create_sandbox_details_set_shape(
+            d, ocisbx_backend_setting(o ? o->shape : NULL, "OCI_SANDBOX_SHAPE", OCISBX_BACKEND_DEFAULT_SHAPE));
+    if (!rc) rc = ocisbx_create_sandbox_details_set_expires_in_minutes(d, minutes);
+    if (!rc && o && o->warmpool) rc = ocisbx_create_sandbox_details_set_warmpool_name(d, o->warmpool);
+    for (size_t i = 0; !rc && o && i < o->env.n; i++)
+        rc = ocisbx_create_sandbox_details_add_env(d, o->env.v[i].name, o->env.v[i].value);
+    if (rc) {
+        ocisbx_create_sandbox_details_free(d);
+        return rc;
+    }
+    if (ocisbx_backend_canceled(b)) {
+        ocisbx_create_sandbox_details_free(d);
+        return ocisbx_fail(OCISBX_ECANCELED, "create: canceled before the request");
+    }
+    ocisbx_sandbox *s = NULL;
+    rc = ocisbx_client_create_sandbox(oi->client, project_id, d, &s);
+    ocisbx_create_sandbox_details_free(d);
+    if (rc)
+        return rc;
+    b->sandbox_id = ocisbx_strdup(ocisbx_sandbox_id(s));
+    ocisbx_sandbox_free(s);
+    s = NULL;
+    if (!b->sandbox_id)
+        return ocisbx_fail(OCISBX_EPARSE, "create: the answer has no sandbox id");
+    oi->owned = true;
+    int64_t rt = o && o->ready_timeout_ms ? o->ready_timeout_ms : OCISBX_BACKEND_DEFAULT_READY_TIMEOUT_MS;
+    int64_t pi = o && o->poll_interval_ms ? o->poll_interval_ms : OCISBX_BACKEND_DEFAULT_POLL_INTERVAL_MS;
+    rc = wait_running(b, oi, rt, pi, &s);
+    if (!rc) {
+        rc = ocisbx_sandbox_to_json(s, &oi->sandbox_json);
+        ocisbx_sandbox_free(s);
+    }
+    if (rc) {
+        /* Any failure after creation: the sandbox is deleted first. */
+        ocisbx_error_saved *sv = ocisbx_error_save();
+        int drc = delete_sandbox(oi, b->sandbox_id);
+        ocisbx_error_restore(sv);
+        if (drc)
+            ocisbx_error_wrap("(and deleting sandbox %s failed too) ", b->sandbox_id);
+        oi->owned = false;
+    }
+    return rc;
+}
+
+int ocisbx_backend_oci_open(const char *project_id, const char *sandbox_id, const ocisbx_backend_options *o,
+                            ocisbx_backend **out)
+{
+    ocisbx_backend *b = calloc(1, sizeof *b);
+    oci_impl *oi = calloc(1, sizeof *oi);
+    char *cfg_region = NULL, *region = NULL;
+    if (!b || !oi) {
+        free(b);
+        free(oi);
+        return ocisbx_fail_nomem();
+    }
+    b->impl = oi;
+    int rc = ocisbx_backend_init_common(b, &oci_vt, o);
+    if (!rc) {
+        if (o && o->client) {
+            oi->client = o->client;
+        } else {
+            rc = build_client(o, &oi->client, &cfg_region);
+            oi->own_client = rc == 0;
+        }
+    }
+    if (!rc) {
+        b->root = ocisbx_strdup("/workspace");
+        if (!b->root)
+            rc = ocisbx_fail_nomem();
+    }
+    if (!rc) {
+        if (project_id) {
+            rc = create_sandbox(b, oi, project_id, o);
+        } else {
+            ocisbx_sandbox *s = NULL;
+            rc = ocisbx_client_get_sandbox(oi->client, sandbox_id, &s);
+            if (!rc) {
+                b->sandbox_id = ocisbx_strdup(sandbox_id);
+                rc = ocisbx_sandbox_to_json(s, &oi->sandbox_json);
+                ocisbx_sandbox_free(s);
+                if (!rc && !b->sandbox_id)
+                    rc = ocisbx_fail_nomem();
+            }
+        }
+    }
+    if (!rc) {
+        region = label_region(o, oi->client, cfg_region);
+        b->label = region ? ocisbx_asprintf("oci-sandbox:%s/%s", region, b->sandbox_id) : NULL;
+        if (!b->label)
+            rc = ocisbx_fail_nomem();
+    }
+    free(region);
+    free(cfg_region);
+    if (rc) {
+        b->closed = true;
+        ocisbx_backend_free(b);
+        return rc;
+    }
+    *out = b;
+    return 0;
+}

@@ -1,0 +1,681 @@
+/* The workspace backend: ONE suite run against every implementation (a
+ * table of factories: a local directory under bubblewrap, and an OCI
+ * sandbox in the emulator), plus the OCI lifecycle rules (create deletes on
+ * any failure, connect + close deletes nothing). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "backend/backend_int.h"
+#include "emu_fixture.h"
+#include "ocisbx/api.h"
+#include "ocisbx/backend.h"
+#include "ocisbx/util.h"
+#include "util/internal.h"
+
+typedef struct world {
+    const char *kind;
+    emu_fixture *emu;
+    ocisbx_client *c;
+    char dir[256]; /* local */
+    ocisbx_backend *b;
+} world;
+
+static void check(int rc, const char *what)
+{
+    if (rc)
+        fail_msg("%s: %s (%d)", what, ocisbx_error_message(ocisbx_error_last()), rc);
+}
+
+static ocisbx_client *client_for(emu_fixture *emu)
+{
+    ocisbx_config *cfg = NULL;
+    ocisbx_credentials *cr = NULL;
+    ocisbx_http_options *h = NULL;
+    ocisbx_client_options *o = NULL;
+    ocisbx_client *c = NULL;
+    if (ocisbx_config_load(emu_fixture_config_path(emu), NULL, &cfg) || ocisbx_credentials_api_key_from_config(cfg, &cr) ||
+        ocisbx_http_options_new(&h) || ocisbx_http_options_set_ca_bundle(h, emu_fixture_ca_path(emu)) ||
+        ocisbx_http_options_set_backoff_ms(h, 50, 200) || ocisbx_client_options_new(&o) ||
+        ocisbx_client_options_set_endpoint(o, emu_fixture_url(emu)) || ocisbx_client_options_set_http_options(o, h) ||
+        ocisbx_client_options_set_credentials(o, cr) || ocisbx_client_new(o, &c))
+        c = NULL;
+    ocisbx_client_options_free(o);
+    ocisbx_http_options_free(h);
+    ocisbx_credentials_free(cr);
+    ocisbx_config_free(cfg);
+    return c;
+}
+
+static ocisbx_backend_options *base_options(void)
+{
+    ocisbx_backend_options *o = NULL;
+    if (ocisbx_backend_options_new(&o) || ocisbx_backend_options_add_env(o, "FROM_BACKEND", "opt-value", 0))
+        return NULL;
+    return o;
+}
+
+/* ---- the factories ---- */
+static int setup_local(void **state)
+{
+    world *w = calloc(1, sizeof *w);
+    w->kind = "local";
+    snprintf(w->dir, sizeof w->dir, "/tmp/it_backend_XXXXXX");
+    if (!mkdtemp(w->dir))
+        return -1;
+    if (geteuid() == 0 && chown(w->dir, 65534, 65534) != 0)
+        return -1;
+    ocisbx_backend_options *o = base_options();
+    int rc = ocisbx_backend_local(w->dir, o, &w->b);
+    ocisbx_backend_options_free(o);
+    if (rc) {
+        fprintf(stderr, "local backend: %s\n", ocisbx_error_message(ocisbx_error_last()));
+        return -1;
+    }
+    *state = w;
+    return 0;
+}
+
+static int setup_oci(void **state)
+{
+    world *w = calloc(1, sizeof *w);
+    w->kind = "oci";
+    emu_fixture_options eo = {0};
+    eo.https = true;
+    eo.extra_yaml = "limits:\n  create_delay_ms: 50\n  stop_delay_ms: 20\n";
+    if (emu_fixture_start(&eo, &w->emu) != 0)
+        return -1;
+    w->c = client_for(w->emu);
+    if (!w->c)
+        return -1;
+    ocisbx_backend_options *o = base_options();
+    ocisbx_backend_options_set_client(o, w->c);
+    ocisbx_backend_options_set_region(o, EMU_FIXTURE_REGION);
+    ocisbx_backend_options_set_poll_interval_ms(o, 50);
+    ocisbx_backend_options_set_display_name(o, "it-backend");
+    int rc = ocisbx_backend_create(EMU_FIXTURE_PROJECT, o, &w->b);
+    ocisbx_backend_options_free(o);
+    if (rc) {
+        fprintf(stderr, "oci backend: %s\n", ocisbx_error_message(ocisbx_error_last()));
+        return -1;
+    }
+    *state = w;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    world *w = *state;
+    int rc = 0;
+    if (ocisbx_backend_close(w->b) != 0)
+        rc = -1;
+    if (w->emu && w->c && ocisbx_backend_sandbox_id(w->b)) {
+        ocisbx_sandbox *s = NULL;
+        if (ocisbx_client_get_sandbox(w->c, ocisbx_backend_sandbox_id(w->b), &s) != OCISBX_ENOTFOUND) {
+            fprintf(stderr, "close did not delete the created sandbox\n");
+            rc = -1;
+        }
+        ocisbx_sandbox_free(s);
+    }
+    ocisbx_backend_free(w->b);
+    if (w->c)
+        ocisbx_client_free(w->c);
+    if (w->emu) {
+        if (emu_fixture_stop(w->emu) != 0)
+            rc = -1;
+        emu_fixture_free(w->emu);
+    }
+    if (w->dir[0]) {
+        char cmd[300];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", w->dir);
+        if (system(cmd) != 0)
+            rc = -1;
+    }
+    free(w);
+    return rc;
+}
+
+/* ---- helpers ---- */
+static ocisbx_exec_result *run(ocisbx_backend *b, const char *cmd, ocisbx_exec_options *o)
+{
+    ocisbx_exec_result *r = NULL;
+    check(ocisbx_backend_exec(b, cmd, o, &r), cmd);
+    return r;
+}
+
+static char *run_out(ocisbx_backend *b, const char *cmd)
+{
+    ocisbx_exec_result *r = run(b, cmd, NULL);
+    int x = -1;
+    assert_int_equal(ocisbx_exec_result_exit_code(r, &x), 1);
+    if (x != 0)
+        fail_msg("%s: exit %d: %s", cmd, x, ocisbx_exec_result_output(r, NULL));
+    char *s = ocisbx_strdup(ocisbx_exec_result_output(r, NULL));
+    ocisbx_exec_result_free(r);
+    return s;
+}
+
+static void sha_hex(const void *d, size_t n, char out[65])
+{
+    unsigned char h[32];
+    ocisbx_sha256(d, n, h);
+    ocisbx_hex(h, 32, out);
+}
+
+/* ---- the suite ---- */
+static void test_label(void **state)
+{
+    world *w = *state;
+    const char *l = ocisbx_backend_label(w->b);
+    if (strcmp(w->kind, "local") == 0) {
+        char *abs = realpath(w->dir, NULL);
+        char want[400];
+        snprintf(want, sizeof want, "local:%s", abs);
+        free(abs);
+        assert_string_equal(l, want);
+        assert_string_equal(ocisbx_backend_kind(w->b), "local");
+        assert_int_equal(ocisbx_backend_is_host_shell(w->b), 0);
+    } else {
+        char want[300];
+        snprintf(want, sizeof want, "oci-sandbox:%s/%s", EMU_FIXTURE_REGION, ocisbx_backend_sandbox_id(w->b));
+        assert_string_equal(l, want);
+        assert_int_equal(ocisbx_backend_is_host_shell(w->b), 0);
+    }
+}
+
+static void test_exec_basic(void **state)
+{
+    world *w = *state;
+    ocisbx_exec_options *o = NULL;
+    check(ocisbx_exec_options_new(&o), "options");
+    check(ocisbx_exec_options_add_env(o, "SECRET_X", "s3cr3t value", 1), "env");
+    ocisbx_exec_result *r = run(w->b, "echo hello; echo err >&2; printf '%s|%s\\n' \"$FROM_BACKEND\" \"$SECRET_X\"; "
+                                      "pwd; exit 3", o);
+    int x = -1;
+    assert_int_equal(ocisbx_exec_result_exit_code(r, &x), 1);
+    assert_int_equal(x, 3);
+    assert_false(ocisbx_exec_result_timed_out(r));
+    assert_false(ocisbx_exec_result_truncated(r));
+    size_t n = 0;
+    const char *out = ocisbx_exec_result_output(r, &n);
+    assert_string_equal(out, "hello\nerr\nopt-value|s3cr3t value\n/workspace\n");
+    assert_int_equal(ocisbx_exec_result_total_bytes(r), n);
+    char h[65];
+    sha_hex(out, n, h);
+    assert_string_equal(ocisbx_exec_result_total_sha256(r), h);
+    assert_string_equal(ocisbx_exec_result_returned_sha256(r), h);
+    assert_int_equal(ocisbx_exec_result_returned_bytes(r), n);
+    if (strcmp(w->kind, "oci") == 0)
+        assert_non_null(ocisbx_exec_result_command_id(r));
+    ocisbx_exec_result_free(r);
+
+    /* cwd */
+    char *s = run_out(w->b, "mkdir -p sub/d2");
+    free(s);
+    check(ocisbx_exec_options_set_cwd(o, "/workspace/sub/d2"), "cwd");
+    r = run(w->b, "pwd", o);
+    assert_string_equal(ocisbx_exec_result_output(r, NULL), "/workspace/sub/d2\n");
+    ocisbx_exec_result_free(r);
+    check(ocisbx_exec_options_set_cwd(o, "/workspace/nope"), "cwd");
+    assert_int_equal(ocisbx_backend_exec(w->b, "pwd", o, &r), OCISBX_ENOTFOUND);
+    check(ocisbx_exec_options_set_cwd(o, "/etc"), "cwd");
+    assert_int_equal(ocisbx_backend_exec(w->b, "pwd", o, &r), OCISBX_EFORBIDDEN);
+    ocisbx_exec_options_free(o);
+}
+
+static void test_exec_argv(void **state)
+{
+    world *w = *state;
+    const char *argv[] = {"printf", "%s|", "a b", "it's", "$HOME", "-n", "new\nline", "", "*"};
+    ocisbx_exec_result *r = NULL;
+    check(ocisbx_backend_exec_argv(w->b, argv, sizeof argv / sizeof *argv, NULL, &r), "argv");
+    assert_string_equal(ocisbx_exec_result_output(r, NULL), "a b|it's|$HOME|-n|new\nline||*|");
+    ocisbx_exec_result_free(r);
+}
+
+static bool gone(const char *marker)
+{
+    for (int i = 0; i < 200; i++) {
+        if (!emu_fixture_process_exists(marker))
+            return true;
+        usleep(50000);
+    }
+    return false;
+}
+
+static void test_exec_timeout_kills_tree(void **state)
+{
+    world *w = *state;
+    ocisbx_exec_options *o = NULL;
+    check(ocisbx_exec_options_new(&o), "options");
+    check(ocisbx_exec_options_set_timeout_ms(o, 1000), "timeout");
+    /* a child in the background, and a foreground one that ignores TERM */
+    ocisbx_exec_result *r = run(w->b, "echo start; sleep 1000.25 & trap '' TERM; sleep 1000.5; echo never", o);
+    int x = -1;
+    assert_true(ocisbx_exec_result_timed_out(r));
+    assert_int_equal(ocisbx_exec_result_exit_code(r, &x), 0);
+    assert_string_equal(ocisbx_exec_result_output(r, NULL), "start\n");
+    ocisbx_exec_result_free(r);
+    assert_true(gone("1000.25"));
+    assert_true(gone("1000.5"));
+    ocisbx_exec_options_free(o);
+}
+
+static void test_exec_big_output(void **state)
+{
+    world *w = *state;
+    ocisbx_exec_options *o = NULL;
+    check(ocisbx_exec_options_new(&o), "options");
+    check(ocisbx_exec_options_set_max_output_bytes(o, 20000), "max");
+    ocisbx_exec_result *r = run(w->b, "seq 1 200000", o);
+    /* what seq prints */
+    ocisbx_buf want = OCISBX_BUF_INIT;
+    for (int i = 1; i <= 200000; i++)
+        ocisbx_buf_appendf(&want, "%d\n", i);
+    char h[65];
+    sha_hex(want.data, want.len, h);
+    assert_int_equal(ocisbx_exec_result_total_bytes(r), want.len);
+    assert_string_equal(ocisbx_exec_result_total_sha256(r), h);
+    assert_true(ocisbx_exec_result_truncated(r));
+    size_t n = 0;
+    const char *out = ocisbx_exec_result_output(r, &n);
+    assert_true(n <= 20000);
+    assert_true(n > 15000);
+    assert_memory_equal(out, "1\n2\n3\n", 6);
+    assert_memory_equal(out + n - 7, "200000\n", 7);
+    const char *note = strstr(out, "[... ");
+    assert_non_null(note);
+    unsigned long long dropped = strtoull(note + 5, NULL, 10);
+    assert_int_equal(dropped, ocisbx_exec_result_dropped_bytes(r));
+    const char *after = strchr(note, '\n') + 1;
+    size_t note_len = (size_t)(after - note);
+    assert_int_equal(dropped + n - note_len, want.len);
+    assert_true(note[-1] == '\n');           /* head cut at a line end */
+    assert_true(after[-1] == '\n');
+    /* head and tail are the output's own first and last bytes */
+    assert_memory_equal(out, want.data, (size_t)(note - out));
+    assert_memory_equal(after, want.data + want.len - (n - (size_t)(after - out)), n - (size_t)(after - out));
+    ocisbx_buf_free(&want);
+    ocisbx_exec_result_free(r);
+
+    /* a multi-byte character at every cut: never split */
+    r = run(w->b, "i=0; while [ $i -lt 6000 ]; do printf '\\303\\251\\342\\202\\254'; i=$((i+1)); done", o);
+    out = ocisbx_exec_result_output(r, &n);
+    assert_true(ocisbx_exec_result_truncated(r));
+    note = strstr(out, "\n[... ");
+    assert_non_null(note);
+    assert_true(ocisbx_utf8_valid(out, n, false));
+    ocisbx_exec_result_free(r);
+    ocisbx_exec_options_free(o);
+}
+
+static void test_exec_order(void **state)
+{
+    world *w = *state;
+    ocisbx_exec_result *r = run(w->b, "for i in $(seq 1 300); do echo o$i; echo e$i >&2; done", NULL);
+    ocisbx_buf want = OCISBX_BUF_INIT;
+    for (int i = 1; i <= 300; i++)
+        ocisbx_buf_appendf(&want, "o%d\ne%d\n", i, i);
+    assert_string_equal(ocisbx_exec_result_output(r, NULL), want.data);
+    ocisbx_buf_free(&want);
+    ocisbx_exec_result_free(r);
+}
+
+static int live_sink(const void *d, size_t n, void *ud)
+{
+    return ocisbx_buf_append(ud, d, n);
+}
+
+static void test_exec_live(void **state)
+{
+    world *w = *state;
+    ocisbx_buf got = OCISBX_BUF_INIT;
+    ocisbx_exec_options *o = NULL;
+    check(ocisbx_exec_options_new(&o), "options");
+    check(ocisbx_exec_options_set_on_output(o, live_sink, &got), "live");
+    ocisbx_exec_result *r = run(w->b, "seq 1 3000; echo done >&2", o);
+    size_t n = 0;
+    const char *out = ocisbx_exec_result_output(r, &n);
+    assert_int_equal(got.len, n);
+    assert_memory_equal(got.data, out, n);
+    ocisbx_exec_result_free(r);
+    ocisbx_buf_free(&got);
+    ocisbx_exec_options_free(o);
+}
+
+static unsigned char *pattern(size_t n, unsigned seed)
+{
+    unsigned char *p = malloc(n);
+    uint32_t x = seed * 2654435761u + 1;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        p[i] = (unsigned char)x;
+    }
+    return p;
+}
+
+static void test_write_big_checked(void **state)
+{
+    world *w = *state;
+    size_t n = (size_t)OCISBX_BACKEND_PART_SIZE + 1234567;
+    unsigned char *p = pattern(n, 7);
+    check(ocisbx_backend_write(w->b, "/workspace/data/big.bin", p, n), "write big");
+    char h[65], cmd[128];
+    sha_hex(p, n, h);
+    char *out = run_out(w->b, "sha256sum data/big.bin | cut -c1-64; wc -c < data/big.bin; ls -A .ocisbx | grep -v '^run-'; true");
+    snprintf(cmd, sizeof cmd, "%s\n%zu\n", h, n);
+    assert_string_equal(out, cmd);
+    free(out);
+    unsigned char *back = NULL;
+    size_t bl = 0;
+    check(ocisbx_backend_read_bytes(w->b, "data/big.bin", &back, &bl), "read back");
+    assert_int_equal(bl, n);
+    assert_memory_equal(back, p, n);
+    ocisbx_free(back);
+    free(p);
+}
+
+typedef struct failing_src {
+    size_t given, fail_after;
+} failing_src;
+
+static int64_t failing_read(void *buf, size_t cap, void *ud)
+{
+    failing_src *f = ud;
+    if (f->given >= f->fail_after)
+        return OCISBX_EIO;
+    size_t n = cap < 65536 ? cap : 65536;
+    if (n > f->fail_after - f->given)
+        n = f->fail_after - f->given;
+    memset(buf, 'z', n);
+    f->given += n;
+    return (int64_t)n;
+}
+
+static void test_write_failure_keeps_old(void **state)
+{
+    world *w = *state;
+    check(ocisbx_backend_write(w->b, "keep.txt", "old content\n", 12), "write old");
+    failing_src f = {0, (size_t)OCISBX_BACKEND_PART_SIZE + 100000};
+    assert_int_not_equal(ocisbx_backend_write_from_callback(w->b, "keep.txt", failing_read, &f), 0);
+    unsigned char *d = NULL;
+    size_t n = 0;
+    check(ocisbx_backend_read_bytes(w->b, "keep.txt", &d, &n), "read old");
+    assert_int_equal(n, 12);
+    assert_memory_equal(d, "old content\n", 12);
+    ocisbx_free(d);
+    char *out = run_out(w->b, "ls -A .ocisbx 2>/dev/null | grep -v '^run-'; ls -A | grep ocisbx-tmp; true");
+    assert_string_equal(out, "");
+    free(out);
+    /* a directory as the target */
+    assert_int_equal(ocisbx_backend_write(w->b, "sub", "x", 1), OCISBX_EISDIR);
+}
+
+static void test_edit(void **state)
+{
+    world *w = *state;
+    const char *t = "alpha beta alpha\nend\n";
+    check(ocisbx_backend_write(w->b, "e.txt", t, strlen(t)), "write");
+    size_t c = 99;
+    assert_int_equal(ocisbx_backend_edit(w->b, "e.txt", "gamma", "x", 0, NULL, &c), OCISBX_ENOMATCH);
+    assert_int_equal(ocisbx_backend_edit(w->b, "e.txt", "alpha", "x", 0, NULL, &c), OCISBX_ENOTUNIQUE);
+    char h[65];
+    sha_hex("nope", 4, h);
+    assert_int_equal(ocisbx_backend_edit(w->b, "e.txt", "beta", "x", 0, h, &c), OCISBX_ECONFLICT);
+    unsigned char *d = NULL;
+    size_t n = 0;
+    check(ocisbx_backend_read_bytes(w->b, "e.txt", &d, &n), "read");
+    assert_int_equal(n, strlen(t));
+    assert_memory_equal(d, t, n);
+    ocisbx_free(d);
+    sha_hex(t, strlen(t), h);
+    check(ocisbx_backend_edit(w->b, "e.txt", "beta", "BETA", 0, h, &c), "edit unique");
+    assert_int_equal(c, 1);
+    check(ocisbx_backend_edit(w->b, "e.txt", "alpha", "A", 1, NULL, &c), "replace all");
+    assert_int_equal(c, 2);
+    check(ocisbx_backend_read_bytes(w->b, "e.txt", &d, &n), "read");
+    assert_string_equal((char *)d, "A BETA A\nend\n");
+    ocisbx_free(d);
+    /* CRLF */
+    const char *crlf = "line1\r\nline2\r\nline3\r\n";
+    check(ocisbx_backend_write(w->b, "crlf.txt", crlf, strlen(crlf)), "write crlf");
+    check(ocisbx_backend_edit(w->b, "crlf.txt", "line1\nline2", "one\ntwo", 0, NULL, &c), "edit crlf");
+    assert_int_equal(c, 1);
+    check(ocisbx_backend_read_bytes(w->b, "crlf.txt", &d, &n), "read");
+    assert_string_equal((char *)d, "one\r\ntwo\r\nline3\r\n");
+    ocisbx_free(d);
+    assert_int_equal(ocisbx_backend_edit(w->b, "missing.txt", "a", "b", 0, NULL, &c), OCISBX_ENOTFOUND);
+}
+
+static void test_adversarial_names(void **state)
+{
+    world *w = *state;
+    const char *name = "odd dir/we'ird \"q\" $x `id`\n-n\\\t\xff.txt";
+    char path[256];
+    snprintf(path, sizeof path, "/workspace/%s", name);
+    check(ocisbx_backend_write(w->b, path, "payload\n", 8), "write odd");
+    unsigned char *d = NULL;
+    size_t n = 0;
+    check(ocisbx_backend_read_bytes(w->b, path, &d, &n), "read odd");
+    assert_int_equal(n, 8);
+    ocisbx_free(d);
+    const char *argv[] = {"cat", "--", path};
+    ocisbx_exec_result *r = NULL;
+    check(ocisbx_backend_exec_argv(w->b, argv, 3, NULL, &r), "cat odd");
+    assert_string_equal(ocisbx_exec_result_output(r, NULL), "payload\n");
+    ocisbx_exec_result_free(r);
+    ocisbx_text_result *t = NULL;
+    check(ocisbx_backend_read_text(w->b, path, 0, 0, &t), "read text odd");
+    assert_string_equal(ocisbx_text_result_text(t), "     1\tpayload\n");
+    ocisbx_text_result_free(t);
+    check(ocisbx_backend_edit(w->b, path, "payload", "changed", 0, NULL, NULL), "edit odd");
+}
+
+static void test_read_text(void **state)
+{
+    world *w = *state;
+    const char *t = "l1\nl2\nl3\nl4\nl5";
+    check(ocisbx_backend_write(w->b, "t.txt", t, strlen(t)), "write");
+    ocisbx_text_result *r = NULL;
+    check(ocisbx_backend_read_text(w->b, "t.txt", 2, 2, &r), "window");
+    assert_string_equal(ocisbx_text_result_text(r), "     2\tl2\n     3\tl3\n");
+    assert_int_equal(ocisbx_text_result_total_lines(r), 5);
+    assert_int_equal(ocisbx_text_result_line_count(r), 2);
+    assert_int_equal(ocisbx_text_result_size(r), strlen(t));
+    ocisbx_text_result_free(r);
+    check(ocisbx_backend_read_text(w->b, "t.txt", 4, 0, &r), "to the end");
+    assert_string_equal(ocisbx_text_result_text(r), "     4\tl4\n     5\tl5\n");
+    ocisbx_text_result_free(r);
+    /* a long line */
+    char *longl = malloc(3001);
+    memset(longl, 'x', 3000);
+    longl[3000] = '\0';
+    check(ocisbx_backend_write(w->b, "long.txt", longl, 3000), "write long");
+    check(ocisbx_backend_read_text(w->b, "long.txt", 0, 0, &r), "long");
+    const char *txt = ocisbx_text_result_text(r);
+    assert_true(strlen(txt) < 2100);
+    assert_non_null(strstr(txt, "line cut at 2000 characters"));
+    assert_memory_equal(txt + 7, longl, 2000);
+    ocisbx_text_result_free(r);
+    free(longl);
+    /* binary */
+    const char bin[] = {'a', 'b', 0, 'c', (char)0xff, 'd'};
+    check(ocisbx_backend_write(w->b, "b.bin", bin, sizeof bin), "write bin");
+    assert_int_equal(ocisbx_backend_read_text(w->b, "b.bin", 0, 0, &r), OCISBX_EBINARY);
+    assert_non_null(r);
+    assert_true(ocisbx_text_result_is_binary(r));
+    assert_int_equal(ocisbx_text_result_size(r), sizeof bin);
+    char h[65];
+    sha_hex(bin, sizeof bin, h);
+    assert_string_equal(ocisbx_text_result_sha256(r), h);
+    ocisbx_text_result_free(r);
+    r = NULL;
+    const char bad[] = {'o', 'k', '\n', (char)0xc3, '(', '\n'};
+    check(ocisbx_backend_write(w->b, "bad.txt", bad, sizeof bad), "write bad utf8");
+    assert_int_equal(ocisbx_backend_read_text(w->b, "bad.txt", 0, 0, &r), OCISBX_EBINARY);
+    ocisbx_text_result_free(r);
+    r = NULL;
+    assert_int_equal(ocisbx_backend_read_text(w->b, "nope.txt", 0, 0, &r), OCISBX_ENOTFOUND);
+    assert_int_equal(ocisbx_backend_read_text(w->b, "sub", 0, 0, &r), OCISBX_EISDIR);
+    assert_null(r);
+}
+
+static void test_paths_refused(void **state)
+{
+    world *w = *state;
+    unsigned char *d = NULL;
+    size_t n = 0;
+    assert_int_equal(ocisbx_backend_read_bytes(w->b, "/etc/passwd", &d, &n), OCISBX_EFORBIDDEN);
+    assert_int_equal(ocisbx_backend_read_bytes(w->b, "../etc/passwd", &d, &n), OCISBX_EFORBIDDEN);
+    assert_int_equal(ocisbx_backend_read_bytes(w->b, "/workspacex/a", &d, &n), OCISBX_EFORBIDDEN);
+    assert_int_equal(ocisbx_backend_write(w->b, "/workspace/a/../../etc/x", "x", 1), OCISBX_EFORBIDDEN);
+    assert_int_equal(ocisbx_backend_read_bytes(w->b, "/workspace/missing", &d, &n), OCISBX_ENOTFOUND);
+    assert_int_equal(ocisbx_backend_read_bytes(w->b, "/workspace/sub", &d, &n), OCISBX_EISDIR);
+    /* a symlink out of the workspace is not followed by file reads */
+    char *s = run_out(w->b, "ln -sf /etc/passwd out-link");
+    free(s);
+    assert_int_not_equal(ocisbx_backend_read_bytes(w->b, "out-link", &d, &n), 0);
+    if (strcmp(w->kind, "local") == 0)
+        assert_int_equal(ocisbx_backend_read_bytes(w->b, "out-link", &d, &n), OCISBX_EFORBIDDEN);
+}
+
+/* ---- OCI only ---- */
+static void test_connect_close_deletes_nothing(void **state)
+{
+    world *w = *state;
+    ocisbx_backend_options *o = base_options();
+    ocisbx_backend_options_set_client(o, w->c);
+    ocisbx_backend *b2 = NULL;
+    check(ocisbx_backend_connect(ocisbx_backend_sandbox_id(w->b), o, &b2), "connect");
+    char *s = run_out(b2, "echo via-connect");
+    assert_string_equal(s, "via-connect\n");
+    free(s);
+    check(ocisbx_backend_close(b2), "close");
+    check(ocisbx_backend_close(b2), "close again");
+    ocisbx_backend_free(b2);
+    ocisbx_sandbox *sb = NULL;
+    check(ocisbx_client_get_sandbox(w->c, ocisbx_backend_sandbox_id(w->b), &sb), "still there");
+    assert_string_equal(ocisbx_sandbox_lifecycle_state(sb), "RUNNING");
+    ocisbx_sandbox_free(sb);
+    assert_int_equal(ocisbx_backend_connect("ocid1.generativeaisandbox.oc1..nothere", o, &b2), OCISBX_ENOTFOUND);
+    ocisbx_backend_options_free(o);
+    char *exp = NULL;
+    check(ocisbx_backend_extend(w->b, "PT30M", &exp), "extend");
+    assert_non_null(exp);
+    ocisbx_free(exp);
+}
+
+/* The lifecycle group: sandboxes that take long to come up. */
+static int setup_slow(void **state)
+{
+    world *w = calloc(1, sizeof *w);
+    w->kind = "oci-slow";
+    emu_fixture_options eo = {0};
+    eo.https = true;
+    eo.extra_yaml = "limits:\n  create_delay_ms: 600000\n"
+                    "faults:\n  rules:\n"
+                    "    - match: {method: GET, path: \"/sandboxes/*\"}\n"
+                    "      respond: 400\n"
+                    "      times: 1\n";
+    if (emu_fixture_start(&eo, &w->emu) != 0)
+        return -1;
+    w->c = client_for(w->emu);
+    *state = w;
+    return w->c ? 0 : -1;
+}
+
+static int teardown_slow(void **state)
+{
+    world *w = *state;
+    ocisbx_client_free(w->c);
+    int rc = emu_fixture_stop(w->emu);
+    emu_fixture_free(w->emu);
+    free(w);
+    return rc == 0 ? 0 : -1;
+}
+
+/* The number of sandboxes of the project not DELETED. */
+static size_t live_sandboxes(ocisbx_client *c)
+{
+    ocisbx_list_options *lo = NULL;
+    ocisbx_sandbox_collection *l = NULL;
+    check(ocisbx_list_options_new(&lo), "list options");
+    check(ocisbx_list_options_set(lo, "projectId", EMU_FIXTURE_PROJECT), "project");
+    check(ocisbx_client_list_sandboxes(c, lo, &l), "list");
+    size_t n = 0;
+    for (size_t i = 0; i < ocisbx_sandbox_collection_count(l); i++) {
+        const char *st = ocisbx_sandbox_lifecycle_state(ocisbx_sandbox_collection_item(l, i));
+        if (strcmp(st, "DELETED") != 0)
+            n++;
+    }
+    ocisbx_sandbox_collection_free(l);
+    ocisbx_list_options_free(lo);
+    return n;
+}
+
+static int cancel_after(void *ud)
+{
+    int *n = ud;
+    return ++*n > 5;
+}
+
+static void test_create_failures_delete(void **state)
+{
+    world *w = *state;
+    ocisbx_backend_options *o = NULL;
+    ocisbx_backend *b = NULL;
+    check(ocisbx_backend_options_new(&o), "options");
+    ocisbx_backend_options_set_client(o, w->c);
+    ocisbx_backend_options_set_poll_interval_ms(o, 20);
+    /* a failed request while waiting (the fault: the first GET is a 400) */
+    assert_int_not_equal(ocisbx_backend_create(EMU_FIXTURE_PROJECT, o, &b), 0);
+    assert_null(b);
+    assert_int_equal(live_sandboxes(w->c), 0);
+    /* the ready timeout */
+    ocisbx_backend_options_set_ready_timeout_ms(o, 300);
+    assert_int_equal(ocisbx_backend_create(EMU_FIXTURE_PROJECT, o, &b), OCISBX_ETIMEOUT);
+    assert_int_equal(live_sandboxes(w->c), 0);
+    /* the cancel callback */
+    int calls = 0;
+    ocisbx_backend_options_set_ready_timeout_ms(o, 600000);
+    ocisbx_backend_options_set_cancel(o, cancel_after, &calls);
+    assert_int_equal(ocisbx_backend_create(EMU_FIXTURE_PROJECT, o, &b), OCISBX_ECANCELED);
+    assert_int_equal(live_sandboxes(w->c), 0);
+    ocisbx_backend_options_set_cancel(o, NULL, NULL);
+    /* refused before any request */
+    ocisbx_backend_options_set_expiration(o, "P3D");
+    assert_int_equal(ocisbx_backend_create(EMU_FIXTURE_PROJECT, o, &b), OCISBX_EINVAL);
+    ocisbx_backend_options_set_expiration(o, "forever");
+    assert_int_not_equal(ocisbx_backend_create(EMU_FIXTURE_PROJECT, o, &b), 0);
+    assert_int_equal(live_sandboxes(w->c), 0);
+    ocisbx_backend_options_free(o);
+}
+
+#define SUITE(prefix)                                                                                             \
+    cmocka_unit_test(test_label), cmocka_unit_test(test_exec_basic), cmocka_unit_test(test_exec_argv),          \
+        cmocka_unit_test(test_exec_timeout_kills_tree), cmocka_unit_test(test_exec_big_output),                   \
+        cmocka_unit_test(test_exec_order), cmocka_unit_test(test_exec_live),                                      \
+        cmocka_unit_test(test_write_big_checked), cmocka_unit_test(test_write_failure_keeps_old),                 \
+        cmocka_unit_test(test_edit), cmocka_unit_test(test_adversarial_names), cmocka_unit_test(test_read_text), \
+        cmocka_unit_test(test_paths_refused)
+
+int main(void)
+{
+    const struct CMUnitTest local_tests[] = {SUITE(local)};
+    const struct CMUnitTest oci_tests[] = {SUITE(oci), cmocka_unit_test(test_connect_close_deletes_nothing)};
+    const struct CMUnitTest slow_tests[] = {cmocka_unit_test(test_create_failures_delete)};
+    int rc = 0;
+    rc |= cmocka_run_group_tests_name("backend: local directory", local_tests, setup_local, teardown);
+    rc |= cmocka_run_group_tests_name("backend: oci sandbox (emulator)", oci_tests, setup_oci, teardown);
+    rc |= cmocka_run_group_tests_name("backend: oci create failures", slow_tests, setup_slow, teardown_slow);
+    return rc;
+}
