@@ -164,6 +164,34 @@ OCISBX_API int ocisbx_backend_exec(ocisbx_backend *b, const char *command, const
 OCISBX_API int ocisbx_backend_exec_argv(ocisbx_backend *b, const char *const *argv, size_t argc,
                                         const ocisbx_exec_options *o, ocisbx_exec_result **out);
 
+/* ---- background jobs ------------------------------------------------------------ */
+/* A job runs like exec (the same timeout, env and cwd options; no output
+ * callback) but the call returns at once with its id ("job-" and 16
+ * letters or digits). Its state lives in /workspace/.ocisbx/jobs/<id>/, so
+ * another backend connected to the same sandbox can read and kill it.
+ * close ends the jobs this backend started (a created sandbox is deleted
+ * anyway). A local job lives as long as the process that started it. */
+OCISBX_API int ocisbx_backend_job_start(ocisbx_backend *b, const char *command, const ocisbx_exec_options *o,
+                                        char **job_id);
+typedef struct ocisbx_job_status ocisbx_job_status;
+OCISBX_API int ocisbx_backend_job_status(ocisbx_backend *b, const char *job_id, ocisbx_job_status **out);
+OCISBX_API void ocisbx_job_status_free(ocisbx_job_status *s);
+OCISBX_API int ocisbx_job_status_running(const ocisbx_job_status *s);
+/* 1 and *out set when it finished with an exit status. */
+OCISBX_API int ocisbx_job_status_exit_code(const ocisbx_job_status *s, int *out);
+OCISBX_API int ocisbx_job_status_timed_out(const ocisbx_job_status *s);
+OCISBX_API int ocisbx_job_status_killed(const ocisbx_job_status *s);
+/* Since it started, until it finished (or now). */
+OCISBX_API int64_t ocisbx_job_status_duration_ms(const ocisbx_job_status *s);
+OCISBX_API uint64_t ocisbx_job_status_output_bytes(const ocisbx_job_status *s);
+/* Up to max bytes (0: the backend's max_output_bytes) of its merged output
+ * from byte offset (offset < 0: the last max bytes); *total gets the
+ * output's size so far. *data is freed with ocisbx_free. */
+OCISBX_API int ocisbx_backend_job_output(ocisbx_backend *b, const char *job_id, int64_t offset, size_t max,
+                                         char **data, size_t *len, uint64_t *total);
+/* TERM, KILL after the grace, to the whole tree; 0 when it already ended. */
+OCISBX_API int ocisbx_backend_job_kill(ocisbx_backend *b, const char *job_id);
+
 /* ---- files ------------------------------------------------------------------------- */
 /* Exact bytes. Missing: OCISBX_ENOTFOUND; a directory: OCISBX_EISDIR.
  * *data is freed with ocisbx_free. */

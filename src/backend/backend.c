@@ -289,7 +289,7 @@ int ocisbx_backend_close(ocisbx_backend *b)
         return 0;
     if (b->closed)
         return 0;
-    int rc = b->vt->close ? b->vt->close(b) : 0;
+    int rc = b->vt->close ? b->vt->close(b) : ocisbx_backend_end_own_jobs(b);
     if (rc == 0)
         b->closed = true;
     return rc;
@@ -306,6 +306,11 @@ void ocisbx_backend_free(ocisbx_backend *b)
     }
     if (b->vt->free)
         b->vt->free(b);
+    for (size_t i = 0; i < b->n_jobs; i++) {
+        free(b->jobs[i].job_id);
+        free(b->jobs[i].handle);
+    }
+    free(b->jobs);
     ocisbx_env_list_free(&b->env);
     free(b->label);
     free(b->root);

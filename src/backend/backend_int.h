@@ -55,6 +55,12 @@ typedef struct ocisbx_backend_vt {
     int (*put_file)(ocisbx_backend *b, const char *rel, const void *data, size_t len, const char *sha256_b64);
     /* Streams the file to write, checked. ENOTFOUND, EISDIR. */
     int (*get_file)(ocisbx_backend *b, const char *rel, ocisbx_write_fn write, void *user_data);
+    /* Starts a script that keeps running after the call returns (a
+     * background job); *handle (malloc'd) names it for kill_spawned: the
+     * command id (oci), the job id (local). req->on_stdout is ignored. */
+    int (*spawn)(ocisbx_backend *b, const ocisbx_run_req *req, const char *job_id, char **handle);
+    /* Ends a spawned script (its whole tree); 0 when it already ended. */
+    int (*kill_spawned)(ocisbx_backend *b, const char *handle);
     int (*extend)(ocisbx_backend *b, const char *duration, char **time_expires);
     int (*close)(ocisbx_backend *b);
     void (*free)(ocisbx_backend *b);
@@ -74,7 +80,19 @@ struct ocisbx_backend {
     void *cancel_ud;
     char *sandbox_id;  /* oci */
     void *impl;
+    /* This backend's own jobs: job id and spawn handle; close ends them. */
+    struct own_job {
+        char *job_id, *handle;
+    } *jobs;
+    size_t n_jobs;
 };
+
+/* The exec options' internals the jobs need (exec.c). */
+const char *ocisbx_exec_options_cwd_(const ocisbx_exec_options *o);
+int64_t ocisbx_exec_options_timeout_(const ocisbx_exec_options *o);
+const ocisbx_env_list *ocisbx_exec_options_env_(const ocisbx_exec_options *o);
+/* Ends every job this backend started (jobs.c). */
+int ocisbx_backend_end_own_jobs(ocisbx_backend *b);
 
 /* The options as set (NULL/0 = unset); backend.c resolves environment and
  * defaults. */

@@ -37,6 +37,21 @@ struct ocisbx_exec_result {
     size_t head_kept; /* bytes of output that are the head */
 };
 
+const char *ocisbx_exec_options_cwd_(const ocisbx_exec_options *o)
+{
+    return o && o->cwd ? o->cwd : "/workspace";
+}
+
+int64_t ocisbx_exec_options_timeout_(const ocisbx_exec_options *o)
+{
+    return o && o->timeout_ms ? o->timeout_ms : OCISBX_BACKEND_DEFAULT_EXEC_TIMEOUT_MS;
+}
+
+const ocisbx_env_list *ocisbx_exec_options_env_(const ocisbx_exec_options *o)
+{
+    return o ? &o->env : NULL;
+}
+
 int ocisbx_exec_options_new(ocisbx_exec_options **out)
 {
     if (!out)

@@ -15,10 +15,17 @@
 #include "sys/walk.h"
 #include "util/internal.h"
 
+typedef struct local_job {
+    char *id;
+    ocisbx_proc *proc;
+} local_job;
+
 typedef struct local_impl {
     char *dir; /* absolute host path */
     int dir_fd;
     bool isolate, network;
+    local_job *jobs; /* spawned scripts */
+    size_t n_jobs;
 } local_impl;
 
 /* ---- run ---- */
@@ -66,10 +73,16 @@ static int drain(run_state *s, const ocisbx_run_req *req)
     return stop;
 }
 
-static int local_run(ocisbx_backend *b, const ocisbx_run_req *req, ocisbx_run_res *res)
+static void free_envp(char **envp)
 {
-    local_impl *li = b->impl;
-    /* The environment: later names win. */
+    for (size_t j = 0; envp && envp[j]; j++)
+        ocisbx_free_secret(envp[j]);
+    free(envp);
+}
+
+/* The environment: later names win. NULL-terminated. */
+static int build_envp(const ocisbx_run_req *req, char ***out)
+{
     size_t n = 0;
     for (int k = 0; k < 2; k++)
         n += req->env[k] ? req->env[k]->n : 0;
@@ -96,22 +109,41 @@ static int local_run(ocisbx_backend *b, const ocisbx_run_req *req, ocisbx_run_re
             m++;
         }
     }
+    if (rc) {
+        free_envp(envp);
+        return rc;
+    }
+    *out = envp;
+    return 0;
+}
+
+static int start_proc(local_impl *li, const ocisbx_run_req *req, ocisbx_proc_output_fn of, ocisbx_proc_exit_fn ef,
+                      void *ud, ocisbx_proc **p)
+{
+    char **envp = NULL;
+    int rc = build_envp(req, &envp);
+    if (rc)
+        return rc;
+    ocisbx_proc_spec spec = {0};
+    spec.workspace_dir = li->dir;
+    spec.shell_command = req->script;
+    spec.envp = (const char *const *)envp;
+    spec.isolate = li->isolate;
+    spec.allow_network = li->network;
+    rc = ocisbx_proc_start(&spec, of, ef, ud, p);
+    free_envp(envp);
+    return rc;
+}
+
+static int local_run(ocisbx_backend *b, const ocisbx_run_req *req, ocisbx_run_res *res)
+{
+    local_impl *li = b->impl;
+    int rc = 0;
     run_state s;
     memset(&s, 0, sizeof s);
     pthread_mutex_init(&s.mu, NULL);
     ocisbx_proc *p = NULL;
-    if (!rc) {
-        ocisbx_proc_spec spec = {0};
-        spec.workspace_dir = li->dir;
-        spec.shell_command = req->script;
-        spec.envp = (const char *const *)envp;
-        spec.isolate = li->isolate;
-        spec.allow_network = li->network;
-        rc = ocisbx_proc_start(&spec, on_output, on_exit_cb, &s, &p);
-    }
-    for (size_t j = 0; j < m; j++)
-        ocisbx_free_secret(envp[j]);
-    free(envp);
+    rc = start_proc(li, req, on_output, on_exit_cb, &s, &p);
     if (!rc) {
         for (;;) {
             int w = ocisbx_proc_wait(p, 50);
@@ -248,11 +280,53 @@ static int local_get(ocisbx_backend *b, const char *rel, ocisbx_write_fn write_f
     return rc;
 }
 
+static int local_spawn(ocisbx_backend *b, const ocisbx_run_req *req, const char *job_id, char **handle)
+{
+    local_impl *li = b->impl;
+    local_job *j = realloc(li->jobs, (li->n_jobs + 1) * sizeof *j);
+    if (!j)
+        return ocisbx_fail_nomem();
+    li->jobs = j;
+    ocisbx_proc *p = NULL;
+    int rc = start_proc(li, req, NULL, NULL, NULL, &p);
+    if (rc)
+        return rc;
+    j[li->n_jobs].id = ocisbx_strdup(job_id);
+    j[li->n_jobs].proc = p;
+    *handle = ocisbx_strdup(job_id);
+    if (!j[li->n_jobs].id || !*handle) {
+        ocisbx_proc_free(p);
+        free(j[li->n_jobs].id);
+        free(*handle);
+        *handle = NULL;
+        return ocisbx_fail_nomem();
+    }
+    li->n_jobs++;
+    return 0;
+}
+
+static int local_kill_spawned(ocisbx_backend *b, const char *handle)
+{
+    local_impl *li = b->impl;
+    for (size_t i = 0; i < li->n_jobs; i++)
+        if (strcmp(li->jobs[i].id, handle) == 0) {
+            ocisbx_proc_terminate(li->jobs[i].proc, OCISBX_BACKEND_KILL_GRACE_S * 1000);
+            ocisbx_proc_wait(li->jobs[i].proc, -1);
+            return 0;
+        }
+    return ocisbx_fail(OCISBX_ENOTFOUND, "job %s was not started by this backend", handle);
+}
+
 static void local_free(ocisbx_backend *b)
 {
     local_impl *li = b->impl;
     if (!li)
         return;
+    for (size_t i = 0; i < li->n_jobs; i++) {
+        ocisbx_proc_free(li->jobs[i].proc);
+        free(li->jobs[i].id);
+    }
+    free(li->jobs);
     if (li->dir_fd >= 0)
         close(li->dir_fd);
     free(li->dir);
@@ -261,7 +335,7 @@ static void local_free(ocisbx_backend *b)
 }
 
 static const ocisbx_backend_vt local_vt = {
-    "local", local_run, local_put, local_get, NULL, NULL, local_free,
+    "local", local_run, local_put, local_get, local_spawn, local_kill_spawned, NULL, NULL, local_free,
 };
 
 int ocisbx_backend_local_open(const char *dir, const ocisbx_backend_options *o, ocisbx_backend **out)

@@ -47,7 +47,7 @@ static bool command_finished(const ocisbx_command *c)
     return ocisbx_command_time_finished(c) != NULL || ocisbx_command_exit_code(c, &x) == 1;
 }
 
-static int oci_run(ocisbx_backend *b, const ocisbx_run_req *req, ocisbx_run_res *res)
+static int start_command(ocisbx_backend *b, const ocisbx_run_req *req, char **id)
 {
     oci_impl *oi = b->impl;
     ocisbx_run_command_details *d = NULL;
@@ -68,11 +68,35 @@ static int oci_run(ocisbx_backend *b, const ocisbx_run_req *req, ocisbx_run_res 
     ocisbx_run_command_details_free(d);
     if (rc)
         return ocisbx_error_wrap("running a command in %s: ", b->sandbox_id);
-    res->command_id = ocisbx_strdup(ocisbx_command_id(cmd));
+    *id = ocisbx_command_id(cmd) ? ocisbx_strdup(ocisbx_command_id(cmd)) : NULL;
     ocisbx_command_free(cmd);
-    cmd = NULL;
-    if (!res->command_id)
+    if (!*id)
         return ocisbx_fail(OCISBX_EPARSE, "run command: the answer has no id");
+    return 0;
+}
+
+static int oci_spawn(ocisbx_backend *b, const ocisbx_run_req *req, const char *job_id, char **handle)
+{
+    (void)job_id;
+    return start_command(b, req, handle);
+}
+
+static int oci_kill_spawned(ocisbx_backend *b, const char *handle)
+{
+    oci_impl *oi = b->impl;
+    int rc = ocisbx_client_cancel_command(oi->client, b->sandbox_id, handle);
+    if (rc == OCISBX_ECONFLICT) /* already finished */
+        rc = 0;
+    return rc;
+}
+
+static int oci_run(ocisbx_backend *b, const ocisbx_run_req *req, ocisbx_run_res *res)
+{
+    oci_impl *oi = b->impl;
+    ocisbx_command *cmd = NULL;
+    int rc = start_command(b, req, &res->command_id);
+    if (rc)
+        return rc;
     int64_t from = OCISBX_SEQ_START;
     int64_t pause = 20;
     ocisbx_buf err = OCISBX_BUF_INIT;
@@ -195,7 +219,7 @@ static int oci_close(ocisbx_backend *b)
 {
     oci_impl *oi = b->impl;
     if (!oi->owned)
-        return 0;
+        return ocisbx_backend_end_own_jobs(b);
     return delete_sandbox(oi, b->sandbox_id);
 }
 
@@ -212,7 +236,7 @@ static void oci_free(ocisbx_backend *b)
 }
 
 static const ocisbx_backend_vt oci_vt = {
-    "oci-sandbox", oci_run, oci_put, oci_get, oci_extend, oci_close, oci_free,
+    "oci-sandbox", oci_run, oci_put, oci_get, oci_spawn, oci_kill_spawned, oci_extend, oci_close, oci_free,
 };
 
 int ocisbx_backend_sandbox_json(const ocisbx_backend *b, char **out)

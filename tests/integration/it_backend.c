@@ -548,6 +548,95 @@ static void test_paths_refused(void **state)
         assert_int_equal(ocisbx_backend_read_bytes(w->b, "out-link", &d, &n), OCISBX_EFORBIDDEN);
 }
 
+static ocisbx_job_status *job_wait_done(ocisbx_backend *b, const char *id)
+{
+    for (int i = 0; i < 600; i++) {
+        ocisbx_job_status *st = NULL;
+        check(ocisbx_backend_job_status(b, id, &st), "status");
+        if (!ocisbx_job_status_running(st))
+            return st;
+        ocisbx_job_status_free(st);
+        usleep(50000);
+    }
+    fail_msg("job %s did not finish", id);
+    return NULL;
+}
+
+static void job_wait_output(ocisbx_backend *b, const char *id, const char *want)
+{
+    for (int i = 0; i < 600; i++) {
+        char *d = NULL;
+        size_t n = 0;
+        uint64_t total = 0;
+        check(ocisbx_backend_job_output(b, id, 0, 0, &d, &n, &total), "output");
+        bool ok = n == strlen(want) && memcmp(d, want, n) == 0 && total == n;
+        ocisbx_free(d);
+        if (ok)
+            return;
+        usleep(50000);
+    }
+    fail_msg("job %s never printed %s", id, want);
+}
+
+static void test_jobs(void **state)
+{
+    world *w = *state;
+    char *id = NULL;
+    check(ocisbx_backend_job_start(w->b, "echo x; echo y >&2; exit 4", NULL, &id), "start");
+    assert_int_equal(strlen(id), 20);
+    ocisbx_job_status *st = job_wait_done(w->b, id);
+    int x = -1;
+    assert_int_equal(ocisbx_job_status_exit_code(st, &x), 1);
+    assert_int_equal(x, 4);
+    assert_false(ocisbx_job_status_killed(st));
+    assert_int_equal(ocisbx_job_status_output_bytes(st), 4);
+    ocisbx_job_status_free(st);
+    char *d = NULL;
+    size_t n = 0;
+    uint64_t total = 0;
+    check(ocisbx_backend_job_output(w->b, id, 2, 0, &d, &n, &total), "output from 2");
+    assert_int_equal(total, 4);
+    assert_string_equal(d, "y\n");
+    ocisbx_free(d);
+    check(ocisbx_backend_job_output(w->b, id, -1, 2, &d, &n, &total), "last 2");
+    assert_string_equal(d, "y\n");
+    ocisbx_free(d);
+    ocisbx_free(id);
+
+    /* a running job, killed with its children */
+    check(ocisbx_backend_job_start(w->b, "echo started; sleep 1000.75 & sleep 1000.875", NULL, &id), "start long");
+    job_wait_output(w->b, id, "started\n");
+    check(ocisbx_backend_job_status(w->b, id, &st), "status");
+    assert_true(ocisbx_job_status_running(st));
+    assert_int_equal(ocisbx_job_status_exit_code(st, &x), 0);
+    ocisbx_job_status_free(st);
+    check(ocisbx_backend_job_kill(w->b, id), "kill");
+    check(ocisbx_backend_job_status(w->b, id, &st), "status");
+    assert_false(ocisbx_job_status_running(st));
+    assert_true(ocisbx_job_status_killed(st));
+    assert_int_equal(ocisbx_job_status_exit_code(st, &x), 0);
+    ocisbx_job_status_free(st);
+    assert_true(gone("1000.75"));
+    assert_true(gone("1000.875"));
+    check(ocisbx_backend_job_kill(w->b, id), "kill again");
+    ocisbx_free(id);
+
+    /* a job that overruns its timeout */
+    ocisbx_exec_options *o = NULL;
+    check(ocisbx_exec_options_new(&o), "options");
+    check(ocisbx_exec_options_set_timeout_ms(o, 1000), "timeout");
+    check(ocisbx_backend_job_start(w->b, "sleep 1000.625", o, &id), "start overrun");
+    st = job_wait_done(w->b, id);
+    assert_true(ocisbx_job_status_timed_out(st));
+    assert_int_equal(ocisbx_job_status_exit_code(st, &x), 0);
+    ocisbx_job_status_free(st);
+    ocisbx_free(id);
+    ocisbx_exec_options_free(o);
+    ocisbx_job_status *none = NULL;
+    assert_int_equal(ocisbx_backend_job_status(w->b, "job-AAAAAAAAAAAAAAAA", &none), OCISBX_ENOTFOUND);
+    assert_int_equal(ocisbx_backend_job_status(w->b, "../../x", &none), OCISBX_EINVAL);
+}
+
 /* ---- OCI only ---- */
 static void test_connect_close_deletes_nothing(void **state)
 {
@@ -567,6 +656,31 @@ static void test_connect_close_deletes_nothing(void **state)
     assert_string_equal(ocisbx_sandbox_lifecycle_state(sb), "RUNNING");
     ocisbx_sandbox_free(sb);
     assert_int_equal(ocisbx_backend_connect("ocid1.generativeaisandbox.oc1..nothere", o, &b2), OCISBX_ENOTFOUND);
+    /* jobs: another backend reads and kills this one's; its close ends only its own */
+    char *mine = NULL, *theirs = NULL;
+    check(ocisbx_backend_job_start(w->b, "echo mine; sleep 1000.3125", NULL, &mine), "start mine");
+    check(ocisbx_backend_connect(ocisbx_backend_sandbox_id(w->b), o, &b2), "connect 2");
+    job_wait_output(b2, mine, "mine\n");
+    check(ocisbx_backend_job_start(b2, "sleep 1000.4375", NULL, &theirs), "start theirs");
+    check(ocisbx_backend_close(b2), "close 2");
+    ocisbx_job_status *st = NULL;
+    check(ocisbx_backend_job_status(w->b, theirs, &st), "status theirs");
+    assert_false(ocisbx_job_status_running(st));
+    ocisbx_job_status_free(st);
+    assert_true(gone("1000.4375"));
+    check(ocisbx_backend_job_status(w->b, mine, &st), "status mine");
+    assert_true(ocisbx_job_status_running(st));
+    ocisbx_job_status_free(st);
+    ocisbx_backend_free(b2);
+    check(ocisbx_backend_connect(ocisbx_backend_sandbox_id(w->b), o, &b2), "connect 3");
+    check(ocisbx_backend_job_kill(b2, mine), "kill another's job");
+    ocisbx_backend_free(b2);
+    check(ocisbx_backend_job_status(w->b, mine, &st), "status mine");
+    assert_true(ocisbx_job_status_killed(st));
+    ocisbx_job_status_free(st);
+    assert_true(gone("1000.3125"));
+    ocisbx_free(mine);
+    ocisbx_free(theirs);
     ocisbx_backend_options_free(o);
     char *exp = NULL;
     check(ocisbx_backend_extend(w->b, "PT30M", &exp), "extend");
@@ -666,7 +780,7 @@ static void test_create_failures_delete(void **state)
         cmocka_unit_test(test_exec_order), cmocka_unit_test(test_exec_live),                                      \
         cmocka_unit_test(test_write_big_checked), cmocka_unit_test(test_write_failure_keeps_old),                 \
         cmocka_unit_test(test_edit), cmocka_unit_test(test_adversarial_names), cmocka_unit_test(test_read_text), \
-        cmocka_unit_test(test_paths_refused)
+        cmocka_unit_test(test_paths_refused), cmocka_unit_test(test_jobs)
 
 int main(void)
 {
