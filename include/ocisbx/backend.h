@@ -240,6 +240,50 @@ OCISBX_API int ocisbx_backend_edit(ocisbx_backend *b, const char *path, const ch
                                    const char *new_text, int replace_all, const char *expected_sha256,
                                    size_t *count);
 
+/* ---- search, glob, ls --------------------------------------------------------------- */
+/* All skip /workspace/.ocisbx; file names may hold any byte. */
+typedef struct ocisbx_search_options ocisbx_search_options;
+OCISBX_API int ocisbx_search_options_new(ocisbx_search_options **out);
+OCISBX_API void ocisbx_search_options_free(ocisbx_search_options *o);
+/* A directory or file to search (default /workspace). */
+OCISBX_API int ocisbx_search_options_set_path(ocisbx_search_options *o, const char *path);
+/* The pattern is a fixed string instead of a POSIX ERE (grep -F / -E). */
+OCISBX_API int ocisbx_search_options_set_literal(ocisbx_search_options *o, int literal);
+OCISBX_API int ocisbx_search_options_set_ignore_case(ocisbx_search_options *o, int ignore_case);
+/* Only files whose name matches (no '/': the name at any depth; with '/':
+ * the path below the searched directory, '**' crossing directories). */
+OCISBX_API int ocisbx_search_options_set_glob(ocisbx_search_options *o, const char *glob);
+/* Default 100. */
+OCISBX_API int ocisbx_search_options_set_max_results(ocisbx_search_options *o, size_t max);
+
+/* Matching lines (binary files skipped), in path order. */
+typedef struct ocisbx_search_result ocisbx_search_result;
+OCISBX_API int ocisbx_backend_search(ocisbx_backend *b, const char *pattern, const ocisbx_search_options *o,
+                                     ocisbx_search_result **out);
+OCISBX_API void ocisbx_search_result_free(ocisbx_search_result *r);
+OCISBX_API size_t ocisbx_search_result_count(const ocisbx_search_result *r);
+/* Absolute (/workspace/...). */
+OCISBX_API const char *ocisbx_search_result_path(const ocisbx_search_result *r, size_t i);
+OCISBX_API int64_t ocisbx_search_result_line(const ocisbx_search_result *r, size_t i);
+/* The line (cut at 2000 characters). */
+OCISBX_API const char *ocisbx_search_result_text(const ocisbx_search_result *r, size_t i);
+OCISBX_API int ocisbx_search_result_truncated(const ocisbx_search_result *r);
+
+/* Entries: glob gives absolute paths of files (and links), ls the names in
+ * one directory with their type ('f' file, 'd' directory, 'l' symlink, 'o'
+ * other) and size. */
+typedef struct ocisbx_entry_list ocisbx_entry_list;
+/* path NULL: /workspace; max 0: 1000. */
+OCISBX_API int ocisbx_backend_glob(ocisbx_backend *b, const char *pattern, const char *path, size_t max,
+                                   ocisbx_entry_list **out);
+OCISBX_API int ocisbx_backend_ls(ocisbx_backend *b, const char *path, ocisbx_entry_list **out);
+OCISBX_API void ocisbx_entry_list_free(ocisbx_entry_list *l);
+OCISBX_API size_t ocisbx_entry_list_count(const ocisbx_entry_list *l);
+OCISBX_API const char *ocisbx_entry_list_name(const ocisbx_entry_list *l, size_t i);
+OCISBX_API char ocisbx_entry_list_type(const ocisbx_entry_list *l, size_t i);
+OCISBX_API uint64_t ocisbx_entry_list_size(const ocisbx_entry_list *l, size_t i);
+OCISBX_API int ocisbx_entry_list_truncated(const ocisbx_entry_list *l);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,6 @@
 /* The backend: options, dispatch to the implementation's vtable, and the
  * helpers every generic operation shares. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -381,6 +382,11 @@ static int collect_cb(const char *data, size_t len, void *ud)
     return len ? ocisbx_buf_append(&c->buf, data, len) : 0;
 }
 
+static int collect_cb_all(const void *data, size_t len, void *ud)
+{
+    return ocisbx_buf_append(ud, data, len) != 0;
+}
+
 int ocisbx_backend_run_script(ocisbx_backend *b, const char *script, size_t cap, char **out, size_t *out_len,
                               int *exit_code)
 {
@@ -407,6 +413,45 @@ int ocisbx_backend_run_script(ocisbx_backend *b, const char *script, size_t cap,
     free(res.command_id);
     free(res.stderr_text);
     return rc;
+}
+
+/* The script's stdout through a file in the workspace and a checked read:
+ * byte exact whatever the service does to output that is not UTF-8. */
+int ocisbx_backend_run_capture(ocisbx_backend *b, const char *script, char **out, size_t *out_len, int *exit_code)
+{
+    char id[17];
+    int rc = ocisbx_random_id(id, 16);
+    if (rc)
+        return rc;
+    char *qr = NULL;
+    rc = ocisbx_shell_quote(b->root, strlen(b->root), &qr);
+    if (rc)
+        return rc;
+    ocisbx_buf s = OCISBX_BUF_INIT;
+    rc = ocisbx_buf_appendf(&s, "mkdir -p %s/.ocisbx || exit 125\n{\n%s\n} > %s/.ocisbx/q-%s\n", qr, script, qr, id);
+    ocisbx_buf data = OCISBX_BUF_INIT;
+    if (!rc)
+        rc = ocisbx_backend_run_script(b, s.data, 0, NULL, NULL, exit_code);
+    if (!rc) {
+        char rel[40];
+        snprintf(rel, sizeof rel, ".ocisbx/q-%s", id);
+        rc = b->vt->get_file(b, rel, collect_cb_all, &data);
+        ocisbx_buf_clear(&s);
+        ocisbx_error_saved *sv = ocisbx_error_save();
+        int ex = 0;
+        if (ocisbx_buf_appendf(&s, "rm -f %s/.ocisbx/q-%s\n", qr, id) == 0)
+            (void)ocisbx_backend_run_script(b, s.data, 0, NULL, NULL, &ex);
+        ocisbx_error_restore(sv);
+    }
+    free(qr);
+    ocisbx_buf_free(&s);
+    if (rc) {
+        ocisbx_buf_free(&data);
+        return rc;
+    }
+    *out_len = data.len;
+    *out = ocisbx_buf_detach(&data);
+    return *out ? 0 : ocisbx_fail_nomem();
 }
 
 /* ---- UTF-8 ---- */

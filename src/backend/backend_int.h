@@ -128,6 +128,10 @@ int ocisbx_backend_rel_path(const char *path, char **rel);
 int ocisbx_backend_run_script(ocisbx_backend *b, const char *script, size_t cap, char **out, size_t *out_len,
                               int *exit_code);
 
+/* The same, its stdout through a file in the workspace and get_file (byte
+ * exact); no cap but the file's. */
+int ocisbx_backend_run_capture(ocisbx_backend *b, const char *script, char **out, size_t *out_len, int *exit_code);
+
 /* UTF-8: the largest n' <= n with data[0..n') not ending inside a character
  * (in the prefix sense); and the smallest start >= s at a character start. */
 size_t ocisbx_utf8_cut_prefix(const char *data, size_t n);

@@ -637,6 +637,88 @@ static void test_jobs(void **state)
     assert_int_equal(ocisbx_backend_job_status(w->b, "../../x", &none), OCISBX_EINVAL);
 }
 
+static void test_search_glob_ls(void **state)
+{
+    world *w = *state;
+    check(ocisbx_backend_write(w->b, "s/a.c", "int main\nfoo bar\nFOO\n", 21), "a.c");
+    check(ocisbx_backend_write(w->b, "s/deep/b.c", "foo\n", 4), "b.c");
+    check(ocisbx_backend_write(w->b, "s/x.txt", "foo\n", 4), "x.txt");
+    check(ocisbx_backend_write(w->b, "s/odd\nn\xff.c", "foo here\n", 9), "odd");
+    check(ocisbx_backend_write(w->b, "/workspace/.ocisbx/zz.c", "foo\n", 4), "hidden");
+    ocisbx_search_options *o = NULL;
+    ocisbx_search_result *r = NULL;
+    check(ocisbx_search_options_new(&o), "options");
+    check(ocisbx_backend_search(w->b, "fo+", o, &r), "search all");
+    /* sub/... files of other tests have no foo; .ocisbx is skipped */
+    assert_int_equal(ocisbx_search_result_count(r), 4);
+    assert_false(ocisbx_search_result_truncated(r));
+    assert_string_equal(ocisbx_search_result_path(r, 0), "/workspace/s/a.c");
+    assert_int_equal(ocisbx_search_result_line(r, 0), 2);
+    assert_string_equal(ocisbx_search_result_text(r, 0), "foo bar");
+    assert_string_equal(ocisbx_search_result_path(r, 1), "/workspace/s/deep/b.c");
+    assert_string_equal(ocisbx_search_result_path(r, 2), "/workspace/s/odd\nn\xff.c");
+    assert_string_equal(ocisbx_search_result_text(r, 2), "foo here");
+    assert_string_equal(ocisbx_search_result_path(r, 3), "/workspace/s/x.txt");
+    ocisbx_search_result_free(r);
+    check(ocisbx_search_options_set_ignore_case(o, 1), "icase");
+    check(ocisbx_search_options_set_glob(o, "*.c"), "glob");
+    check(ocisbx_search_options_set_path(o, "/workspace/s"), "path");
+    check(ocisbx_backend_search(w->b, "foo", o, &r), "search icase");
+    assert_int_equal(ocisbx_search_result_count(r), 4);
+    assert_int_equal(ocisbx_search_result_line(r, 1), 3);
+    assert_string_equal(ocisbx_search_result_text(r, 1), "FOO");
+    ocisbx_search_result_free(r);
+    check(ocisbx_search_options_set_max_results(o, 2), "max");
+    check(ocisbx_backend_search(w->b, "foo", o, &r), "search capped");
+    assert_int_equal(ocisbx_search_result_count(r), 2);
+    assert_true(ocisbx_search_result_truncated(r));
+    ocisbx_search_result_free(r);
+    check(ocisbx_search_options_set_literal(o, 1), "literal");
+    check(ocisbx_backend_search(w->b, "fo+", o, &r), "literal");
+    assert_int_equal(ocisbx_search_result_count(r), 0);
+    ocisbx_search_result_free(r);
+    check(ocisbx_search_options_set_path(o, "/etc"), "path");
+    assert_int_equal(ocisbx_backend_search(w->b, "x", o, &r), OCISBX_EFORBIDDEN);
+    check(ocisbx_search_options_set_path(o, "/workspace/none"), "path");
+    assert_int_equal(ocisbx_backend_search(w->b, "x", o, &r), OCISBX_ENOTFOUND);
+    ocisbx_search_options_free(o);
+
+    ocisbx_entry_list *l = NULL;
+    check(ocisbx_backend_glob(w->b, "*.c", "/workspace/s", 0, &l), "glob");
+    assert_int_equal(ocisbx_entry_list_count(l), 3);
+    assert_string_equal(ocisbx_entry_list_name(l, 0), "/workspace/s/a.c");
+    assert_string_equal(ocisbx_entry_list_name(l, 1), "/workspace/s/deep/b.c");
+    assert_string_equal(ocisbx_entry_list_name(l, 2), "/workspace/s/odd\nn\xff.c");
+    ocisbx_entry_list_free(l);
+    check(ocisbx_backend_glob(w->b, "s/**/*.c", NULL, 0, &l), "glob **");
+    assert_int_equal(ocisbx_entry_list_count(l), 3);
+    ocisbx_entry_list_free(l);
+    check(ocisbx_backend_glob(w->b, "s/deep/*.c", NULL, 0, &l), "glob dir");
+    assert_int_equal(ocisbx_entry_list_count(l), 1);
+    ocisbx_entry_list_free(l);
+    check(ocisbx_backend_glob(w->b, "*.c", NULL, 2, &l), "glob capped");
+    assert_int_equal(ocisbx_entry_list_count(l), 2);
+    assert_true(ocisbx_entry_list_truncated(l));
+    ocisbx_entry_list_free(l);
+    check(ocisbx_backend_ls(w->b, "/workspace/s", &l), "ls");
+    assert_int_equal(ocisbx_entry_list_count(l), 4);
+    assert_string_equal(ocisbx_entry_list_name(l, 0), "a.c");
+    assert_int_equal(ocisbx_entry_list_type(l, 0), 'f');
+    assert_int_equal(ocisbx_entry_list_size(l, 0), 21);
+    assert_string_equal(ocisbx_entry_list_name(l, 1), "deep");
+    assert_int_equal(ocisbx_entry_list_type(l, 1), 'd');
+    assert_string_equal(ocisbx_entry_list_name(l, 2), "odd\nn\xff.c");
+    assert_string_equal(ocisbx_entry_list_name(l, 3), "x.txt");
+    ocisbx_entry_list_free(l);
+    check(ocisbx_backend_ls(w->b, NULL, &l), "ls root");
+    for (size_t i = 0; i < ocisbx_entry_list_count(l); i++)
+        assert_string_not_equal(ocisbx_entry_list_name(l, i), ".ocisbx");
+    assert_true(ocisbx_entry_list_count(l) > 3);
+    ocisbx_entry_list_free(l);
+    assert_int_equal(ocisbx_backend_ls(w->b, "s/a.c", &l), OCISBX_EINVAL);
+    assert_int_equal(ocisbx_backend_ls(w->b, "nothing", &l), OCISBX_ENOTFOUND);
+}
+
 /* ---- OCI only ---- */
 static void test_connect_close_deletes_nothing(void **state)
 {
@@ -780,7 +862,7 @@ static void test_create_failures_delete(void **state)
         cmocka_unit_test(test_exec_order), cmocka_unit_test(test_exec_live),                                      \
         cmocka_unit_test(test_write_big_checked), cmocka_unit_test(test_write_failure_keeps_old),                 \
         cmocka_unit_test(test_edit), cmocka_unit_test(test_adversarial_names), cmocka_unit_test(test_read_text), \
-        cmocka_unit_test(test_paths_refused), cmocka_unit_test(test_jobs)
+        cmocka_unit_test(test_paths_refused), cmocka_unit_test(test_jobs), cmocka_unit_test(test_search_glob_ls)
 
 int main(void)
 {
