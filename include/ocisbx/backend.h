@@ -116,6 +116,9 @@ OCISBX_API int ocisbx_backend_sandbox_json(const ocisbx_backend *b, char **out);
 OCISBX_API int ocisbx_backend_extend(ocisbx_backend *b, const char *duration, char **time_expires);
 /* Created: deletes the sandbox (already gone is fine). Idempotent. */
 OCISBX_API int ocisbx_backend_close(ocisbx_backend *b);
+/* Gives up a created sandbox: close (and free) no longer delete it (the
+ * CLI's create, which leaves the sandbox for later commands). */
+OCISBX_API int ocisbx_backend_disown(ocisbx_backend *b);
 /* Closes (errors ignored) and frees. NULL: no-op. */
 OCISBX_API void ocisbx_backend_free(ocisbx_backend *b);
 

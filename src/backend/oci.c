@@ -239,6 +239,16 @@ static const ocisbx_backend_vt oci_vt = {
     "oci-sandbox", oci_run, oci_put, oci_get, oci_spawn, oci_kill_spawned, oci_extend, oci_close, oci_free,
 };
 
+int ocisbx_backend_disown(ocisbx_backend *b)
+{
+    if (!b)
+        return ocisbx_fail(OCISBX_EINVAL, "disown: NULL backend");
+    if (b->vt != &oci_vt)
+        return ocisbx_fail(OCISBX_EUNSUPPORTED, "a %s backend owns no sandbox", b->vt->kind);
+    ((oci_impl *)b->impl)->owned = false;
+    return 0;
+}
+
 int ocisbx_backend_sandbox_json(const ocisbx_backend *b, char **out)
 {
     if (!b || !out)

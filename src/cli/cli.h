@@ -64,6 +64,11 @@ int cmd_sandbox(cli_ctx *ctx, int argc, char **argv);
 int cmd_command(cli_ctx *ctx, int argc, char **argv);
 int cmd_file(cli_ctx *ctx, int argc, char **argv);
 int cmd_snapshot(cli_ctx *ctx, int argc, char **argv);
+/* The workspace backend's commands (cmd_backend.c). */
+int cmd_create(cli_ctx *ctx, int argc, char **argv);
+int cmd_close(cli_ctx *ctx, int argc, char **argv);
+int cmd_exec(cli_ctx *ctx, int argc, char **argv);
+int cmd_cp(cli_ctx *ctx, int argc, char **argv);
 
 /* ---- errors ---- */
 /* Notes whether retries are on and, when stderr is a terminal, prints a

@@ -15,6 +15,10 @@ const cli_command cli_commands[] = {
     {"command", "run|run-and-wait|run-and-stream|get|list|output|events|cancel", cmd_command},
     {"file", "read|write", cmd_file},
     {"snapshot", "create|get|list|delete", cmd_snapshot},
+    {"create", "create a sandbox and wait until it is RUNNING (deleted again on any failure)", cmd_create},
+    {"close", "stop and delete a sandbox (also fine when it is already gone)", cmd_close},
+    {"exec", "run a command in a sandbox or a local directory (timeout, capped output)", cmd_exec},
+    {"cp", "copy a file to or from a sandbox (sbx:<sandbox id>:<path>), checked", cmd_cp},
     {NULL, NULL, NULL},
 };
 

@@ -1,0 +1,367 @@
+/* ocisbx create | close | exec | cp: the workspace backend from the shell. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ocisbx/backend.h"
+#include "ocisbx/util.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static int cancel_on_sigint(void *ud)
+{
+    (void)ud;
+    return interrupted != 0;
+}
+
+/* "NAME=VALUE" into the two halves (name copied into buf). */
+static int split_env(const char *cmd, const char *arg, char *buf, size_t cap, const char **value)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || (size_t)(eq - arg) >= cap)
+        return cli_error(CLI_EXIT_USAGE, "%s: --env wants NAME=VALUE, not %s", cmd, arg);
+    memcpy(buf, arg, (size_t)(eq - arg));
+    buf[eq - arg] = '\0';
+    *value = eq + 1;
+    return 0;
+}
+
+static int seconds(const char *cmd, const char *name, const char *v, long long max, long long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (errno || !end || *end || x <= 0 || x > max)
+        return cli_error(CLI_EXIT_USAGE, "%s: --%s wants a whole number 1..%lld, not %s", cmd, name, max, v);
+    *out = x;
+    return 0;
+}
+
+static int oci_options(cli_ctx *ctx, ocisbx_client **client, ocisbx_backend_options *o)
+{
+    int st = cli_api_client(ctx, client);
+    if (st)
+        return st;
+    ocisbx_backend_options_set_client(o, *client);
+    const char *region = ctx->g.region ? ctx->g.region : NULL;
+    if (!region) {
+        ocisbx_config *cfg = NULL;
+        if (cli_config(ctx, &cfg) == 0)
+            region = ocisbx_config_get(cfg, "region");
+    }
+    if (region)
+        ocisbx_backend_options_set_region(o, region);
+    return 0;
+}
+
+int cmd_create(cli_ctx *ctx, int argc, char **argv)
+{
+    const char *cmd = "create";
+    ocisbx_backend_options *o = NULL;
+    if (ocisbx_backend_options_new(&o))
+        return cli_fail_last();
+    const char *project = ctx->g.project_id, *v = NULL;
+    int st = 0;
+    for (int i = 1; i < argc && !st; i++) {
+        int r;
+        char name[256];
+        const char *val = NULL;
+        long long n = 0;
+        if ((r = cli_opt_value(argc, argv, &i, "project-id", &v)) != 0) {
+            if (r < 0) st = CLI_EXIT_USAGE; else project = v;
+        } else if ((r = cli_opt_value(argc, argv, &i, "runtime", &v)) != 0) {
+            st = r < 0 ? CLI_EXIT_USAGE : (ocisbx_backend_options_set_runtime(o, v) ? cli_fail_last() : 0);
+        } else if ((r = cli_opt_value(argc, argv, &i, "shape", &v)) != 0) {
+            st = r < 0 ? CLI_EXIT_USAGE : (ocisbx_backend_options_set_shape(o, v) ? cli_fail_last() : 0);
+        } else if ((r = cli_opt_value(argc, argv, &i, "expiration", &v)) != 0) {
+            st = r < 0 ? CLI_EXIT_USAGE : (ocisbx_backend_options_set_expiration(o, v) ? cli_fail_last() : 0);
+        } else if ((r = cli_opt_value(argc, argv, &i, "display-name", &v)) != 0) {
+            st = r < 0 ? CLI_EXIT_USAGE : (ocisbx_backend_options_set_display_name(o, v) ? cli_fail_last() : 0);
+        } else if ((r = cli_opt_value(argc, argv, &i, "warmpool-name", &v)) != 0) {
+            st = r < 0 ? CLI_EXIT_USAGE : (ocisbx_backend_options_set_warmpool_name(o, v) ? cli_fail_last() : 0);
+        } else if ((r = cli_opt_value(argc, argv, &i, "env", &v)) != 0) {
+            st = r < 0 ? CLI_EXIT_USAGE : split_env(cmd, v, name, sizeof name, &val);
+            if (!st && ocisbx_backend_options_add_env(o, name, val, 0))
+                st = cli_fail_last();
+        } else if ((r = cli_opt_value(argc, argv, &i, "ready-timeout", &v)) != 0) {
+            st = r < 0 ? CLI_EXIT_USAGE : seconds(cmd, "ready-timeout", v, 86400, &n);
+            if (!st) ocisbx_backend_options_set_ready_timeout_ms(o, n * 1000);
+        } else if ((r = cli_opt_value(argc, argv, &i, "poll-interval", &v)) != 0) {
+            st = r < 0 ? CLI_EXIT_USAGE : seconds(cmd, "poll-interval", v, 3600, &n);
+            if (!st) ocisbx_backend_options_set_poll_interval_ms(o, n * 1000);
+        } else {
+            st = cli_unknown_option(cmd, argv[i]);
+        }
+    }
+    if (!st && !project)
+        st = cli_error(CLI_EXIT_USAGE, "create: --project-id (or OCI_SANDBOX_PROJECT_ID) is required");
+    ocisbx_client *client = NULL;
+    if (!st)
+        st = oci_options(ctx, &client, o);
+    if (st) {
+        ocisbx_backend_options_free(o);
+        ocisbx_client_free(client);
+        return st;
+    }
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old);
+    sigaction(SIGTERM, &sa, NULL);
+    ocisbx_backend_options_set_cancel(o, cancel_on_sigint, NULL);
+    ocisbx_backend *b = NULL;
+    int rc = ocisbx_backend_create(project, o, &b);
+    ocisbx_backend_options_free(o);
+    if (rc) {
+        st = cli_fail_last();
+        ocisbx_client_free(client);
+        return st;
+    }
+    char *json = NULL;
+    rc = ocisbx_backend_sandbox_json(b, &json);
+    cJSON *j = rc ? NULL : cJSON_Parse(json);
+    if (j && cJSON_IsObject(j) && !interrupted) {
+        cJSON_AddStringToObject(j, "label", ocisbx_backend_label(b));
+        st = cli_print_json(j);
+        if (st == 0 && fflush(stdout) == 0)
+            ocisbx_backend_disown(b); /* printed: the sandbox is the caller's now */
+        else
+            st = st ? st : cli_stdout_failed();
+    } else {
+        st = interrupted ? cli_error(CLI_EXIT_FAIL, "create: interrupted; the sandbox was deleted")
+                         : cli_error(CLI_EXIT_FAIL, "create: the sandbox's JSON is malformed");
+    }
+    cJSON_Delete(j);
+    ocisbx_free(json);
+    ocisbx_backend_free(b); /* deletes it unless disowned */
+    ocisbx_client_free(client);
+    return st;
+}
+
+int cmd_close(cli_ctx *ctx, int argc, char **argv)
+{
+    const char *id = NULL, *v = NULL;
+    for (int i = 1; i < argc; i++) {
+        int r = cli_opt_value(argc, argv, &i, "sandbox-id", &v);
+        if (r < 0)
+            return CLI_EXIT_USAGE;
+        if (r == 0)
+            return cli_unknown_option("close", argv[i]);
+        id = v;
+    }
+    if (!id)
+        return cli_error(CLI_EXIT_USAGE, "close: --sandbox-id is required");
+    ocisbx_client *c = NULL;
+    int st = cli_api_client(ctx, &c);
+    if (st)
+        return st;
+    int rc = ocisbx_client_delete_sandbox(c, id);
+    if (rc == OCISBX_ENOTFOUND)
+        rc = 0;
+    st = rc ? cli_fail_last() : 0;
+    ocisbx_client_free(c);
+    return st;
+}
+
+/* Opens the backend an exec or cp names. */
+static int open_backend(cli_ctx *ctx, const char *sandbox_id, const char *local_dir, int isolate, int network,
+                        ocisbx_client **client, ocisbx_backend **b)
+{
+    ocisbx_backend_options *o = NULL;
+    if (ocisbx_backend_options_new(&o))
+        return cli_fail_last();
+    int st = 0, rc = 0;
+    if (local_dir) {
+        ocisbx_backend_options_set_isolation(o, isolate);
+        ocisbx_backend_options_set_network(o, network);
+        rc = ocisbx_backend_local(local_dir, o, b);
+    } else {
+        st = oci_options(ctx, client, o);
+        if (!st)
+            rc = ocisbx_backend_connect(sandbox_id, o, b);
+    }
+    ocisbx_backend_options_free(o);
+    if (!st && rc)
+        st = cli_fail_last();
+    return st;
+}
+
+static int to_stdout(const void *d, size_t n, void *ud)
+{
+    (void)ud;
+    return fwrite(d, 1, n, stdout) != n;
+}
+
+int cmd_exec(cli_ctx *ctx, int argc, char **argv)
+{
+    const char *cmd = "exec";
+    const char *sandbox_id = NULL, *local_dir = NULL, *v = NULL;
+    int isolate = 1, network = 0, st = 0, i = 1;
+    ocisbx_exec_options *eo = NULL;
+    if (ocisbx_exec_options_new(&eo))
+        return cli_fail_last();
+    for (; i < argc && !st; i++) {
+        int r;
+        char name[256];
+        const char *val = NULL;
+        long long n = 0;
+        const char *arg0 = argv[i];
+        if (strcmp(arg0, "--") == 0)
+            break;
+        if ((r = cli_opt_value(argc, argv, &i, "sandbox-id", &v)) != 0) {
+            if (r < 0) st = CLI_EXIT_USAGE; else sandbox_id = v;
+        } else if ((r = cli_opt_value(argc, argv, &i, "local-dir", &v)) != 0) {
+            if (r < 0) st = CLI_EXIT_USAGE; else local_dir = v;
+        } else if (cli_opt_flag(argv[i], "no-isolation")) {
+            isolate = 0;
+        } else if ((r = cli_opt_value(argc, argv, &i, "network", &v)) != 0) {
+            if (r < 0)
+                st = CLI_EXIT_USAGE;
+            else if (strcmp(v, "allow") == 0 || strcmp(v, "deny") == 0)
+                network = strcmp(v, "allow") == 0;
+            else
+                st = cli_error(CLI_EXIT_USAGE, "exec: --network is allow or deny, not %s", v);
+        } else if ((r = cli_opt_value(argc, argv, &i, "timeout", &v)) != 0) {
+            st = r < 0 ? CLI_EXIT_USAGE : seconds(cmd, "timeout", v, 7 * 86400, &n);
+            if (!st) ocisbx_exec_options_set_timeout_ms(eo, n * 1000);
+        } else if ((r = cli_opt_value(argc, argv, &i, "max-output-bytes", &v)) != 0) {
+            st = r < 0 ? CLI_EXIT_USAGE : seconds(cmd, "max-output-bytes", v, 1LL << 40, &n);
+            if (!st && ocisbx_exec_options_set_max_output_bytes(eo, (size_t)n))
+                st = cli_fail_last();
+        } else if ((r = cli_opt_value(argc, argv, &i, "env", &v)) != 0 ||
+                   (r = cli_opt_value(argc, argv, &i, "secret-env", &v)) != 0) {
+            int secret = strncmp(arg0, "--secret-env", 12) == 0;
+            st = r < 0 ? CLI_EXIT_USAGE : split_env(cmd, v, name, sizeof name, &val);
+            if (!st && ocisbx_exec_options_add_env(eo, name, val, secret))
+                st = cli_fail_last();
+        } else if ((r = cli_opt_value(argc, argv, &i, "cwd", &v)) != 0) {
+            st = r < 0 ? CLI_EXIT_USAGE : (ocisbx_exec_options_set_cwd(eo, v) ? cli_fail_last() : 0);
+        } else {
+            st = cli_unknown_option(cmd, argv[i]);
+        }
+    }
+    if (!st && (!sandbox_id == !local_dir))
+        st = cli_error(CLI_EXIT_USAGE, "exec: give exactly one of --sandbox-id and --local-dir");
+    if (!st && sandbox_id && (!isolate || network))
+        st = cli_error(CLI_EXIT_USAGE, "exec: --no-isolation and --network go with --local-dir");
+    if (!st && (i >= argc || i + 1 >= argc))
+        st = cli_error(CLI_EXIT_USAGE, "exec: the command comes after --");
+    ocisbx_client *client = NULL;
+    ocisbx_backend *b = NULL;
+    if (!st)
+        st = open_backend(ctx, sandbox_id, local_dir, isolate, network, &client, &b);
+    ocisbx_exec_result *r = NULL;
+    if (!st) {
+        int rc = argc - (i + 1) == 1
+                     ? ocisbx_backend_exec(b, argv[i + 1], eo, &r)
+                     : ocisbx_backend_exec_argv(b, (const char *const *)argv + i + 1, (size_t)(argc - i - 1), eo, &r);
+        if (rc) {
+            st = cli_fail_last();
+        } else {
+            size_t n = 0;
+            const char *out = ocisbx_exec_result_output(r, &n);
+            if (to_stdout(out, n, NULL))
+                st = cli_stdout_failed();
+            int x = 0;
+            if (!st)
+                st = ocisbx_exec_result_timed_out(r) ? 124
+                     : ocisbx_exec_result_exit_code(r, &x) ? x
+                                                             : CLI_EXIT_FAIL;
+        }
+    }
+    ocisbx_exec_result_free(r);
+    ocisbx_backend_free(b);
+    ocisbx_client_free(client);
+    ocisbx_exec_options_free(eo);
+    return st;
+}
+
+/* "sbx:<id>:<path>": the id and the path (id copied into buf). */
+static bool parse_sbx(const char *arg, char *buf, size_t cap, const char **path)
+{
+    if (strncmp(arg, "sbx:", 4) != 0)
+        return false;
+    const char *c = strchr(arg + 4, ':');
+    if (!c || c == arg + 4 || (size_t)(c - arg - 4) >= cap)
+        return false;
+    memcpy(buf, arg + 4, (size_t)(c - arg - 4));
+    buf[c - arg - 4] = '\0';
+    *path = c + 1;
+    return true;
+}
+
+static int local_sha(const char *path, char out[65])
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return cli_error(CLI_EXIT_FAIL, "cp: %s: %s", path, strerror(errno));
+    ocisbx_sha256_ctx *c = NULL;
+    if (ocisbx_sha256_new(&c)) {
+        fclose(f);
+        return cli_fail_last();
+    }
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        ocisbx_sha256_update(c, buf, n);
+    int bad = ferror(f);
+    fclose(f);
+    unsigned char h[32];
+    ocisbx_sha256_final(c, h);
+    ocisbx_sha256_free(c);
+    if (bad)
+        return cli_error(CLI_EXIT_FAIL, "cp: reading %s failed", path);
+    ocisbx_hex(h, 32, out);
+    return 0;
+}
+
+int cmd_cp(cli_ctx *ctx, int argc, char **argv)
+{
+    if (argc != 3)
+        return cli_error(CLI_EXIT_USAGE, "cp: usage: ocisbx cp SRC DST (one of them sbx:<sandbox id>:<path>)");
+    char id[512];
+    const char *spath = NULL;
+    bool up = parse_sbx(argv[2], id, sizeof id, &spath);
+    bool down = !up && parse_sbx(argv[1], id, sizeof id, &spath);
+    if (up == down || (up && parse_sbx(argv[1], id, sizeof id, &spath)))
+        return cli_error(CLI_EXIT_USAGE, "cp: exactly one side is sbx:<sandbox id>:<absolute path>");
+    if (up)
+        parse_sbx(argv[2], id, sizeof id, &spath);
+    const char *lpath = up ? argv[1] : argv[2];
+    ocisbx_client *client = NULL;
+    ocisbx_backend *b = NULL;
+    int st = open_backend(ctx, id, NULL, 1, 0, &client, &b);
+    int rc = 0;
+    if (!st)
+        rc = up ? ocisbx_backend_write_from_path(b, spath, lpath) : ocisbx_backend_read_to_path(b, spath, lpath);
+    if (!st && rc)
+        st = cli_fail_last();
+    /* verified: sha256sum in the workspace against the local file's */
+    char lh[65] = {0};
+    if (!st)
+        st = local_sha(lpath, lh);
+    if (!st) {
+        const char *args[] = {"sha256sum", "--", spath};
+        ocisbx_exec_result *r = NULL;
+        int x = -1;
+        if (ocisbx_backend_exec_argv(b, args, 3, NULL, &r))
+            st = cli_fail_last();
+        else if (!ocisbx_exec_result_exit_code(r, &x) || x != 0 ||
+                 strncmp(ocisbx_exec_result_output(r, NULL), lh, 64) != 0)
+            st = cli_error(CLI_EXIT_FAIL, "cp: the copy's SHA-256 does not match (%s locally)", lh);
+        ocisbx_exec_result_free(r);
+    }
+    ocisbx_backend_free(b);
+    ocisbx_client_free(client);
+    return st;
+}

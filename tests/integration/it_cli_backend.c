@@ -1,0 +1,293 @@
+/* ocisbx create | exec | cp | close against the emulator (and exec on a
+ * local directory): names, flags and exit statuses. */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <cmocka.h>
+
+#include "emu_fixture.h"
+#include "ocisbx/api.h"
+
+static char tmpdir[] = "/tmp/ocisbx-it-cli-backend-XXXXXX";
+static emu_fixture *emu;      /* fast creation */
+static emu_fixture *slow_emu; /* a sandbox never gets RUNNING */
+
+typedef struct run_result {
+    int status;
+    char *out;
+    size_t out_len;
+    char *err;
+} run_result;
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return strdup("");
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    size_t got = fread(b, 1, (size_t)n, f);
+    b[got] = '\0';
+    fclose(f);
+    if (len) *len = got;
+    return b;
+}
+
+/* Starts ocisbx with the global options for e first, then args. */
+static pid_t start(emu_fixture *e, const char *const *args)
+{
+    char out_path[512], err_path[512];
+    snprintf(out_path, sizeof out_path, "%s/stdout", tmpdir);
+    snprintf(err_path, sizeof err_path, "%s/stderr", tmpdir);
+    const char *argv[64];
+    int n = 0;
+    argv[n++] = OCISBX_CLI_PATH;
+    argv[n++] = "--config-file";
+    argv[n++] = emu_fixture_config_path(e);
+    argv[n++] = "--endpoint";
+    argv[n++] = emu_fixture_url(e);
+    argv[n++] = "--ca-bundle";
+    argv[n++] = emu_fixture_ca_path(e);
+    for (const char *const *a = args; *a; a++) argv[n++] = *a;
+    argv[n] = NULL;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fi = open("/dev/null", O_RDONLY), fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600),
+            fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        dup2(fi, 0);
+        dup2(fo, 1);
+        dup2(fe, 2);
+        unsetenv("OCI_SANDBOX_ENDPOINT");
+        unsetenv("OCI_SANDBOX_REGION");
+        unsetenv("OCI_SANDBOX_PROJECT_ID");
+        char *cargv[64];
+        for (int i = 0; i <= n; i++) cargv[i] = argv[i] ? strdup(argv[i]) : NULL;
+        execv(cargv[0], cargv);
+        _exit(127);
+    }
+    return pid;
+}
+
+static void finish(pid_t pid, run_result *r)
+{
+    char out_path[512], err_path[512];
+    snprintf(out_path, sizeof out_path, "%s/stdout", tmpdir);
+    snprintf(err_path, sizeof err_path, "%s/stderr", tmpdir);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    r->out = slurp(out_path, &r->out_len);
+    r->err = slurp(err_path, NULL);
+}
+
+#define RUN(r, e, ...)                                   \
+    do {                                                 \
+        const char *const args_[] = {__VA_ARGS__, NULL}; \
+        finish(start(e, args_), r);                      \
+    } while (0)
+
+static void result_free(run_result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+static void expect_status(const run_result *r, int want, const char *what)
+{
+    if (r->status != want) fail_msg("%s: exit %d (wanted %d), stderr: %s", what, r->status, want, r->err);
+}
+
+/* Sandboxes of the project that are not DELETED, through the API. */
+static int live(emu_fixture *e)
+{
+    cJSON *j = NULL;
+    char path[256];
+    snprintf(path, sizeof path, "/sandboxes?projectId=%s", EMU_FIXTURE_PROJECT);
+    if (emu_fixture_json(e, "GET", path, NULL, 200, &j) != 0) return -1;
+    const cJSON *items = cJSON_GetObjectItemCaseSensitive(j, "items");
+    int n = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, items)
+    {
+        const cJSON *st = cJSON_GetObjectItemCaseSensitive(it, "lifecycleState");
+        if (!cJSON_IsString(st) || strcmp(st->valuestring, "DELETED") != 0) n++;
+    }
+    cJSON_Delete(j);
+    return n;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    if (!mkdtemp(tmpdir)) return -1;
+    emu_fixture_options o = {0};
+    o.https = true;
+    o.extra_yaml = "limits:\n  create_delay_ms: 50\n  stop_delay_ms: 20\n";
+    if (emu_fixture_start(&o, &emu) != 0) return -1;
+    o.extra_yaml = "limits:\n  create_delay_ms: 600000\n";
+    return emu_fixture_start(&o, &slow_emu);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    int a = emu_fixture_stop(emu), b = emu_fixture_stop(slow_emu);
+    emu_fixture_free(emu);
+    emu_fixture_free(slow_emu);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return (a == 0 && b == 0 && system(cmd) == 0) ? 0 : -1;
+}
+
+static void test_create_exec_cp_close(void **state)
+{
+    (void)state;
+    run_result r;
+    RUN(&r, emu, "create", "--project-id", EMU_FIXTURE_PROJECT, "--display-name", "cli-backend", "--env",
+        "FROM_CREATE=yes", "--expiration", "PT90M", "--ready-timeout", "60", "--poll-interval", "1");
+    expect_status(&r, 0, "create");
+    cJSON *j = cJSON_Parse(r.out);
+    assert_non_null(j);
+    char id[256], want[400];
+    snprintf(id, sizeof id, "%s", cJSON_GetObjectItemCaseSensitive(j, "id")->valuestring);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "lifecycleState")->valuestring, "RUNNING");
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(j, "expiresInMinutes")->valueint, 90);
+    snprintf(want, sizeof want, "oci-sandbox:%s/%s", EMU_FIXTURE_REGION, id);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "label")->valuestring, want);
+    cJSON_Delete(j);
+    result_free(&r);
+    assert_int_equal(live(emu), 1);
+
+    RUN(&r, emu, "exec", "--sandbox-id", id, "--env", "X=1", "--secret-env", "S=two words", "--",
+        "echo \"hi $X $S $FROM_CREATE\"; echo err >&2; exit 3");
+    expect_status(&r, 3, "exec shell line");
+    assert_string_equal(r.out, "hi 1 two words yes\nerr\n");
+    result_free(&r);
+    RUN(&r, emu, "exec", "--sandbox-id", id, "--", "printf", "%s|", "a b", "$HOME", "it's");
+    expect_status(&r, 0, "exec argv");
+    assert_string_equal(r.out, "a b|$HOME|it's|");
+    result_free(&r);
+    RUN(&r, emu, "exec", "--sandbox-id", id, "--timeout", "1", "--", "echo before; sleep 30");
+    expect_status(&r, 124, "exec timeout");
+    assert_string_equal(r.out, "before\n");
+    result_free(&r);
+    RUN(&r, emu, "exec", "--sandbox-id", id, "--max-output-bytes", "2000", "--", "seq 1 10000");
+    expect_status(&r, 0, "exec capped");
+    assert_true(r.out_len <= 2000);
+    assert_non_null(strstr(r.out, "bytes of output dropped"));
+    result_free(&r);
+    RUN(&r, emu, "exec", "--sandbox-id", id, "--cwd", "/nowhere", "--", "pwd");
+    expect_status(&r, 1, "exec outside cwd");
+    result_free(&r);
+    RUN(&r, emu, "exec", "--sandbox-id", id);
+    expect_status(&r, 2, "exec without command");
+    result_free(&r);
+
+    /* cp both ways, above the part size */
+    char src[512], back[512], dst[600];
+    snprintf(src, sizeof src, "%s/src.bin", tmpdir);
+    snprintf(back, sizeof back, "%s/back.bin", tmpdir);
+    FILE *f = fopen(src, "wb");
+    for (int i = 0; i < 9 * 1024 * 1024 + 77; i++) fputc((i * 7 + i / 4096) & 0xff, f);
+    fclose(f);
+    snprintf(dst, sizeof dst, "sbx:%s:/workspace/up/src.bin", id);
+    RUN(&r, emu, "cp", src, dst);
+    expect_status(&r, 0, "cp up");
+    result_free(&r);
+    RUN(&r, emu, "cp", dst, back);
+    expect_status(&r, 0, "cp down");
+    result_free(&r);
+    size_t a = 0, b = 0;
+    char *da = slurp(src, &a), *db = slurp(back, &b);
+    assert_int_equal(a, b);
+    assert_memory_equal(da, db, a);
+    free(da);
+    free(db);
+    RUN(&r, emu, "cp", src, back);
+    expect_status(&r, 2, "cp without a sandbox side");
+    result_free(&r);
+
+    RUN(&r, emu, "close", "--sandbox-id", id);
+    expect_status(&r, 0, "close");
+    result_free(&r);
+    assert_int_equal(live(emu), 0);
+    RUN(&r, emu, "close", "--sandbox-id", id);
+    expect_status(&r, 0, "close again");
+    result_free(&r);
+}
+
+static void test_exec_local(void **state)
+{
+    (void)state;
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/ws", tmpdir);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    if (geteuid() == 0) assert_int_equal(chown(dir, 65534, 65534), 0);
+    run_result r;
+    RUN(&r, emu, "exec", "--local-dir", dir, "--", "pwd; touch made");
+    expect_status(&r, 0, "exec local");
+    assert_string_equal(r.out, "/workspace\n");
+    result_free(&r);
+    RUN(&r, emu, "exec", "--local-dir", dir, "--no-isolation", "--", "pwd");
+    expect_status(&r, 0, "exec local host");
+    char *abs = realpath(dir, NULL), want[700];
+    snprintf(want, sizeof want, "%s\n", abs);
+    free(abs);
+    assert_string_equal(r.out, want);
+    result_free(&r);
+    RUN(&r, emu, "exec", "--local-dir", dir, "--network", "maybe", "--", "true");
+    expect_status(&r, 2, "bad network");
+    result_free(&r);
+    RUN(&r, emu, "exec", "--local-dir", dir, "--sandbox-id", "x", "--", "true");
+    expect_status(&r, 2, "both");
+    result_free(&r);
+}
+
+static void test_create_failures(void **state)
+{
+    (void)state;
+    run_result r;
+    RUN(&r, slow_emu, "create", "--project-id", EMU_FIXTURE_PROJECT, "--ready-timeout", "1", "--poll-interval", "1");
+    expect_status(&r, 1, "create timing out");
+    result_free(&r);
+    assert_int_equal(live(slow_emu), 0);
+    RUN(&r, slow_emu, "create", "--project-id", EMU_FIXTURE_PROJECT, "--expiration", "P3D");
+    expect_status(&r, 1, "create over 48 h");
+    result_free(&r);
+    /* SIGINT while waiting */
+    const char *const args[] = {"create", "--project-id", EMU_FIXTURE_PROJECT, "--poll-interval", "1", NULL};
+    pid_t pid = start(slow_emu, args);
+    int seen = 0;
+    for (int i = 0; i < 600 && !seen; i++) {
+        seen = live(slow_emu) == 1;
+        if (!seen) usleep(50000);
+    }
+    assert_true(seen);
+    kill(pid, SIGINT);
+    finish(pid, &r);
+    expect_status(&r, 1, "create interrupted");
+    result_free(&r);
+    assert_int_equal(live(slow_emu), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_create_exec_cp_close),
+        cmocka_unit_test(test_exec_local),
+        cmocka_unit_test(test_create_failures),
+    };
+    return cmocka_run_group_tests_name("ocisbx create/exec/cp/close", tests, setup, teardown);
+}
