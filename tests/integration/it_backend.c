@@ -770,6 +770,46 @@ static void test_connect_close_deletes_nothing(void **state)
     ocisbx_free(exp);
 }
 
+static void test_env_settings(void **state)
+{
+    world *w = *state;
+    setenv("OCI_SANDBOX_SHAPE", "MEDIUM", 1);
+    setenv("OCI_SANDBOX_EXPIRATION", "PT119M30S", 1);
+    ocisbx_backend_options *o = base_options();
+    ocisbx_backend_options_set_client(o, w->c);
+    ocisbx_backend_options_set_poll_interval_ms(o, 50);
+    ocisbx_backend *b = NULL;
+    check(ocisbx_backend_create(EMU_FIXTURE_PROJECT, o, &b), "create from env");
+    char *j = NULL;
+    check(ocisbx_backend_sandbox_json(b, &j), "json");
+    ocisbx_sandbox *s = NULL;
+    check(ocisbx_sandbox_from_json(j, strlen(j), &s), "parse");
+    assert_string_equal(ocisbx_sandbox_shape(s), "MEDIUM");
+    int64_t m = 0;
+    assert_int_equal(ocisbx_sandbox_expires_in_minutes(s, &m), 1);
+    assert_int_equal(m, 120); /* rounded up */
+    assert_string_equal(ocisbx_sandbox_runtime(s), "python-3.11");
+    assert_int_equal(strncmp(ocisbx_sandbox_display_name(s), "ocisbx-", 7), 0);
+    ocisbx_sandbox_free(s);
+    ocisbx_free(j);
+    char id[256];
+    snprintf(id, sizeof id, "%s", ocisbx_backend_sandbox_id(b));
+    ocisbx_backend_free(b); /* free closes: a created sandbox is deleted */
+    assert_int_equal(ocisbx_client_get_sandbox(w->c, id, &s), OCISBX_ENOTFOUND);
+    /* the explicit option wins */
+    ocisbx_backend_options_set_shape(o, "LARGE");
+    check(ocisbx_backend_create(EMU_FIXTURE_PROJECT, o, &b), "create explicit");
+    check(ocisbx_backend_sandbox_json(b, &j), "json");
+    assert_non_null(strstr(j, "\"LARGE\""));
+    ocisbx_free(j);
+    check(ocisbx_backend_close(b), "close");
+    check(ocisbx_backend_close(b), "close twice");
+    ocisbx_backend_free(b);
+    unsetenv("OCI_SANDBOX_SHAPE");
+    unsetenv("OCI_SANDBOX_EXPIRATION");
+    ocisbx_backend_options_free(o);
+}
+
 /* The lifecycle group: sandboxes that take long to come up. */
 static int setup_slow(void **state)
 {
@@ -867,7 +907,8 @@ static void test_create_failures_delete(void **state)
 int main(void)
 {
     const struct CMUnitTest local_tests[] = {SUITE(local)};
-    const struct CMUnitTest oci_tests[] = {SUITE(oci), cmocka_unit_test(test_connect_close_deletes_nothing)};
+    const struct CMUnitTest oci_tests[] = {SUITE(oci), cmocka_unit_test(test_connect_close_deletes_nothing),
+                                         cmocka_unit_test(test_env_settings)};
     const struct CMUnitTest slow_tests[] = {cmocka_unit_test(test_create_failures_delete)};
     int rc = 0;
     rc |= cmocka_run_group_tests_name("backend: local directory", local_tests, setup_local, teardown);

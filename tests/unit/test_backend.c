@@ -1,0 +1,113 @@
+/* The backend's pure helpers: sandbox paths, UTF-8 cuts and checks, options. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "backend/backend_int.h"
+#include "ocisbx/backend.h"
+
+static void rel_ok(const char *in, const char *want)
+{
+    char *rel = NULL;
+    assert_int_equal(ocisbx_backend_rel_path(in, &rel), 0);
+    assert_string_equal(rel, want);
+    free(rel);
+}
+
+static void rel_bad(const char *in, int code)
+{
+    char *rel = NULL;
+    assert_int_equal(ocisbx_backend_rel_path(in, &rel), code);
+    assert_null(rel);
+}
+
+static void test_rel_path(void **state)
+{
+    (void)state;
+    rel_ok("/workspace", "");
+    rel_ok("/workspace/", "");
+    rel_ok("/workspace/a/b", "a/b");
+    rel_ok("a//b/./c/", "a/b/c");
+    rel_ok("/workspace/a/../b", "b");
+    rel_ok("a/b/../../c", "c");
+    rel_ok("-n", "-n");
+    rel_ok("/workspace/x y\n\xff", "x y\n\xff");
+    rel_bad("/etc/passwd", OCISBX_EFORBIDDEN);
+    rel_bad("/workspacex", OCISBX_EFORBIDDEN);
+    rel_bad("/", OCISBX_EFORBIDDEN);
+    rel_bad("..", OCISBX_EFORBIDDEN);
+    rel_bad("/workspace/a/../..", OCISBX_EFORBIDDEN);
+    rel_bad("/workspace/../workspace/a", OCISBX_EFORBIDDEN);
+    rel_bad("", OCISBX_EINVAL);
+}
+
+static void test_utf8(void **state)
+{
+    (void)state;
+    const char *s = "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"; /* a é € 😀 : 1+2+3+4 */
+    assert_int_equal(ocisbx_utf8_cut_prefix(s, 0), 0);
+    assert_int_equal(ocisbx_utf8_cut_prefix(s, 1), 1);
+    assert_int_equal(ocisbx_utf8_cut_prefix(s, 2), 1);
+    assert_int_equal(ocisbx_utf8_cut_prefix(s, 3), 3);
+    assert_int_equal(ocisbx_utf8_cut_prefix(s, 4), 3);
+    assert_int_equal(ocisbx_utf8_cut_prefix(s, 5), 3);
+    assert_int_equal(ocisbx_utf8_cut_prefix(s, 6), 6);
+    assert_int_equal(ocisbx_utf8_cut_prefix(s, 9), 6);
+    assert_int_equal(ocisbx_utf8_cut_prefix(s, 10), 10);
+    assert_int_equal(ocisbx_utf8_cut_start(s, 10, 2), 3);
+    assert_int_equal(ocisbx_utf8_cut_start(s, 10, 4), 6);
+    assert_int_equal(ocisbx_utf8_cut_start(s, 10, 7), 10);
+    assert_int_equal(ocisbx_utf8_cut_start(s, 10, 1), 1);
+    assert_true(ocisbx_utf8_valid(s, 10, false));
+    assert_false(ocisbx_utf8_valid(s, 9, false));
+    assert_true(ocisbx_utf8_valid(s, 9, true));
+    assert_false(ocisbx_utf8_valid("\xff", 1, true));
+    assert_false(ocisbx_utf8_valid("\xc0\x80", 2, false));     /* overlong */
+    assert_false(ocisbx_utf8_valid("\xed\xa0\x80", 3, false)); /* surrogate */
+    assert_false(ocisbx_utf8_valid("\xc3(", 2, true));
+}
+
+static void test_options(void **state)
+{
+    (void)state;
+    ocisbx_backend_options *o = NULL;
+    assert_int_equal(ocisbx_backend_options_new(&o), 0);
+    assert_int_equal(ocisbx_backend_options_add_env(o, "GOOD_1", "v", 1), 0);
+    assert_int_equal(ocisbx_backend_options_add_env(o, "1BAD", "v", 0), OCISBX_EINVAL);
+    assert_int_equal(ocisbx_backend_options_add_env(o, "A=B", "v", 0), OCISBX_EINVAL);
+    assert_int_equal(ocisbx_backend_options_set_max_output_bytes(o, 100), OCISBX_EINVAL);
+    assert_int_equal(ocisbx_backend_options_set_ready_timeout_ms(o, 0), OCISBX_EINVAL);
+    ocisbx_backend_options_free(o);
+    /* the explicit option, the environment, the default */
+    setenv("OCISBX_TEST_SETTING", "from-env", 1);
+    assert_string_equal(ocisbx_backend_setting("explicit", "OCISBX_TEST_SETTING", "def"), "explicit");
+    assert_string_equal(ocisbx_backend_setting(NULL, "OCISBX_TEST_SETTING", "def"), "from-env");
+    unsetenv("OCISBX_TEST_SETTING");
+    assert_string_equal(ocisbx_backend_setting(NULL, "OCISBX_TEST_SETTING", "def"), "def");
+    ocisbx_exec_options *e = NULL;
+    assert_int_equal(ocisbx_exec_options_new(&e), 0);
+    assert_int_equal(ocisbx_exec_options_set_timeout_ms(e, 0), OCISBX_EINVAL);
+    assert_int_equal(ocisbx_exec_options_set_max_output_bytes(e, 10), OCISBX_EINVAL);
+    assert_int_equal(ocisbx_exec_options_set_max_output_bytes(e, 0), 0);
+    ocisbx_exec_options_free(e);
+    /* refused before any request: no project */
+    unsetenv("OCI_SANDBOX_PROJECT_ID");
+    ocisbx_backend *b = NULL;
+    assert_int_equal(ocisbx_backend_create(NULL, NULL, &b), OCISBX_ECONFIG);
+    assert_int_equal(ocisbx_backend_local("/nonexistent/dir", NULL, &b), OCISBX_ENOTFOUND);
+    assert_null(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rel_path),
+        cmocka_unit_test(test_utf8),
+        cmocka_unit_test(test_options),
+    };
+    return cmocka_run_group_tests_name("backend helpers", tests, NULL, NULL);
+}
