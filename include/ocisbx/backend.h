@@ -156,6 +156,8 @@ OCISBX_API const char *ocisbx_exec_result_returned_sha256(const ocisbx_exec_resu
 /* Bytes of the output left out (the number the note gives). */
 OCISBX_API uint64_t ocisbx_exec_result_dropped_bytes(const ocisbx_exec_result *r);
 OCISBX_API int64_t ocisbx_exec_result_duration_ms(const ocisbx_exec_result *r);
+/* When the call started: ms since the epoch (wall clock). */
+OCISBX_API int64_t ocisbx_exec_result_start_time_ms(const ocisbx_exec_result *r);
 /* The service's command id (OCI), NULL locally. */
 OCISBX_API const char *ocisbx_exec_result_command_id(const ocisbx_exec_result *r);
 

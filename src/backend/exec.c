@@ -32,7 +32,7 @@ struct ocisbx_exec_result {
     size_t output_len;
     uint64_t total_bytes, dropped;
     char total_sha[65], returned_sha[65];
-    int64_t duration_ms;
+    int64_t duration_ms, start_ms;
     char *command_id;
     size_t head_kept; /* bytes of output that are the head */
 };
@@ -144,6 +144,7 @@ uint64_t ocisbx_exec_result_returned_bytes(const ocisbx_exec_result *r) { return
 const char *ocisbx_exec_result_returned_sha256(const ocisbx_exec_result *r) { return r ? r->returned_sha : NULL; }
 uint64_t ocisbx_exec_result_dropped_bytes(const ocisbx_exec_result *r) { return r ? r->dropped : 0; }
 int64_t ocisbx_exec_result_duration_ms(const ocisbx_exec_result *r) { return r ? r->duration_ms : 0; }
+int64_t ocisbx_exec_result_start_time_ms(const ocisbx_exec_result *r) { return r ? r->start_ms : 0; }
 const char *ocisbx_exec_result_command_id(const ocisbx_exec_result *r) { return r ? r->command_id : NULL; }
 
 /* ---- the wrapper ---- */
@@ -357,6 +358,7 @@ static int do_exec(ocisbx_backend *b, const char *command, const ocisbx_exec_opt
     req.env[1] = o ? &o->env : NULL;
     req.backstop_s = secs + OCISBX_BACKEND_KILL_GRACE_S + 2;
     int64_t t0 = ocisbx_time_monotonic_ms();
+    r->start_ms = ocisbx_time_now_ms();
     req.deadline_ms = t0 + secs * 1000 + OCISBX_BACKEND_KILL_GRACE_S * 1000 + OCISBX_BACKEND_CLIENT_MARGIN_MS;
     req.on_stdout = live_cb;
     req.user_data = &l;

@@ -214,6 +214,10 @@ static void test_exec_basic(void **state)
     assert_int_equal(ocisbx_exec_result_returned_bytes(r), n);
     if (strcmp(w->kind, "oci") == 0)
         assert_non_null(ocisbx_exec_result_command_id(r));
+    else
+        assert_null(ocisbx_exec_result_command_id(r));
+    assert_true(ocisbx_exec_result_start_time_ms(r) > INT64_C(1700000000000));
+    assert_true(ocisbx_exec_result_duration_ms(r) >= 0);
     ocisbx_exec_result_free(r);
 
     /* cwd */
