@@ -723,6 +723,52 @@ static void test_search_glob_ls(void **state)
     assert_int_equal(ocisbx_backend_ls(w->b, "nothing", &l), OCISBX_ENOTFOUND);
 }
 
+/* ---- local only ---- */
+static void test_local_host_shell(void **state)
+{
+    world *w = *state;
+    ocisbx_backend_options *o = NULL;
+    check(ocisbx_backend_options_new(&o), "options");
+    check(ocisbx_backend_options_set_isolation(o, 0), "isolation off");
+    ocisbx_backend *h = NULL;
+    check(ocisbx_backend_local(w->dir, o, &h), "host backend");
+    assert_int_equal(ocisbx_backend_is_host_shell(h), 1);
+    char *abs = realpath(w->dir, NULL), want[600];
+    snprintf(want, sizeof want, "%s\n", abs);
+    char *out = run_out(h, "pwd");
+    assert_string_equal(out, want);
+    free(out);
+    /* the same files, the same generic operations */
+    check(ocisbx_backend_write(h, "host.txt", "a\r\nb\r\n", 6), "write");
+    check(ocisbx_backend_edit(h, "/workspace/host.txt", "a\nb", "c\nd", 0, NULL, NULL), "edit");
+    unsigned char *d = NULL;
+    size_t n = 0;
+    check(ocisbx_backend_read_bytes(w->b, "host.txt", &d, &n), "read through the isolated one");
+    assert_string_equal((char *)d, "c\r\nd\r\n");
+    ocisbx_free(d);
+    ocisbx_entry_list *l = NULL;
+    check(ocisbx_backend_glob(h, "host.txt", NULL, 0, &l), "glob");
+    assert_int_equal(ocisbx_entry_list_count(l), 1);
+    assert_string_equal(ocisbx_entry_list_name(l, 0), "/workspace/host.txt");
+    ocisbx_entry_list_free(l);
+    ocisbx_search_result *r = NULL;
+    ocisbx_search_options *so = NULL;
+    check(ocisbx_search_options_new(&so), "search options");
+    check(ocisbx_search_options_set_glob(so, "host.*"), "glob");
+    check(ocisbx_backend_search(h, "^c", so, &r), "search");
+    ocisbx_search_options_free(so);
+    assert_int_equal(ocisbx_search_result_count(r), 1);
+    assert_string_equal(ocisbx_search_result_path(r, 0), "/workspace/host.txt");
+    ocisbx_search_result_free(r);
+    ocisbx_backend_free(h);
+    /* isolated: the network is denied unless allowed */
+    out = run_out(w->b, "cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' ' | sort | tr '\n' ' '");
+    assert_string_equal(out, "lo ");
+    free(out);
+    free(abs);
+    ocisbx_backend_options_free(o);
+}
+
 /* ---- OCI only ---- */
 static void test_connect_close_deletes_nothing(void **state)
 {
@@ -910,7 +956,7 @@ static void test_create_failures_delete(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest local_tests[] = {SUITE(local)};
+    const struct CMUnitTest local_tests[] = {SUITE(local), cmocka_unit_test(test_local_host_shell)};
     const struct CMUnitTest oci_tests[] = {SUITE(oci), cmocka_unit_test(test_connect_close_deletes_nothing),
                                          cmocka_unit_test(test_env_settings)};
     const struct CMUnitTest slow_tests[] = {cmocka_unit_test(test_create_failures_delete)};
