@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <cjson/cJSON.h>
 
 #include "backend/backend_int.h"
 #include "emu_fixture.h"
@@ -914,6 +915,33 @@ static int cancel_after(void *ud)
     return ++*n > 5;
 }
 
+/* A cancel callback that, on its third call, deletes every sandbox of the
+ * project behind the backend's back (and never cancels). */
+typedef struct deleter {
+    emu_fixture *emu;
+    int calls;
+} deleter;
+
+static int delete_behind(void *ud)
+{
+    deleter *d = ud;
+    if (++d->calls != 3)
+        return 0;
+    cJSON *j = NULL;
+    char path[300];
+    snprintf(path, sizeof path, "/sandboxes?projectId=%s", EMU_FIXTURE_PROJECT);
+    if (emu_fixture_json(d->emu, "GET", path, NULL, 200, &j) != 0)
+        return 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(j, "items"))
+    {
+        snprintf(path, sizeof path, "/sandboxes/%s", cJSON_GetObjectItemCaseSensitive(it, "id")->valuestring);
+        emu_fixture_json(d->emu, "DELETE", path, NULL, 204, NULL);
+    }
+    cJSON_Delete(j);
+    return 0;
+}
+
 static void test_create_failures_delete(void **state)
 {
     world *w = *state;
@@ -935,6 +963,12 @@ static void test_create_failures_delete(void **state)
     ocisbx_backend_options_set_ready_timeout_ms(o, 600000);
     ocisbx_backend_options_set_cancel(o, cancel_after, &calls);
     assert_int_equal(ocisbx_backend_create(EMU_FIXTURE_PROJECT, o, &b), OCISBX_ECANCELED);
+    assert_int_equal(live_sandboxes(w->c), 0);
+    /* the sandbox deleted while waiting: an error at once, nothing left */
+    deleter dl = {w->emu, 0};
+    ocisbx_backend_options_set_cancel(o, delete_behind, &dl);
+    assert_int_not_equal(ocisbx_backend_create(EMU_FIXTURE_PROJECT, o, &b), 0);
+    assert_true(dl.calls >= 3);
     assert_int_equal(live_sandboxes(w->c), 0);
     ocisbx_backend_options_set_cancel(o, NULL, NULL);
     /* refused before any request */
