@@ -242,7 +242,7 @@ int ocisbx_backend_job_output(ocisbx_backend *b, const char *job_id, int64_t off
         rc = ocisbx_buf_appendf(&s, "O=%" PRId64 "\n", offset);
     if (!rc)
         rc = ocisbx_buf_appendf(&s, "printf '%%s\\n' \"$B\"\ntail -c +$((O + 1)) \"$J/out\" | head -c %zu\n", max);
-    if (!rc) rc = ocisbx_backend_run_script(b, s.data, max + 64, &o, &ol, &ex);
+    if (!rc) rc = ocisbx_backend_run_capture(b, s.data, &o, &ol, &ex);
     ocisbx_buf_free(&s);
     if (rc)
         return rc;

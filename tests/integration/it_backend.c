@@ -637,6 +637,15 @@ static void test_jobs(void **state)
     ocisbx_job_status_free(st);
     ocisbx_free(id);
     ocisbx_exec_options_free(o);
+    /* output comes back byte exact, not UTF-8 and NUL included */
+    check(ocisbx_backend_job_start(w->b, "printf '\\377\\000x'", NULL, &id), "start binary");
+    st = job_wait_done(w->b, id);
+    ocisbx_job_status_free(st);
+    check(ocisbx_backend_job_output(w->b, id, 0, 0, &d, &n, &total), "binary output");
+    assert_int_equal(n, 3);
+    assert_memory_equal(d, "\377\000x", 3);
+    ocisbx_free(d);
+    ocisbx_free(id);
     ocisbx_job_status *none = NULL;
     assert_int_equal(ocisbx_backend_job_status(w->b, "job-AAAAAAAAAAAAAAAA", &none), OCISBX_ENOTFOUND);
     assert_int_equal(ocisbx_backend_job_status(w->b, "../../x", &none), OCISBX_EINVAL);
