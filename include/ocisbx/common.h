@@ -76,6 +76,10 @@ OCISBX_API int ocisbx_error_code(const ocisbx_error *e);
 OCISBX_API const char *ocisbx_error_message(const ocisbx_error *e);
 /* HTTP status of the answer that failed, 0 when the failure was not an answer. */
 OCISBX_API int ocisbx_error_http_status(const ocisbx_error *e);
+/* The number of attempts the failed HTTP call made (1 when it was not
+ * retried), 0 when the failure was no HTTP call's (a bad argument, a config
+ * file) or happened before the first attempt. */
+OCISBX_API int ocisbx_error_attempts(const ocisbx_error *e);
 /* The service's error code ("NotAuthorizedOrNotFound"), or NULL. */
 OCISBX_API const char *ocisbx_error_service_code(const ocisbx_error *e);
 /* The opc-request-id of the failed request, or NULL. */
@@ -101,6 +105,12 @@ OCISBX_API void ocisbx_set_log(ocisbx_log_fn fn, int max_level, void *user_data)
 typedef int64_t (*ocisbx_read_fn)(void *buf, size_t cap, void *user_data);
 /* A push-style byte sink: consume len bytes; non-zero return cancels. */
 typedef int (*ocisbx_write_fn)(const void *data, size_t len, void *user_data);
+/* Asked while a call blocks (between retries, in backoff and polling waits,
+ * during a transfer): non-zero cancels the call (OCISBX_ECANCELED). It may
+ * be called from the thread of the call only, often (every 50 ms in a
+ * wait, about once a second during a transfer): keep it cheap, e.g. read a
+ * flag a signal handler sets. */
+typedef int (*ocisbx_cancel_fn)(void *user_data);
 
 #ifdef __cplusplus
 }

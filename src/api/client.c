@@ -112,6 +112,14 @@ int ocisbx_client_options_set_stream_resume_limit(ocisbx_client_options *o, int 
     return 0;
 }
 
+int ocisbx_client_options_set_cancel(ocisbx_client_options *o, ocisbx_cancel_fn fn, void *user_data)
+{
+    if (!o) return ocisbx_fail(OCISBX_EINVAL, "client options: NULL");
+    o->cancel = fn;
+    o->cancel_ud = fn ? user_data : NULL;
+    return 0;
+}
+
 static const char *env_nonempty(const char *name)
 {
     const char *v = getenv(name);
@@ -160,6 +168,10 @@ int ocisbx_client_new(const ocisbx_client_options *opts, ocisbx_client **out)
     if (opts && opts->creds) {
         ocisbx_credentials_free(http.creds);
         http.creds = ocisbx_credentials_ref(opts->creds);
+    }
+    if (opts && opts->cancel) {
+        http.cancel = opts->cancel;
+        http.cancel_ud = opts->cancel_ud;
     }
     c->prefer_ndjson = opts ? opts->prefer_ndjson : false;
     c->resume_limit = opts ? opts->resume_limit : DEFAULT_RESUME_LIMIT;

@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "api/client_internal.h"
 #include "api/events.h"
+#include "sys/sleep.h"
 
 typedef struct stream_ctx {
     ocisbx_client *c;
@@ -107,14 +107,6 @@ static int64_t backoff_ms(int n)
     int64_t ms = 100;
     for (int i = 1; i < n && ms < 5000; i++) ms *= 2;
     return ms > 5000 ? 5000 : ms;
-}
-
-static void backoff(int n)
-{
-    int64_t ms = backoff_ms(n);
-    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0) {
-    }
 }
 
 static int prepare(stream_ctx *s, ocisbx_http_request *req)
@@ -253,7 +245,10 @@ static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_
                                "streaming events of %s from seq %lld: deadline of %lld ms passed before FINISHED",
                                s->command_id ? s->command_id : "(unknown)",
                                (long long)ocisbx_event_tracker_resume_from(&s->tracker), (long long)deadline_ms);
-        if (no_progress > 0) backoff(no_progress);
+        if (ocisbx_sys_sleep_ms(backoff_ms(no_progress), s->c->http->opt.cancel, s->c->http->opt.cancel_ud) != 0)
+            return ocisbx_fail(OCISBX_ECANCELED, "streaming events of %s from seq %lld: canceled",
+                               s->command_id ? s->command_id : "(unknown)",
+                               (long long)ocisbx_event_tracker_resume_from(&s->tracker));
     }
 }
 

@@ -31,6 +31,10 @@ struct ocisbx_http_options {
     bool allow_plain_http;
     bool ignore_proxy_env;
     char *ua_suffix;
+    ocisbx_cancel_fn cancel;
+    void *cancel_ud;
+    ocisbx_http_retry_fn retry_fn;
+    void *retry_ud;
 };
 
 void ocisbx_http_options_defaults(struct ocisbx_http_options *o);

@@ -11,6 +11,7 @@
 struct ocisbx_error {
     int code;
     int http_status;
+    int attempts;
     char message[MSG_CAP];
     char service_code[128];
     char request_id[128];
@@ -34,6 +35,7 @@ const ocisbx_error *ocisbx_error_last(void)
 int ocisbx_error_code(const ocisbx_error *e) { return e ? e->code : OCISBX_EINVAL; }
 const char *ocisbx_error_message(const ocisbx_error *e) { return e ? e->message : "no error object"; }
 int ocisbx_error_http_status(const ocisbx_error *e) { return e ? e->http_status : 0; }
+int ocisbx_error_attempts(const ocisbx_error *e) { return e ? e->attempts : 0; }
 const char *ocisbx_error_service_code(const ocisbx_error *e)
 {
     return e && e->has_service_code ? e->service_code : NULL;
@@ -109,6 +111,12 @@ int ocisbx_error_wrap(const char *fmt, ...)
     if (last_error.code == OCISBX_OK)
         last_error.code = OCISBX_EINVAL;
     return last_error.code;
+}
+
+void ocisbx_error_set_attempts(int attempts)
+{
+    if (last_error.code != OCISBX_OK && attempts > 0)
+        last_error.attempts = attempts;
 }
 
 void ocisbx_error_annotate(int http_status, const char *request_id)

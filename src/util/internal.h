@@ -69,6 +69,8 @@ int ocisbx_error_wrap(const char *fmt, ...) OCISBX_PRINTF(1, 2);
  * the HTTP status of an answer that was received (e.g. a 200 whose body failed
  * a check) and the call's opc-request-id. NULL / 0 leave a field as it is. */
 void ocisbx_error_annotate(int http_status, const char *request_id);
+/* The number of attempts of the HTTP call the current error ended (> 0). */
+void ocisbx_error_set_attempts(int attempts);
 /* Out of memory: sets a static message without allocating. */
 int ocisbx_fail_nomem(void);
 /* Saves and restores the thread's last error (cleanup code that must not
