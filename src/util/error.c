@@ -174,27 +174,22 @@ int ocisbx_status_from_http(int status)
 
 const char *ocisbx_strerror(int code)
 {
+#define MESSAGE_CASE(name, value, message) \
+    case OCISBX_##name: return message;
     switch (code) {
-    case OCISBX_OK: return "success";
-    case OCISBX_EINVAL: return "invalid argument";
-    case OCISBX_ENOMEM: return "out of memory";
-    case OCISBX_ENOTFOUND: return "not found";
-    case OCISBX_ECONFLICT: return "conflict";
-    case OCISBX_ERATELIMIT: return "rate limited";
-    case OCISBX_ETIMEOUT: return "timed out";
-    case OCISBX_ECANCELED: return "canceled";
-    case OCISBX_EDENIED: return "denied by the gate";
-    case OCISBX_ENOTUNIQUE: return "not unique";
-    case OCISBX_EINTEGRITY: return "integrity check failed";
-    case OCISBX_ECONFIG: return "bad configuration";
-    case OCISBX_EAUTH: return "authentication failed";
-    case OCISBX_ETRANSPORT: return "transport error";
-    case OCISBX_EIO: return "I/O error";
-    case OCISBX_EPARSE: return "malformed data";
-    case OCISBX_ESERVICE: return "service error";
-    case OCISBX_ETOOLARGE: return "too large";
-    case OCISBX_EUNSUPPORTED: return "not supported";
-    case OCISBX_EFORBIDDEN: return "forbidden";
+        OCISBX_STATUS_MAP(MESSAGE_CASE)
     default: return "unknown error";
     }
+#undef MESSAGE_CASE
+}
+
+const char *ocisbx_status_name(int code)
+{
+#define NAME_CASE(name, value, message) \
+    case OCISBX_##name: return "OCISBX_" #name;
+    switch (code) {
+        OCISBX_STATUS_MAP(NAME_CASE)
+    default: return "OCISBX_UNKNOWN";
+    }
+#undef NAME_CASE
 }
