@@ -85,6 +85,14 @@ typedef void (*ocisbx_http_retry_fn)(int attempt, int max_attempts, int64_t dela
 /* fn NULL: none (the default). */
 OCISBX_API int ocisbx_http_options_set_retry_callback(ocisbx_http_options *o, ocisbx_http_retry_fn fn,
                                                       void *user_data);
+/* Called after each attempt, on the thread of the call: the method, the URL
+ * as sent, the attempt's number (1..), the HTTP status of its answer (0 when
+ * there was none) and the opc-request-id (the answer's, else the one sent).
+ * The strings are valid during the call only. fn NULL: none (the default). */
+typedef void (*ocisbx_http_attempt_fn)(const char *method, const char *url, int attempt, int http_status,
+                                       const char *request_id, void *user_data);
+OCISBX_API int ocisbx_http_options_set_attempt_callback(ocisbx_http_options *o, ocisbx_http_attempt_fn fn,
+                                                        void *user_data);
 
 /* ---- the transport handle ----------------------------------------------- */
 typedef struct ocisbx_http ocisbx_http;

@@ -35,6 +35,8 @@ struct ocisbx_http_options {
     void *cancel_ud;
     ocisbx_http_retry_fn retry_fn;
     void *retry_ud;
+    ocisbx_http_attempt_fn attempt_fn;
+    void *attempt_ud;
 };
 
 void ocisbx_http_options_defaults(struct ocisbx_http_options *o);

@@ -196,3 +196,12 @@ int ocisbx_http_options_set_retry_callback(ocisbx_http_options *o, ocisbx_http_r
     o->retry_ud = fn ? user_data : NULL;
     return 0;
 }
+
+int ocisbx_http_options_set_attempt_callback(ocisbx_http_options *o, ocisbx_http_attempt_fn fn, void *user_data)
+{
+    if (!o)
+        return ocisbx_fail(OCISBX_EINVAL, "http options: NULL");
+    o->attempt_fn = fn;
+    o->attempt_ud = fn ? user_data : NULL;
+    return 0;
+}

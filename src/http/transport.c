@@ -569,6 +569,9 @@ int ocisbx_http_send(ocisbx_http *h, ocisbx_http_request *r, ocisbx_http_respons
         ocisbx_log(OCISBX_LOG_DEBUG, "http: %s %.300s -> %d%s%s (opc-request-id: %s, attempt %d/%d, %s)", r->method,
                    r->url, resp->status, cc ? " " : "", cc ? curl_easy_strerror(cc) : "",
                    resp->request_id ? resp->request_id : "-", n, max_attempts, conn);
+        if (h->opt.attempt_fn)
+            h->opt.attempt_fn(r->method, r->url, n, resp->status, resp->request_id ? resp->request_id : r->request_id,
+                              h->opt.attempt_ud);
 
         bool can_retry = n < max_attempts && ocisbx_http_body_replayable(r) &&
                          !(r->sink == SINK_CALLBACK && a.sink_bytes > 0);
