@@ -34,6 +34,12 @@ extern "C" {
 #define OCISBX_EXPIRES_IN_MINUTES_MAX 2880
 #define OCISBX_DEFAULT_API_VERSION "20231130"
 
+/* The service endpoint of a region: "https://inference.generativeai.<region>.oci.<realm domain>"
+ * (the region's short code or name, resolved as ocisbx_region_resolve does;
+ * no trailing '/'). The one place that builds it: the client without an
+ * endpoint, and the CLI, use it. Free *out with ocisbx_free. */
+OCISBX_API int ocisbx_endpoint_for_region(const char *region, char **out);
+
 /* ---- client options ------------------------------------------------------ */
 typedef struct ocisbx_client_options ocisbx_client_options;
 OCISBX_API int ocisbx_client_options_new(ocisbx_client_options **out);

@@ -126,6 +126,19 @@ static const char *env_nonempty(const char *name)
     return v && v[0] ? v : NULL;
 }
 
+int ocisbx_endpoint_for_region(const char *region, char **out)
+{
+    if (!out) return ocisbx_fail(OCISBX_EINVAL, "endpoint for region: out is NULL");
+    *out = NULL;
+    if (!region || !region[0]) return ocisbx_fail(OCISBX_EINVAL, "endpoint for region: no region");
+    char *full = NULL;
+    int rc = ocisbx_region_resolve(region, &full);
+    if (rc) return rc;
+    *out = ocisbx_asprintf("https://inference.generativeai.%s.oci.%s", full, ocisbx_region_domain(full));
+    ocisbx_free(full);
+    return *out ? 0 : ocisbx_fail_nomem();
+}
+
 static int resolve_endpoint(const ocisbx_client_options *o, ocisbx_credentials *creds, char **out)
 {
     const char *ep = o && o->endpoint ? o->endpoint : env_nonempty(ENV_ENDPOINT);
@@ -140,12 +153,7 @@ static int resolve_endpoint(const ocisbx_client_options *o, ocisbx_credentials *
     if (!region)
         return ocisbx_fail(OCISBX_ECONFIG, "no sandbox endpoint: set an endpoint or a region (client options, "
                                            ENV_ENDPOINT ", " ENV_REGION ", or the profile's region)");
-    char *full = NULL;
-    int rc = ocisbx_region_resolve(region, &full);
-    if (rc) return rc;
-    *out = ocisbx_asprintf("https://inference.generativeai.%s.oci.%s", full, ocisbx_region_domain(full));
-    ocisbx_free(full);
-    return *out ? 0 : ocisbx_fail_nomem();
+    return ocisbx_endpoint_for_region(region, out);
 }
 
 int ocisbx_client_new(const ocisbx_client_options *opts, ocisbx_client **out)

@@ -118,8 +118,8 @@ int cli_credentials(cli_ctx *ctx, ocisbx_credentials **out);
 /* The region: --region / OCI_SANDBOX_REGION, else the profile's or the
  * provider's; resolved to a full name. NULL on failure (error printed). */
 const char *cli_region(cli_ctx *ctx);
-/* The service endpoint: --endpoint / OCI_SANDBOX_ENDPOINT, else
- * https://inference.generativeai.<region>.oci.<realm domain>. No trailing
+/* The service endpoint: --endpoint / OCI_SANDBOX_ENDPOINT, else the
+ * library's ocisbx_endpoint_for_region(cli_region(ctx)). No trailing
  * '/'. Prints and returns CLI_EXIT_FAIL on failure. */
 int cli_endpoint(cli_ctx *ctx, const char **out);
 /* A signed transport with the ctx's credentials and --ca-bundle. Plain

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "util/internal.h"
 
 int cli_error(int exit_code, const char *fmt, ...)
 {
@@ -232,10 +233,11 @@ int cli_endpoint(cli_ctx *ctx, const char **out)
             const char *region = cli_region(ctx);
             if (!region)
                 return CLI_EXIT_FAIL;
-            size_t n = strlen(region) + strlen(ocisbx_region_domain(region)) + 64;
-            if ((ctx->endpoint = malloc(n)) != NULL)
-                snprintf(ctx->endpoint, n, "https://inference.generativeai.%s.oci.%s", region,
-                         ocisbx_region_domain(region));
+            char *ep = NULL;
+            if (ocisbx_endpoint_for_region(region, &ep) != 0)
+                return cli_fail_last();
+            ctx->endpoint = strdup(ep);
+            ocisbx_free(ep);
         }
         if (!ctx->endpoint)
             return cli_error(CLI_EXIT_FAIL, "out of memory");
@@ -247,32 +249,11 @@ int cli_endpoint(cli_ctx *ctx, const char **out)
     return 0;
 }
 
-/* http://<loopback>[:port]/... : the only plain-http URLs the CLI allows. */
+/* http://<loopback>[:port]/... : the only plain-http URLs the CLI allows
+ * (the library's one loopback rule). */
 static bool loopback_http(const char *url)
 {
-    if (!url || strncmp(url, "http://", 7) != 0)
-        return false;
-    const char *h = url + 7;
-    size_t n = strcspn(h, "/?#");
-    char host[256];
-    if (n >= sizeof host)
-        return false;
-    memcpy(host, h, n);
-    host[n] = '\0';
-    char *at = strrchr(host, '@');
-    char *hp = at ? at + 1 : host;
-    if (*hp == '[') {
-        char *rb = strchr(hp, ']');
-        if (!rb)
-            return false;
-        *rb = '\0';
-        hp++;
-    } else {
-        char *colon = strchr(hp, ':');
-        if (colon)
-            *colon = '\0';
-    }
-    return strcmp(hp, "localhost") == 0 || strcmp(hp, "::1") == 0 || strncmp(hp, "127.", 4) == 0;
+    return url && strncmp(url, "http://", 7) == 0 && ocisbx_url_host_is_loopback(url);
 }
 
 int cli_http_apply_globals(const cli_ctx *ctx, ocisbx_http_options *o)

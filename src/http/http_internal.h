@@ -116,8 +116,6 @@ int ocisbx_url_normalize(const char *url, char **out);
 /* Parses an absolute http(s) URL; errors name the URL. */
 int ocisbx_url_parse(const char *url, ocisbx_url *out);
 void ocisbx_url_clear(ocisbx_url *u);
-/* 127.0.0.0/8, ::1, localhost (and *.localhost). */
-bool ocisbx_host_is_loopback(const char *host);
 /* The plain-http rule: https always, http only when allowed and loopback. */
 int ocisbx_url_check_scheme(const ocisbx_url *u, const char *url, bool allow_plain_http);
 

@@ -55,6 +55,13 @@ int ocisbx_hex_digit(char c);
  * out holds 3 * n bytes. The form key fingerprints are shown in. */
 void ocisbx_hex_colon(const unsigned char *in, size_t n, bool upper, char *out);
 
+/* ---- loopback: the one rule (plain http, the emulator's --listen) ---- */
+/* 127.0.0.0/8, ::1, localhost and names ending in .localhost (any case). */
+bool ocisbx_host_is_loopback(const char *host);
+/* The host of an absolute URL "scheme://[userinfo@]host[:port][/?#...]"
+ * ("[::1]" unbracketed) is a loopback host. False for anything else. */
+bool ocisbx_url_host_is_loopback(const char *url);
+
 /* ---- errors ----
  * Every failing internal function sets the thread's last error and returns
  * the code: `return ocisbx_fail(OCISBX_ECONFIG, "config file %s: ...", path);` */
