@@ -51,10 +51,19 @@ void ocisbx_error_clear(void)
     memcpy(last_error.message, "no error", sizeof "no error");
 }
 
-OCISBX_PRINTF(1, 0) static void set_message(const char *fmt, va_list ap)
+/* The message (redacted), and the debug line every error gets. */
+OCISBX_PRINTF(1, 0) static int set_message(const char *fmt, va_list ap)
 {
     vsnprintf(last_error.message, MSG_CAP, fmt, ap);
     ocisbx_log_redact(last_error.message);
+    ocisbx_log(OCISBX_LOG_DEBUG, "error %s: %s", ocisbx_strerror(last_error.code), last_error.message);
+    return last_error.code;
+}
+
+static void set_field(char *dst, size_t cap, bool *has, const char *value)
+{
+    snprintf(dst, cap, "%s", value);
+    *has = true;
 }
 
 int ocisbx_fail(int code, const char *fmt, ...)
@@ -65,7 +74,6 @@ int ocisbx_fail(int code, const char *fmt, ...)
     va_start(ap, fmt);
     set_message(fmt, ap);
     va_end(ap);
-    ocisbx_log(OCISBX_LOG_DEBUG, "error %s: %s", ocisbx_strerror(code), last_error.message);
     return code;
 }
 
@@ -75,19 +83,14 @@ int ocisbx_fail_http(int code, int http_status, const char *svc_code, const char
     ocisbx_error_clear();
     last_error.code = code;
     last_error.http_status = http_status;
-    if (svc_code) {
-        snprintf(last_error.service_code, sizeof last_error.service_code, "%s", svc_code);
-        last_error.has_service_code = true;
-    }
-    if (request_id) {
-        snprintf(last_error.request_id, sizeof last_error.request_id, "%s", request_id);
-        last_error.has_request_id = true;
-    }
+    if (svc_code)
+        set_field(last_error.service_code, sizeof last_error.service_code, &last_error.has_service_code, svc_code);
+    if (request_id)
+        set_field(last_error.request_id, sizeof last_error.request_id, &last_error.has_request_id, request_id);
     va_list ap;
     va_start(ap, fmt);
     set_message(fmt, ap);
     va_end(ap);
-    ocisbx_log(OCISBX_LOG_DEBUG, "error %s: %s", ocisbx_strerror(code), last_error.message);
     return code;
 }
 
@@ -125,10 +128,8 @@ void ocisbx_error_annotate(int http_status, const char *request_id)
         return;
     if (http_status > 0 && last_error.http_status == 0)
         last_error.http_status = http_status;
-    if (request_id && *request_id && !last_error.has_request_id) {
-        snprintf(last_error.request_id, sizeof last_error.request_id, "%s", request_id);
-        last_error.has_request_id = true;
-    }
+    if (request_id && *request_id && !last_error.has_request_id)
+        set_field(last_error.request_id, sizeof last_error.request_id, &last_error.has_request_id, request_id);
 }
 
 int ocisbx_fail_nomem(void)

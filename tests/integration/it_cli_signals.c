@@ -128,7 +128,12 @@ static int teardown(void **state)
     return 0;
 }
 
-static void run_interrupted(const char *const *cmd, int sig, int want_status, const char *want_line)
+/* Runs ocisbx cmd against the scripted server, sends sig once the server has
+ * seen after_requests requests, and checks the clean exit: want_status, the
+ * one line want_line on stderr, no request after the signal, and long
+ * before the 60 s waits the server asked for. */
+static void run_interrupted(const char *const *cmd, size_t after_requests, int sig, int want_status,
+                            const char *want_line)
 {
     char *endpoint = ths_url(srv, "");
     const char *args[32];
@@ -140,7 +145,7 @@ static void run_interrupted(const char *const *cmd, int sig, int want_status, co
     proc p;
     int64_t t0 = ocisbx_time_monotonic_ms();
     spawn(&p, args);
-    wait_requests(&p, 1);
+    wait_requests(&p, after_requests);
     assert_int_equal(kill(p.pid, sig), 0);
     int status = reap(&p);
     int64_t took = ocisbx_time_monotonic_ms() - t0;
@@ -149,8 +154,8 @@ static void run_interrupted(const char *const *cmd, int sig, int want_status, co
     fprintf(stderr, "stderr: %s", err);
     assert_int_equal(status, want_status);
     assert_string_equal(err, want_line); /* exactly the one line */
-    assert_int_equal(ths_count(srv), 1); /* nothing sent after the signal */
-    assert_true(took < 30000);           /* neither the 60 s wait nor the 60 s poll was served */
+    assert_int_equal(ths_count(srv), after_requests); /* nothing sent after the signal */
+    assert_true(took < 30000); /* neither the 60 s retry wait nor the 60 s poll was served */
 }
 
 static void test_sigint_during_retry_wait(void **state)
@@ -159,9 +164,11 @@ static void test_sigint_during_retry_wait(void **state)
     ths_clear(srv);
     ths_set_default(srv, 503, "retry-after: 60", "{\"code\":\"Busy\",\"message\":\"later\"}");
     const char *const cmd[] = {"sandbox", "get", "--sandbox-id", "sb1", NULL};
-    run_interrupted(cmd, SIGINT, 130, "ocisbx: interrupted (SIGINT)\n");
+    run_interrupted(cmd, 1, SIGINT, 130, "ocisbx: interrupted (SIGINT)\n");
 }
 
+/* resume answers (request 1), then the wait polls (request 2, then every
+ * 60 s): the signal comes once the first poll was seen */
 static void test_sigterm_during_wait_for_state(void **state)
 {
     (void)state;
@@ -169,26 +176,7 @@ static void test_sigterm_during_wait_for_state(void **state)
     ths_set_default(srv, 200, "content-type: application/json", "{\"id\":\"sb1\",\"lifecycleState\":\"CREATING\"}");
     const char *const cmd[] = {"sandbox", "resume", "--sandbox-id", "sb1", "--wait-for-state", "RUNNING",
                                "--wait-interval-seconds", "60", NULL};
-    /* resume answers (1 request), then the wait polls: signal once the
-     * first poll was seen */
-    char *endpoint = ths_url(srv, "");
-    const char *globals[] = {"--config-file", config, "--profile", "VECTOR", "--endpoint", endpoint, NULL};
-    const char *args[32];
-    int n = 0;
-    for (const char *const *g = globals; *g; g++) args[n++] = *g;
-    for (const char *const *c = cmd; *c; c++) args[n++] = *c;
-    args[n] = NULL;
-    proc p;
-    spawn(&p, args);
-    wait_requests(&p, 2);
-    assert_int_equal(kill(p.pid, SIGTERM), 0);
-    int status = reap(&p);
-    free(endpoint);
-    const char *err = slurp(p.err_path);
-    fprintf(stderr, "stderr: %s", err);
-    assert_int_equal(status, 143);
-    assert_string_equal(err, "ocisbx: interrupted (SIGTERM)\n");
-    assert_int_equal(ths_count(srv), 2);
+    run_interrupted(cmd, 2, SIGTERM, 143, "ocisbx: interrupted (SIGTERM)\n");
 }
 
 /* --debug against the emulator (security token auth: a secret in every
