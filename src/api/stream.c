@@ -195,7 +195,9 @@ static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_
         int status = resp ? ocisbx_http_response_status(resp) : 0;
         ocisbx_http_response_free(resp);
         if (own) ocisbx_http_request_free(req);
-        if (!answered_error && !s->err && !s->user_canceled && !ocisbx_event_tracker_done(&s->tracker)) {
+        /* canceled: a last partial line is no parse error to report */
+        if (!answered_error && rc != OCISBX_ECANCELED && !s->err && !s->user_canceled &&
+            !ocisbx_event_tracker_done(&s->tracker)) {
             int frc = ocisbx_event_parser_finish(&s->parser); /* a last NDJSON line without newline */
             if (frc < 0 && !s->err) s->err = frc;
         } else {

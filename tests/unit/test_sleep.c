@@ -3,7 +3,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <dirent.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 
 #include "ocisbx/util.h"
@@ -77,12 +81,59 @@ static void test_canceled_helper(void **state)
     assert_int_equal(ocisbx_sys_canceled(count_cancel, &c), 1);
 }
 
+/* The one sleep: no other source file under src/ sleeps by itself. */
+static int scan(const char *dir, char *bad, size_t cap)
+{
+    DIR *d = opendir(dir);
+    if (!d) fail_msg("cannot open %s", dir);
+    int found = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (stat(path, &st) != 0) continue;
+        if (S_ISDIR(st.st_mode)) {
+            found += scan(path, bad, cap);
+            continue;
+        }
+        size_t n = strlen(path);
+        if (n < 2 || (strcmp(path + n - 2, ".c") != 0 && strcmp(path + n - 2, ".h") != 0)) continue;
+        if (strstr(path, "/src/sys/sleep.")) continue;
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        char line[4096];
+        int lineno = 0;
+        while (fgets(line, sizeof line, f)) {
+            lineno++;
+            if (strstr(line, "nanosleep(") || strstr(line, "usleep(") ||
+                (strstr(line, "sleep(") && !strstr(line, "_sleep"))) {
+                size_t used = strlen(bad);
+                snprintf(bad + used, cap - used, "%s:%d ", path, lineno);
+                found++;
+            }
+        }
+        fclose(f);
+    }
+    closedir(d);
+    return found;
+}
+
+static void test_no_other_sleep(void **state)
+{
+    (void)state;
+    char bad[4096] = "";
+    if (scan(OCISBX_SOURCE_DIR "/src", bad, sizeof bad) != 0)
+        fail_msg("sleeps outside src/sys/sleep.c (use ocisbx_sys_sleep_ms): %s", bad);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_zero_and_negative), cmocka_unit_test(test_canceled_before),
         cmocka_unit_test(test_canceled_during),   cmocka_unit_test(test_full_sleep),
-        cmocka_unit_test(test_canceled_helper),
+        cmocka_unit_test(test_canceled_helper),   cmocka_unit_test(test_no_other_sleep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
