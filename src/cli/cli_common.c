@@ -37,10 +37,15 @@ int cli_stdout_failed(void)
     return CLI_EXIT_FAIL;
 }
 
+static volatile sig_atomic_t got_signal;
+
 int cli_finish_stdout(int status)
 {
     errno = 0;
     if (fflush(stdout) != 0 || ferror(stdout)) {
+        /* a write cut by the interrupt: the "interrupted" line says it all */
+        if (got_signal)
+            return status;
         cli_stdout_failed();
         return status == CLI_EXIT_OK ? CLI_EXIT_FAIL : status;
     }
@@ -53,9 +58,9 @@ static bool retries_on;
 /* A terminal on stderr: each retry wait gets a progress line. */
 static bool show_progress;
 
-/* ---- interruption: SIGINT/SIGTERM set a flag the library's cancel
- * callback reads; the command unwinds, then main exits 128 + signal ---- */
-static volatile sig_atomic_t got_signal;
+/* ---- interruption: SIGINT/SIGTERM set a flag (got_signal, above) the
+ * library's cancel callback reads; the command unwinds, then main exits
+ * 128 + signal ---- */
 static bool interrupt_reported;
 
 static void on_signal(int sig)

@@ -578,8 +578,8 @@ int ocisbx_http_send(ocisbx_http *h, ocisbx_http_request *r, ocisbx_http_respons
         int64_t wait = -1;
         if (cc != CURLE_OK) {
             bool timed_out = a.idle_expired || cc == CURLE_OPERATION_TIMEDOUT;
-            if (!a.deadline_expired && !a.canceled && !a.sink_canceled && !a.headers_canceled && !a.sink_rc && !a.body_rc &&
-                (curl_retryable(cc) || timed_out) && can_retry)
+            if (!a.deadline_expired && !a.canceled && !a.sink_canceled && !a.headers_canceled && !a.sink_rc &&
+                !a.body_rc && (curl_retryable(cc) || timed_out) && can_retry)
                 wait = backoff_ms(h, n);
             if (wait < 0) {
                 rc = fail_transport(r, &a, cc, errbuf, n);
