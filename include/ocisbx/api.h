@@ -34,6 +34,12 @@ extern "C" {
 #define OCISBX_EXPIRES_IN_MINUTES_MAX 2880
 #define OCISBX_DEFAULT_API_VERSION "20231130"
 
+/* The service endpoint of a region: "https://inference.generativeai.<region>.oci.<realm domain>"
+ * (the region's short code or name, resolved as ocisbx_region_resolve does;
+ * no trailing '/'). The one place that builds it: the client without an
+ * endpoint, and the CLI, use it. Free *out with ocisbx_free. */
+OCISBX_API int ocisbx_endpoint_for_region(const char *region, char **out);
+
 /* ---- client options ------------------------------------------------------ */
 typedef struct ocisbx_client_options ocisbx_client_options;
 OCISBX_API int ocisbx_client_options_new(ocisbx_client_options **out);
@@ -57,6 +63,11 @@ OCISBX_API int ocisbx_client_options_set_prefer_ndjson(ocisbx_client_options *o,
 /* How often an event stream is resumed without receiving a new event before
  * giving up (default 8). */
 OCISBX_API int ocisbx_client_options_set_stream_resume_limit(ocisbx_client_options *o, int limit);
+/* The client's cancel callback (overrides one in the http options): asked by
+ * its transport (before each attempt, during retry waits and transfers), by
+ * the waiters between polls and by the streams between resumptions. Non-zero
+ * ends the blocking call with OCISBX_ECANCELED. */
+OCISBX_API int ocisbx_client_options_set_cancel(ocisbx_client_options *o, ocisbx_cancel_fn fn, void *user_data);
 
 /* ---- the client ------------------------------------------------------------ */
 typedef struct ocisbx_client ocisbx_client;
@@ -284,7 +295,9 @@ OCISBX_API int ocisbx_client_resume_sandbox(ocisbx_client *c, const char *sandbo
 /* Polls get_sandbox every poll_ms until lifecycleState is `state`; fails at
  * once (OCISBX_ECONFLICT naming the state) on FAILED or DELETED unless that
  * is the target, and with OCISBX_ETIMEOUT after timeout_ms. Waiting for
- * DELETED also ends on a 404 (then *out is NULL). out may be NULL. */
+ * DELETED also ends on a 404 (then *out is NULL). out may be NULL. The
+ * client's cancel callback (ocisbx_client_options_set_cancel) is asked
+ * during the waits between polls: OCISBX_ECANCELED. */
 OCISBX_API int ocisbx_client_wait_sandbox(ocisbx_client *c, const char *sandbox_id, const char *state,
                                           int64_t timeout_ms, int64_t poll_ms, ocisbx_sandbox **out);
 

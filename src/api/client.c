@@ -112,10 +112,31 @@ int ocisbx_client_options_set_stream_resume_limit(ocisbx_client_options *o, int 
     return 0;
 }
 
+int ocisbx_client_options_set_cancel(ocisbx_client_options *o, ocisbx_cancel_fn fn, void *user_data)
+{
+    if (!o) return ocisbx_fail(OCISBX_EINVAL, "client options: NULL");
+    o->cancel = fn;
+    o->cancel_ud = fn ? user_data : NULL;
+    return 0;
+}
+
 static const char *env_nonempty(const char *name)
 {
     const char *v = getenv(name);
     return v && v[0] ? v : NULL;
+}
+
+int ocisbx_endpoint_for_region(const char *region, char **out)
+{
+    if (!out) return ocisbx_fail(OCISBX_EINVAL, "endpoint for region: out is NULL");
+    *out = NULL;
+    if (!region || !region[0]) return ocisbx_fail(OCISBX_EINVAL, "endpoint for region: no region");
+    char *full = NULL;
+    int rc = ocisbx_region_resolve(region, &full);
+    if (rc) return rc;
+    *out = ocisbx_asprintf("https://inference.generativeai.%s.oci.%s", full, ocisbx_region_domain(full));
+    ocisbx_free(full);
+    return *out ? 0 : ocisbx_fail_nomem();
 }
 
 static int resolve_endpoint(const ocisbx_client_options *o, ocisbx_credentials *creds, char **out)
@@ -132,12 +153,7 @@ static int resolve_endpoint(const ocisbx_client_options *o, ocisbx_credentials *
     if (!region)
         return ocisbx_fail(OCISBX_ECONFIG, "no sandbox endpoint: set an endpoint or a region (client options, "
                                            ENV_ENDPOINT ", " ENV_REGION ", or the profile's region)");
-    char *full = NULL;
-    int rc = ocisbx_region_resolve(region, &full);
-    if (rc) return rc;
-    *out = ocisbx_asprintf("https://inference.generativeai.%s.oci.%s", full, ocisbx_region_domain(full));
-    ocisbx_free(full);
-    return *out ? 0 : ocisbx_fail_nomem();
+    return ocisbx_endpoint_for_region(region, out);
 }
 
 int ocisbx_client_new(const ocisbx_client_options *opts, ocisbx_client **out)
@@ -160,6 +176,10 @@ int ocisbx_client_new(const ocisbx_client_options *opts, ocisbx_client **out)
     if (opts && opts->creds) {
         ocisbx_credentials_free(http.creds);
         http.creds = ocisbx_credentials_ref(opts->creds);
+    }
+    if (opts && opts->cancel) {
+        http.cancel = opts->cancel;
+        http.cancel_ud = opts->cancel_ud;
     }
     c->prefer_ndjson = opts ? opts->prefer_ndjson : false;
     c->resume_limit = opts ? opts->resume_limit : DEFAULT_RESUME_LIMIT;

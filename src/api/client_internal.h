@@ -16,6 +16,8 @@ struct ocisbx_client_options {
     struct ocisbx_http_options http;
     bool prefer_ndjson;
     int resume_limit;
+    ocisbx_cancel_fn cancel; /* overrides the http options' when set */
+    void *cancel_ud;
 };
 
 struct ocisbx_client {

@@ -64,9 +64,6 @@ extern const ocisbx_model_def *const ocisbx_model_defs[];
 extern const size_t ocisbx_model_defs_count;
 const ocisbx_model_def *ocisbx_model_def_find(const char *name);
 
-/* Limits of CreateSandboxDetails.expiresInMinutes [public: at most 48 h]. */
-#define OCISBX_MAX_EXPIRES_MINUTES 2880
-
 /* A string value of the JSON text that held \u0000: its bytes, NULs
  * included (cJSON keeps strings NUL-terminated, so the tree holds a
  * sentinel code point in their place; see nul_escape.c). */

@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "api/client_internal.h"
 #include "api/events.h"
+#include "sys/sleep.h"
 
 typedef struct stream_ctx {
     ocisbx_client *c;
@@ -109,14 +109,6 @@ static int64_t backoff_ms(int n)
     return ms > 5000 ? 5000 : ms;
 }
 
-static void backoff(int n)
-{
-    int64_t ms = backoff_ms(n);
-    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0) {
-    }
-}
-
 static int prepare(stream_ctx *s, ocisbx_http_request *req)
 {
     int rc = ocisbx_http_request_set_streaming(req, 1);
@@ -203,7 +195,9 @@ static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_
         int status = resp ? ocisbx_http_response_status(resp) : 0;
         ocisbx_http_response_free(resp);
         if (own) ocisbx_http_request_free(req);
-        if (!answered_error && !s->err && !s->user_canceled && !ocisbx_event_tracker_done(&s->tracker)) {
+        /* canceled: a last partial line is no parse error to report */
+        if (!answered_error && rc != OCISBX_ECANCELED && !s->err && !s->user_canceled &&
+            !ocisbx_event_tracker_done(&s->tracker)) {
             int frc = ocisbx_event_parser_finish(&s->parser); /* a last NDJSON line without newline */
             if (frc < 0 && !s->err) s->err = frc;
         } else {
@@ -253,7 +247,10 @@ static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_
                                "streaming events of %s from seq %lld: deadline of %lld ms passed before FINISHED",
                                s->command_id ? s->command_id : "(unknown)",
                                (long long)ocisbx_event_tracker_resume_from(&s->tracker), (long long)deadline_ms);
-        if (no_progress > 0) backoff(no_progress);
+        if (ocisbx_sys_sleep_ms(backoff_ms(no_progress), s->c->http->opt.cancel, s->c->http->opt.cancel_ud) != 0)
+            return ocisbx_fail(OCISBX_ECANCELED, "streaming events of %s from seq %lld: canceled",
+                               s->command_id ? s->command_id : "(unknown)",
+                               (long long)ocisbx_event_tracker_resume_from(&s->tracker));
     }
 }
 

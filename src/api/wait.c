@@ -1,9 +1,9 @@
 /* Waiters: poll a sandbox or snapshot until it reaches a lifecycle state. */
 #include <string.h>
-#include <time.h>
 
 #include "api/client_internal.h"
 #include "ocisbx/util.h"
+#include "sys/sleep.h"
 
 typedef int (*get_fn)(ocisbx_client *c, const char *id, ocisbx_model **out);
 
@@ -15,14 +15,6 @@ static int get_sandbox(ocisbx_client *c, const char *id, ocisbx_model **out)
 static int get_snapshot(ocisbx_client *c, const char *id, ocisbx_model **out)
 {
     return ocisbx_client_get_snapshot(c, id, (ocisbx_snapshot **)(void *)out);
-}
-
-static void sleep_ms(int64_t ms)
-{
-    if (ms <= 0) return;
-    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0) {
-    }
 }
 
 static int wait_state(ocisbx_client *c, const char *what, get_fn get, const char *id, const char *state,
@@ -64,7 +56,11 @@ static int wait_state(ocisbx_client *c, const char *what, get_fn get, const char
         if (now >= deadline)
             return ocisbx_fail(OCISBX_ETIMEOUT, "%s %s still %s after %lld ms waiting for %s", what, id, last,
                                (long long)timeout_ms, state);
-        sleep_ms(poll_ms < deadline - now ? poll_ms : deadline - now);
+        /* the client's cancel callback ends the wait between two polls too */
+        if (ocisbx_sys_sleep_ms(poll_ms < deadline - now ? poll_ms : deadline - now, c->http->opt.cancel,
+                                c->http->opt.cancel_ud) != 0)
+            return ocisbx_fail(OCISBX_ECANCELED, "%s %s: canceled while waiting for %s (last state %s)", what, id,
+                               state, last);
     }
 }
 

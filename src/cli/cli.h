@@ -33,6 +33,7 @@ typedef struct cli_globals {
     const char *project_id;  /* OCI_SANDBOX_PROJECT_ID (commands add --project-id) */
     /* Transport limits, as the OCI CLI names them (applied to every command). */
     bool no_retry;                  /* --no-retry: one attempt per request */
+    bool debug;                     /* --debug: the library's debug log on stderr */
     const char *max_retries;        /* --max-retries N (text as given) */
     const char *connection_timeout; /* --connection-timeout SECONDS */
     const char *read_timeout;       /* --read-timeout SECONDS */
@@ -67,8 +68,16 @@ int cmd_snapshot(cli_ctx *ctx, int argc, char **argv);
 
 /* ---- errors ---- */
 /* Notes whether retries are on and, when stderr is a terminal, prints a
- * progress line for each retry wait (main calls it once). */
+ * progress line for each retry wait (from the transport's retry callback);
+ * with --debug sets the library's debug log on stderr (main calls it once). */
 void cli_progress_setup(const cli_ctx *ctx);
+/* SIGINT/SIGTERM handlers that set a flag (main installs them once). */
+void cli_signals_install(void);
+/* The cancel callback given to every transport: non-zero once a signal came. */
+int cli_cancel_requested(void *user_data);
+/* 0 when no signal came; else prints "ocisbx: interrupted (SIGINT)" once and
+ * returns 128 + the signal (130, 143). */
+int cli_interrupt_status(void);
 
 /* Prints "ocisbx: <message>" (one line) on stderr; returns exit_code. */
 int cli_error(int exit_code, const char *fmt, ...)
@@ -77,7 +86,9 @@ int cli_error(int exit_code, const char *fmt, ...)
 #endif
     ;
 /* Prints the library's last error message as above (or the stdout failure
- * when stdout has failed); returns CLI_EXIT_FAIL. */
+ * when stdout has failed) and returns CLI_EXIT_FAIL; after a signal, the
+ * one "interrupted" line and 128 + the signal instead. Reads the error's
+ * fields (attempts), never its wording. */
 int cli_fail_last(void);
 /* stdout could not be written: prints "ocisbx: writing to standard output
  * failed: <reason>" once per process; returns CLI_EXIT_FAIL. */
@@ -107,8 +118,8 @@ int cli_credentials(cli_ctx *ctx, ocisbx_credentials **out);
 /* The region: --region / OCI_SANDBOX_REGION, else the profile's or the
  * provider's; resolved to a full name. NULL on failure (error printed). */
 const char *cli_region(cli_ctx *ctx);
-/* The service endpoint: --endpoint / OCI_SANDBOX_ENDPOINT, else
- * https://inference.generativeai.<region>.oci.<realm domain>. No trailing
+/* The service endpoint: --endpoint / OCI_SANDBOX_ENDPOINT, else the
+ * library's ocisbx_endpoint_for_region(cli_region(ctx)). No trailing
  * '/'. Prints and returns CLI_EXIT_FAIL on failure. */
 int cli_endpoint(cli_ctx *ctx, const char **out);
 /* A signed transport with the ctx's credentials and --ca-bundle. Plain

@@ -9,7 +9,6 @@
 #include "ocisbx/api.h"
 
 /* ---- sandbox ---- */
-#define SANDBOX_MAX_MINUTES 2880 /* 48 h (service.md) */
 #define SANDBOX_STATES "CREATING RUNNING UPDATING STOPPING STOPPED SUSPENDING SUSPENDED RESUMING FAILED DELETED"
 
 static int print_sandbox(ocisbx_sandbox *s)
@@ -53,7 +52,7 @@ static int expiration_from_env(const char *cmd, const char *text, long long *min
     if (ms <= 0)
         return cli_error(CLI_EXIT_USAGE, "%s: OCI_SANDBOX_EXPIRATION %s: the lifetime must be more than 0 (one that "
                                          "never ends is refused)", cmd, text);
-    if (ms > (int64_t)SANDBOX_MAX_MINUTES * 60000)
+    if (ms > (int64_t)OCISBX_EXPIRES_IN_MINUTES_MAX * 60000)
         return cli_error(CLI_EXIT_USAGE, "%s: OCI_SANDBOX_EXPIRATION %s: more than 48 hours (PT48H)", cmd, text);
     *minutes = (ms + 59999) / 60000;
     return 0;

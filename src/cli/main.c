@@ -33,6 +33,7 @@ static void usage(FILE *out)
                  "default " CLI_DEFAULT_API_VERSION ")\n"
                  "  --ca-bundle FILE     PEM CA bundle for https\n"
                  "  --no-retry           send each request once (no retries)\n"
+                 "  --debug              the library's debug log on stderr (secrets redacted)\n"
                  "  --max-retries N      retry a failed request at most N times (0-99; default 7)\n"
                  "  --connection-timeout SECONDS\n"
                  "                       time to connect (default 10)\n"
@@ -134,6 +135,10 @@ static int run(int argc, char **argv)
             ctx.g.no_retry = true;
             continue;
         }
+        if (cli_opt_flag(arg, "debug")) {
+            ctx.g.debug = true;
+            continue;
+        }
         bool taken = false;
         for (const global_opt *g = global_opts; g->name && !taken; g++) {
             const char *value = NULL;
@@ -202,12 +207,16 @@ static int run(int argc, char **argv)
         status = cli_fail_last();
     } else {
         cli_progress_setup(&ctx);
+        cli_signals_install();
         status = cmd->fn(&ctx, nrest, rest);
         ocisbx_set_log(NULL, 0, NULL);
         ocisbx_credentials_free(ctx.creds);
         ocisbx_config_free(ctx.config);
         free(ctx.endpoint);
         ocisbx_global_cleanup();
+        /* interrupted: cleaned up above; one line, exit 130 / 143 */
+        if (cli_interrupt_status())
+            status = cli_interrupt_status();
     }
     free(rest);
     return status;

@@ -384,6 +384,8 @@ int emu_state_lock(const char *state_dir);
 int emu_tls_check(const char *cert_file, const char *key_file);
 
 /* util.c */
+/* RFC 3339 UTC with milliseconds (ocisbx_time_format_rfc3339; the parsers
+ * are the library's too: ocisbx_time_parse_rfc3339/rfc1123). */
 void emu_time_rfc3339(int64_t ms, char out[32]);
 /* Adds name: the RFC 3339 time of ms to o, nothing when ms <= 0 (not set). */
 void emu_json_add_time(cJSON *o, const char *name, int64_t ms);
@@ -391,8 +393,6 @@ void emu_json_add_time(cJSON *o, const char *name, int64_t ms);
  * cJSON strings end at NUL, so the member is written as a raw JSON literal
  * with NUL as \u0000. data must be valid UTF-8 (emu_utf8_sanitize). */
 void emu_json_add_bytes(cJSON *o, const char *name, const char *data, size_t len);
-int emu_time_parse_rfc3339(const char *text, int64_t *ms);
-int emu_time_parse_rfc1123(const char *text, int64_t *unix_s);
 int64_t emu_now_ms(void);
 void emu_sha256_b64(const void *data, size_t len, char out[45]);
 void emu_new_id(const char *prefix, char *out, size_t cap); /* prefix + 16 base32 */

@@ -11,6 +11,7 @@
 #include "auth/credentials_internal.h"
 #include "http/http_internal.h"
 #include "ocisbx/util.h"
+#include "sys/sleep.h"
 
 int ocisbx_http_new(const ocisbx_http_options *opts, ocisbx_http **out)
 {
@@ -78,6 +79,9 @@ typedef struct attempt {
     curl_off_t last_progress;
     bool idle_expired;
     bool deadline_expired;
+    ocisbx_cancel_fn cancel;
+    void *cancel_ud;
+    bool canceled; /* the cancel callback stopped the transfer */
 } attempt;
 
 static size_t on_header(char *data, size_t size, size_t n, void *ud)
@@ -199,6 +203,10 @@ static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_
     (void)dltotal;
     (void)ultotal;
     attempt *a = ud;
+    if (ocisbx_sys_canceled(a->cancel, a->cancel_ud)) {
+        a->canceled = true;
+        return 1;
+    }
     int64_t now = ocisbx_time_monotonic_ms();
     if (a->deadline_at && now > a->deadline_at) {
         a->deadline_expired = true;
@@ -387,13 +395,6 @@ static int64_t backoff_ms(const ocisbx_http *h, int attempt_no)
     return d;
 }
 
-static void sleep_ms(int64_t ms)
-{
-    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
-}
-
 static int fail_answer(ocisbx_http_request *r, ocisbx_http_response *resp, const char *reason)
 {
     char *code = NULL, *msg = NULL;
@@ -413,10 +414,19 @@ static int fail_answer(ocisbx_http_request *r, ocisbx_http_response *resp, const
     else
         ocisbx_buf_appendf(&m, " (opc-request-id: %s)", resp->request_id ? resp->request_id : "none");
     ocisbx_fail_http(rc, resp->status, code, resp->request_id, "%s", m.data ? m.data : "HTTP error");
+    ocisbx_error_set_attempts(resp->attempts);
     ocisbx_buf_free(&m);
     free(code);
     free(msg);
     return rc;
+}
+
+static int fail_canceled(ocisbx_http_request *r, int attempts)
+{
+    ocisbx_fail(OCISBX_ECANCELED, "%s %.300s: canceled after %d attempt%s (opc-request-id: %s)", r->method, r->url,
+                attempts, attempts == 1 ? "" : "s", r->request_id);
+    ocisbx_error_set_attempts(attempts);
+    return OCISBX_ECANCELED;
 }
 
 static int fail_transport(ocisbx_http_request *r, attempt *a, CURLcode cc, const char *errbuf, int attempts)
@@ -425,6 +435,8 @@ static int fail_transport(ocisbx_http_request *r, attempt *a, CURLcode cc, const
         return ocisbx_error_wrap("%s %.300s: request body: ", r->method, r->url);
     if (a->sink_rc)
         return ocisbx_error_wrap("%s %.300s: ", r->method, r->url);
+    if (a->canceled)
+        return fail_canceled(r, attempts);
     if (a->sink_canceled || a->headers_canceled)
         return ocisbx_fail(OCISBX_ECANCELED, "%s %.300s: canceled by the %s callback (opc-request-id: %s)",
                            r->method, r->url, a->headers_canceled ? "headers" : "response", r->request_id);
@@ -441,8 +453,10 @@ static int fail_transport(ocisbx_http_request *r, attempt *a, CURLcode cc, const
     } else if (cc == CURLE_OPERATION_TIMEDOUT) {
         code = OCISBX_ETIMEOUT;
     }
-    return ocisbx_fail(code, "%s %.300s: %s after %d attempt%s (opc-request-id: %s)", r->method, r->url, what,
-                       attempts, attempts == 1 ? "" : "s", r->request_id);
+    ocisbx_fail(code, "%s %.300s: %s after %d attempt%s (opc-request-id: %s)", r->method, r->url, what, attempts,
+                attempts == 1 ? "" : "s", r->request_id);
+    ocisbx_error_set_attempts(attempts);
+    return code;
 }
 
 static int check_url(ocisbx_http *h, ocisbx_http_request *r, ocisbx_url *u)
@@ -488,11 +502,18 @@ int ocisbx_http_send(ocisbx_http *h, ocisbx_http_request *r, ocisbx_http_respons
     bool refreshed = false;
     int n = 0;
     for (;;) {
+        if (ocisbx_sys_canceled(h->opt.cancel, h->opt.cancel_ud)) {
+            rc = fail_canceled(r, n);
+            resp->status = 0;
+            break;
+        }
         n++;
         attempt a;
         memset(&a, 0, sizeof a);
         a.r = r;
         a.resp = resp;
+        a.cancel = h->opt.cancel;
+        a.cancel_ud = h->opt.cancel_ud;
         /* Streams, and file/callback bodies or sinks (any size), get a limit
          * on the gap between bytes instead of one on the whole attempt. */
         bool unbounded = r->body == BODY_FILE || r->body == BODY_CALLBACK || r->sink != SINK_BUFFER;
@@ -548,14 +569,17 @@ int ocisbx_http_send(ocisbx_http *h, ocisbx_http_request *r, ocisbx_http_respons
         ocisbx_log(OCISBX_LOG_DEBUG, "http: %s %.300s -> %d%s%s (opc-request-id: %s, attempt %d/%d, %s)", r->method,
                    r->url, resp->status, cc ? " " : "", cc ? curl_easy_strerror(cc) : "",
                    resp->request_id ? resp->request_id : "-", n, max_attempts, conn);
+        if (h->opt.attempt_fn)
+            h->opt.attempt_fn(r->method, r->url, n, resp->status, resp->request_id ? resp->request_id : r->request_id,
+                              h->opt.attempt_ud);
 
         bool can_retry = n < max_attempts && ocisbx_http_body_replayable(r) &&
                          !(r->sink == SINK_CALLBACK && a.sink_bytes > 0);
         int64_t wait = -1;
         if (cc != CURLE_OK) {
             bool timed_out = a.idle_expired || cc == CURLE_OPERATION_TIMEDOUT;
-            if (!a.deadline_expired && !a.sink_canceled && !a.headers_canceled && !a.sink_rc && !a.body_rc &&
-                (curl_retryable(cc) || timed_out) && can_retry)
+            if (!a.deadline_expired && !a.canceled && !a.sink_canceled && !a.headers_canceled && !a.sink_rc &&
+                !a.body_rc && (curl_retryable(cc) || timed_out) && can_retry)
                 wait = backoff_ms(h, n);
             if (wait < 0) {
                 rc = fail_transport(r, &a, cc, errbuf, n);
@@ -602,8 +626,14 @@ int ocisbx_http_send(ocisbx_http *h, ocisbx_http_request *r, ocisbx_http_respons
             snprintf(cause, sizeof cause, "HTTP %d%s%s", resp->status, a.reason[0] ? " " : "", a.reason);
         ocisbx_log(OCISBX_LOG_INFO, "http: %s %.300s: %s; retrying in %lld ms (attempt %d of %d, opc-request-id: %s)",
                    r->method, r->url, cause, (long long)wait, n + 1, max_attempts, r->request_id);
-        if (wait > 0)
-            sleep_ms(wait);
+        if (h->opt.retry_fn)
+            h->opt.retry_fn(n + 1, max_attempts, wait, cc == CURLE_OK ? resp->status : 0, cause, r->request_id,
+                            h->opt.retry_ud);
+        if (ocisbx_sys_sleep_ms(wait, h->opt.cancel, h->opt.cancel_ud) != 0) {
+            rc = fail_canceled(r, n);
+            resp->status = 0;
+            break;
+        }
     }
     ocisbx_http_body_end(r);
     ocisbx_url_clear(&u);

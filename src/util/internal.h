@@ -55,6 +55,13 @@ int ocisbx_hex_digit(char c);
  * out holds 3 * n bytes. The form key fingerprints are shown in. */
 void ocisbx_hex_colon(const unsigned char *in, size_t n, bool upper, char *out);
 
+/* ---- loopback: the one rule (plain http, the emulator's --listen) ---- */
+/* 127.0.0.0/8, ::1, localhost and names ending in .localhost (any case). */
+bool ocisbx_host_is_loopback(const char *host);
+/* The host of an absolute URL "scheme://[userinfo@]host[:port][/?#...]"
+ * ("[::1]" unbracketed) is a loopback host. False for anything else. */
+bool ocisbx_url_host_is_loopback(const char *url);
+
 /* ---- errors ----
  * Every failing internal function sets the thread's last error and returns
  * the code: `return ocisbx_fail(OCISBX_ECONFIG, "config file %s: ...", path);` */
@@ -69,6 +76,8 @@ int ocisbx_error_wrap(const char *fmt, ...) OCISBX_PRINTF(1, 2);
  * the HTTP status of an answer that was received (e.g. a 200 whose body failed
  * a check) and the call's opc-request-id. NULL / 0 leave a field as it is. */
 void ocisbx_error_annotate(int http_status, const char *request_id);
+/* The number of attempts of the HTTP call the current error ended (> 0). */
+void ocisbx_error_set_attempts(int attempts);
 /* Out of memory: sets a static message without allocating. */
 int ocisbx_fail_nomem(void);
 /* Saves and restores the thread's last error (cleanup code that must not
