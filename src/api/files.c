@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "api/client_internal.h"
+#include "util/dest.h"
 #include "ocisbx/util.h"
 
 #define SHA_HEADER "opc-content-sha256"
@@ -275,29 +276,17 @@ static int to_file(const void *data, size_t len, void *ud)
 int ocisbx_client_read_file_to_path(ocisbx_client *c, const char *sandbox_id, const char *file_path,
                                     const char *local_path)
 {
-    if (!local_path || !local_path[0]) return ocisbx_fail(OCISBX_EINVAL, "read %s: no local path", file_path);
-    char *tmp = ocisbx_asprintf("%s.ocisbx-XXXXXX", local_path);
-    if (!tmp) return ocisbx_fail_nomem();
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        int rc = ocisbx_fail(OCISBX_EIO, "read %s: cannot create a file beside %s: %s", file_path, local_path,
-                             strerror(errno));
-        free(tmp);
+    char what[512];
+    snprintf(what, sizeof what, "read %s", file_path ? file_path : "(null)");
+    ocisbx_dest d;
+    int rc = ocisbx_dest_open(&d, local_path, what);
+    if (rc) return rc;
+    rc = ocisbx_client_read_file_to_callback(c, sandbox_id, file_path, to_file, d.fp);
+    if (rc == OCISBX_ECANCELED && ferror(d.fp))
+        rc = ocisbx_fail(OCISBX_EIO, "%s: writing %s failed", what, local_path);
+    if (rc) {
+        ocisbx_dest_abort(&d);
         return rc;
     }
-    FILE *f = fdopen(fd, "wb");
-    if (!f) {
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        return ocisbx_fail(OCISBX_EIO, "read %s: %s", file_path, strerror(errno));
-    }
-    int rc = ocisbx_client_read_file_to_callback(c, sandbox_id, file_path, to_file, f);
-    if (rc == OCISBX_ECANCELED) rc = ocisbx_fail(OCISBX_EIO, "read %s: writing %s failed", file_path, local_path);
-    if (fclose(f) != 0 && !rc) rc = ocisbx_fail(OCISBX_EIO, "read %s: writing %s: %s", file_path, local_path, strerror(errno));
-    if (!rc && rename(tmp, local_path) != 0)
-        rc = ocisbx_fail(OCISBX_EIO, "read %s: cannot rename to %s: %s", file_path, local_path, strerror(errno));
-    if (rc) unlink(tmp);
-    free(tmp);
-    return rc;
+    return ocisbx_dest_commit(&d, what);
 }

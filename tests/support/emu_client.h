@@ -1,0 +1,12 @@
+/* A library client for a running emulator fixture: its config file's API
+ * key, its CA (with https), short backoffs. */
+#ifndef OCISBX_TEST_EMU_CLIENT_H
+#define OCISBX_TEST_EMU_CLIENT_H
+
+#include "emu_fixture.h"
+#include "ocisbx/api.h"
+
+/* 0 or the failing call's code (the thread's error says why). */
+int emu_client_new(emu_fixture *f, int prefer_ndjson, ocisbx_client **out);
+
+#endif
