@@ -63,6 +63,28 @@ OCISBX_API int ocisbx_policy_decide(const ocisbx_policy *p, const char *tool, co
 /* The number of rules (for tools that show a policy). */
 OCISBX_API size_t ocisbx_policy_rule_count(const ocisbx_policy *p);
 
+/* ---- evidence ----------------------------------------------------------------
+ * One record per tool call the gate decided, as one line of JSON (JSON
+ * Lines). Every record has every field (null when it does not apply); see
+ * docs/harness.md for the list. Records are chained: prev_sha256 is the
+ * lowercase hex SHA-256 of the previous line's bytes (without its newline),
+ * 64 zeros for the first record; a file appended to later continues its
+ * chain. Changing, removing or inserting a line breaks the chain at the
+ * next line. */
+
+/* The hex SHA-256 that starts a chain. */
+#define OCISBX_EVIDENCE_CHAIN_START "0000000000000000000000000000000000000000000000000000000000000000"
+/* The longest line the verifier reads (OCISBX_ETOOLARGE above). */
+#define OCISBX_EVIDENCE_LINE_MAX (16 * 1024 * 1024)
+
+/* Checks an evidence file's chain. 0 when every line is a JSON object whose
+ * prev_sha256 matches the line before it (*records: the count; an empty
+ * file has 0). OCISBX_EINTEGRITY when the chain is broken: *bad_line (may
+ * be NULL) gets the 1-based number of the first line that breaks it, and
+ * the message says what is wrong. Other codes: the file cannot be read
+ * (OCISBX_ENOTFOUND, OCISBX_EINVAL for a non-regular file, OCISBX_EIO). */
+OCISBX_API int ocisbx_evidence_verify_file(const char *path, int64_t *records, int64_t *bad_line);
+
 #ifdef __cplusplus
 }
 #endif
