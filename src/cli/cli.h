@@ -65,6 +65,7 @@ int cmd_sandbox(cli_ctx *ctx, int argc, char **argv);
 int cmd_command(cli_ctx *ctx, int argc, char **argv);
 int cmd_file(cli_ctx *ctx, int argc, char **argv);
 int cmd_snapshot(cli_ctx *ctx, int argc, char **argv);
+int cmd_evidence(cli_ctx *ctx, int argc, char **argv);
 
 /* ---- errors ---- */
 /* Notes whether retries are on and, when stderr is a terminal, prints a

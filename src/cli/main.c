@@ -15,6 +15,7 @@ const cli_command cli_commands[] = {
     {"command", "run|run-and-wait|run-and-stream|get|list|output|events|cancel", cmd_command},
     {"file", "read|write", cmd_file},
     {"snapshot", "create|get|list|delete", cmd_snapshot},
+    {"evidence", "verify: check the hash chain of a harness evidence file", cmd_evidence},
     {NULL, NULL, NULL},
 };
 
