@@ -9,7 +9,7 @@
 #include "ocisbx/api.h"
 
 /* ---- sandbox ---- */
-#define SANDBOX_MAX_MINUTES 2880 /* 48 h (service.md) */
+#define SANDBOX_MAX_MINUTES 2880 /* 48 h (docs/wire.md) */
 #define SANDBOX_STATES "CREATING RUNNING UPDATING STOPPING STOPPED SUSPENDING SUSPENDED RESUMING FAILED DELETED"
 
 static int print_sandbox(ocisbx_sandbox *s)
