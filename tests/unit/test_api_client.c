@@ -596,7 +596,25 @@ static void test_if_match_and_snapshots(void **state)
     assert_string_equal(ocisbx_command_id(cm), "cmd-7");
     assert_int_equal(ocisbx_command_state(cm), OCISBX_COMMAND_NOT_STARTED);
     ocisbx_command_free(cm);
+    /* a fuller answer is still accepted, and kept */
+    ths_set_default(f->srv, 200, NULL,
+                    "{\"id\":\"cmd-8\",\"command\":\"true\",\"timeStarted\":\"2026-01-01T00:00:02Z\",\"extra\":1}");
+    assert_int_equal(ocisbx_client_run_command(f->c, "s1", d, &cm), 0);
+    assert_string_equal(ocisbx_command_command(cm), "true");
+    assert_int_equal(ocisbx_command_state(cm), OCISBX_COMMAND_RUNNING);
+    char *j = NULL;
+    assert_int_equal(ocisbx_command_to_json(cm, &j), 0);
+    assert_non_null(strstr(j, "\"extra\":1"));
+    ocisbx_free(j);
+    ocisbx_command_free(cm);
     ocisbx_run_command_details_free(d);
+    /* -1 (no expiry) goes through call_json as given */
+    ths_set_default(f->srv, 200, NULL, "{\"id\":\"sbx-1\",\"expiresInMinutes\":-1}");
+    size_t before = ths_count(f->srv);
+    assert_int_equal(ocisbx_client_call_json(f->c, "CreateSandbox", "{\"projectId\":\"p\"}", "{\"expiresInMinutes\":-1}", &j),
+                     0);
+    ocisbx_free(j);
+    assert_string_equal(ths_get(f->srv, before)->body, "{\"expiresInMinutes\":-1}");
 }
 
 /* The command waiter follows the derived state. */
