@@ -587,6 +587,22 @@ static void test_oci_names_at_work(void **state)
     expect_ok(&r, "read from the restored sandbox");
     assert_string_equal(r.out, "oci names\n");
     result_free(&r);
+    /* the old form: sandbox create --snapshot-id (an alias of --source-snapshot-id) */
+    RUN(&r, NULL, "sandbox", "create", "--project-id", EMU_FIXTURE_PROJECT, "--snapshot-id", snap,
+        "--wait-for-state", "RUNNING", "--wait-interval-seconds", "0");
+    expect_ok(&r, "create --snapshot-id");
+    j = json_of(&r);
+    char sbx3[128];
+    snprintf(sbx3, sizeof sbx3, "%s", str(j, "id"));
+    cJSON_Delete(j);
+    result_free(&r);
+    RUN(&r, NULL, "file", "read", "--sandbox-id", sbx3, "--file-path", "/workspace/o.txt");
+    expect_ok(&r, "read from the third");
+    assert_string_equal(r.out, "oci names\n");
+    result_free(&r);
+    RUN(&r, NULL, "sandbox", "delete", "--sandbox-id", sbx3);
+    expect_ok(&r, "delete the third");
+    result_free(&r);
     RUN(&r, NULL, "sandbox-snapshot", "delete", "--snapshot-id", snap, "--if-match", "\"stale\"");
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.err, "412"));
