@@ -57,14 +57,11 @@ static int expiration_to_minutes(const char *cmd, const char *what, const char *
     return 0;
 }
 
-static int sandbox_create(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
+/* The lifetime of create: --expires-in-minutes, else --expiration-duration,
+ * else OCI_SANDBOX_EXPIRATION; *given false when none. Checked before
+ * anything else is done (a usage error exits 2). */
+static int create_lifetime(const char *cmd, const cli_api_opts *o, long long *minutes_out, bool *given)
 {
-    const char *cmd = "sandbox create";
-    const char *project = o->project_id ? o->project_id : ctx->g.project_id;
-    if (cli_api_require(cmd, "project-id", project)) return CLI_EXIT_USAGE;
-    /* explicit options win over the environment, which wins over the service's defaults */
-    const char *runtime = o->runtime ? o->runtime : env_value("OCI_SANDBOX_RUNTIME");
-    const char *shape = o->shape ? o->shape : env_value("OCI_SANDBOX_SHAPE");
     if (o->expires_in_minutes && o->expiration_duration)
         return cli_error(CLI_EXIT_USAGE, "%s: give --expires-in-minutes or --expiration-duration, not both", cmd);
     const char *expiration = o->expires_in_minutes || o->expiration_duration ? NULL : env_value("OCI_SANDBOX_EXPIRATION");
@@ -85,10 +82,25 @@ static int sandbox_create(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
     if (o->expiration_duration && expiration_to_minutes(cmd, "--expiration-duration", o->expiration_duration, &minutes))
         return CLI_EXIT_USAGE;
     if (expiration && expiration_to_minutes(cmd, "OCI_SANDBOX_EXPIRATION", expiration, &minutes)) return CLI_EXIT_USAGE;
+    *minutes_out = minutes;
+    *given = o->expires_in_minutes || o->expiration_duration || expiration;
+    return 0;
+}
+
+static int sandbox_create(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
+{
+    const char *cmd = "sandbox create";
+    const char *project = o->project_id ? o->project_id : ctx->g.project_id;
+    if (cli_api_require(cmd, "project-id", project)) return CLI_EXIT_USAGE;
+    /* explicit options win over the environment, which wins over the service's defaults */
+    const char *runtime = o->runtime ? o->runtime : env_value("OCI_SANDBOX_RUNTIME");
+    const char *shape = o->shape ? o->shape : env_value("OCI_SANDBOX_SHAPE");
+    long long minutes = 0;
+    bool given = false;
+    if (create_lifetime(cmd, o, &minutes, &given)) return CLI_EXIT_USAGE;
     ocisbx_create_sandbox_details *d = NULL;
     int rc = ocisbx_create_sandbox_details_new(&d);
-    if (!rc && (o->expires_in_minutes || o->expiration_duration || expiration))
-        rc = ocisbx_create_sandbox_details_set_expires_in_minutes(d, minutes);
+    if (!rc && given) rc = ocisbx_create_sandbox_details_set_expires_in_minutes(d, minutes);
     if (!rc && o->display_name) rc = ocisbx_create_sandbox_details_set_display_name(d, o->display_name);
     if (!rc && runtime) rc = ocisbx_create_sandbox_details_set_runtime(d, runtime);
     if (!rc && shape) rc = ocisbx_create_sandbox_details_set_shape(d, shape);
@@ -218,6 +230,11 @@ int cmd_sandbox(cli_ctx *ctx, int argc, char **argv)
                                        cli_api_duration(cmd, "additional-duration", o.additional_duration)))
         return CLI_EXIT_USAGE;
     if (strcmp(sub, "update") == 0 && cli_api_require(cmd, "display-name", o.display_name)) return CLI_EXIT_USAGE;
+    if (strcmp(sub, "create") == 0) { /* the lifetime's usage errors come before credentials and requests */
+        long long minutes;
+        bool given;
+        if (create_lifetime(cmd, &o, &minutes, &given)) return CLI_EXIT_USAGE;
+    }
     ocisbx_client *c = NULL;
     if (cli_api_client(ctx, &c)) return CLI_EXIT_FAIL;
     int st;
