@@ -925,6 +925,7 @@ static void test_no_expiry_if_match_command_lists(void **state)
         assert_int_equal(emu_fixture_json(f, "POST", p, body, 200, &j), 0);
         snprintf(cids[i], sizeof cids[i], "%s", jstr(j, "id"));
         cJSON_Delete(j);
+        sleep_ms(3); /* times are in milliseconds: keep each command's distinct, however fast */
     }
     snprintf(p, sizeof p, "/sandboxes/%s/commands", id);
     assert_int_equal(emu_fixture_json(f, "GET", p, NULL, 200, &j), 0);
