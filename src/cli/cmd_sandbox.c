@@ -9,7 +9,6 @@
 #include "ocisbx/api.h"
 
 /* ---- sandbox ---- */
-#define SANDBOX_MAX_MINUTES 2880 /* 48 h (docs/wire.md) */
 #define SANDBOX_STATES "CREATING RUNNING UPDATING STOPPING STOPPED SUSPENDING SUSPENDED RESUMING FAILED DELETED"
 
 static int print_sandbox(ocisbx_sandbox *s)
@@ -41,18 +40,37 @@ static const char *env_value(const char *name)
     return v && *v ? v : NULL;
 }
 
-/* --expiration-duration or OCI_SANDBOX_EXPIRATION: an ISO 8601 duration,
- * sent as expiresInMinutes (whole minutes, rounded up); more than 0 and at
- * most 48 h (no expiry at all is --expires-in-minutes -1). */
-static int expiration_to_minutes(const char *cmd, const char *what, const char *text, long long *minutes)
+/* OCI_SANDBOX_EXPIRATION: an ISO 8601 duration, sent as whole minutes
+ * (rounded up); at most 48 h, and a lifetime that never ends (or none at
+ * all) is refused. */
+static int expiration_from_env(const char *cmd, const char *text, long long *minutes)
 {
     int64_t ms = 0;
     if (ocisbx_duration_parse(text, &ms) != 0)
-        return cli_error(CLI_EXIT_USAGE, "%s: %s: %s", cmd, what, ocisbx_error_message(ocisbx_error_last()));
+        return cli_error(CLI_EXIT_USAGE, "%s: OCI_SANDBOX_EXPIRATION: %s", cmd,
+                         ocisbx_error_message(ocisbx_error_last()));
     if (ms <= 0)
-        return cli_error(CLI_EXIT_USAGE, "%s: %s %s: the lifetime must be more than 0", cmd, what, text);
-    if (ms > (int64_t)SANDBOX_MAX_MINUTES * 60000)
-        return cli_error(CLI_EXIT_USAGE, "%s: %s %s: more than 48 hours (PT48H)", cmd, what, text);
+        return cli_error(CLI_EXIT_USAGE, "%s: OCI_SANDBOX_EXPIRATION %s: the lifetime must be more than 0 (one that "
+                                         "never ends is refused)", cmd, text);
+    if (ms > (int64_t)OCISBX_EXPIRES_IN_MINUTES_MAX * 60000)
+        return cli_error(CLI_EXIT_USAGE, "%s: OCI_SANDBOX_EXPIRATION %s: more than 48 hours (PT48H)", cmd, text);
+    *minutes = (ms + 59999) / 60000;
+    return 0;
+}
+
+/* --expiration-duration (the OCI CLI's option): an ISO 8601 duration, sent
+ * as expiresInMinutes (whole minutes, rounded up; the deprecated
+ * expirationDuration field is never sent); more than 0 and at most 48 h
+ * (no expiry at all is --expires-in-minutes -1). */
+static int expiration_option_minutes(const char *cmd, const char *text, long long *minutes)
+{
+    int64_t ms = 0;
+    if (ocisbx_duration_parse(text, &ms) != 0)
+        return cli_error(CLI_EXIT_USAGE, "%s: --expiration-duration: %s", cmd, ocisbx_error_message(ocisbx_error_last()));
+    if (ms <= 0)
+        return cli_error(CLI_EXIT_USAGE, "%s: --expiration-duration %s: the lifetime must be more than 0", cmd, text);
+    if (ms > (int64_t)OCISBX_EXPIRES_IN_MINUTES_MAX * 60000)
+        return cli_error(CLI_EXIT_USAGE, "%s: --expiration-duration %s: more than 48 hours (PT48H)", cmd, text);
     *minutes = (ms + 59999) / 60000;
     return 0;
 }
@@ -71,17 +89,17 @@ static int create_lifetime(const char *cmd, const cli_api_opts *o, long long *mi
         char *end = NULL;
         const char *v = o->expires_in_minutes;
         long long m = strtoll(v, &end, 10);
-        if (!*v || *end || (m != -1 && (m < 1 || m > SANDBOX_MAX_MINUTES)))
+        if (!*v || *end || (m != OCISBX_EXPIRES_NEVER && (m < 1 || m > OCISBX_EXPIRES_IN_MINUTES_MAX)))
             return cli_error(CLI_EXIT_USAGE,
                              "%s: --expires-in-minutes must be -1 (no automatic expiry) or from 1 to %d, not '%s'",
-                             cmd, SANDBOX_MAX_MINUTES, v);
+                             cmd, OCISBX_EXPIRES_IN_MINUTES_MAX, v);
         minutes = m;
     }
     /* the OCI CLI's --expiration-duration: the deprecated field is never
      * sent; the ISO 8601 duration goes as whole minutes, rounded up */
-    if (o->expiration_duration && expiration_to_minutes(cmd, "--expiration-duration", o->expiration_duration, &minutes))
+    if (o->expiration_duration && expiration_option_minutes(cmd, o->expiration_duration, &minutes))
         return CLI_EXIT_USAGE;
-    if (expiration && expiration_to_minutes(cmd, "OCI_SANDBOX_EXPIRATION", expiration, &minutes)) return CLI_EXIT_USAGE;
+    if (expiration && expiration_from_env(cmd, expiration, &minutes)) return CLI_EXIT_USAGE;
     *minutes_out = minutes;
     *given = o->expires_in_minutes || o->expiration_duration || expiration;
     return 0;
