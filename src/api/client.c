@@ -249,6 +249,16 @@ int ocisbx_client_request(ocisbx_client *c, ocisbx_op op, const ocisbx_param *pa
     *out = NULL;
     if (!c) return ocisbx_fail(OCISBX_EINVAL, "client is NULL");
     const ocisbx_route *r = ocisbx_route_get(op);
+    if (!r) return ocisbx_fail(OCISBX_EINVAL, "operation %d has no route", (int)op);
+    /* "ifMatch" is a header, not a query parameter, and only some take it */
+    const char *if_match = NULL;
+    for (size_t i = 0; i < nparams; i++)
+        if (params[i].name && strcmp(params[i].name, "ifMatch") == 0 && params[i].value) {
+            if (!r->if_match) return ocisbx_fail(OCISBX_EINVAL, "%s takes no if-match", r->name);
+            if (!params[i].value[0] || strpbrk(params[i].value, "\r\n"))
+                return ocisbx_fail(OCISBX_EINVAL, "%s: ifMatch must be a non-empty etag on one line", r->name);
+            if_match = params[i].value;
+        }
     char *url = NULL;
     int rc = ocisbx_route_url(r, c->endpoint, c->api_version, params, nparams, &url);
     if (rc) return rc;
@@ -256,6 +266,7 @@ int ocisbx_client_request(ocisbx_client *c, ocisbx_op op, const ocisbx_param *pa
     rc = ocisbx_http_request_new(r->method, url, &req);
     free(url);
     if (!rc) rc = ocisbx_http_request_set_retry_class(req, r->retry);
+    if (!rc && if_match) rc = ocisbx_http_request_add_header(req, "if-match", if_match);
     if (!rc && c->next_request_id) {
         rc = ocisbx_http_request_set_request_id(req, c->next_request_id);
         free(c->next_request_id);

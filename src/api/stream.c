@@ -146,9 +146,8 @@ static bool command_has_ended(stream_ctx *s, const char *sandbox_id)
     ocisbx_command *cm = NULL;
     bool ended = false;
     if (ocisbx_client_get_command(s->c, sandbox_id, s->command_id, &cm) == 0) {
-        const char *st = ocisbx_command_lifecycle_state(cm);
-        ended = st && (strcmp(st, "SUCCEEDED") == 0 || strcmp(st, "FAILED") == 0 || strcmp(st, "CANCELED") == 0 ||
-                       strcmp(st, "TIMED_OUT") == 0);
+        int st = ocisbx_command_state(cm); /* derived: the service sends no state */
+        ended = st == OCISBX_COMMAND_FINISHED || st == OCISBX_COMMAND_FINISHED_NO_EXIT_CODE;
     }
     ocisbx_command_free(cm);
     ocisbx_error_restore(saved);

@@ -151,6 +151,7 @@ typedef struct cli_api_opts {
     const char *expires_in_minutes, *additional_duration, *command, *timeout, *cwd, *file_path;
     const char *from_file, *to_file, *from_seq, *wait_for_state, *limit, *page, *lifecycle_state;
     const char *max_wait_seconds, *wait_interval_seconds, *expiration_duration, *warmpool_name;
+    const char *if_match, *sort_by, *sort_order;
     int is_force; /* -1 not given */
     bool all;
     const char *env[CLI_API_MAX_REPEAT];
@@ -173,22 +174,33 @@ int cli_api_unknown_sub(const char *cmd, const char *sub, const char *subs);
  * states of the resource): else a usage error listing them. */
 int cli_api_check_state(const char *cmd, const char *state, const char *states);
 bool cli_api_wants_help(int argc, char **argv);
-void cli_api_usage_line(const char *cmd, const char *sub, const char *allowed);
+struct cli_api_sub;
+/* The usage line of one subcommand, under the OCI CLI's names (cmd: the
+ * file's legacy group, for which options are required). */
+void cli_api_usage_line(const char *cmd, const struct cli_api_sub *s);
 /* Each option of one subcommand with a one-line description; required
  * ones marked '*'. */
-void cli_api_usage_detail(const char *cmd, const char *sub, const char *allowed);
+void cli_api_usage_detail(const char *cmd, const struct cli_api_sub *s);
 
-/* A subcommand of an API command group and the options it allows. */
+/* A subcommand of an API command group and the options it allows, under
+ * the OCI CLI's names (`oci generative-ai-sandbox <group> <oci>`, the names
+ * --help shows) and this CLI's first short name (name, under the file's
+ * legacy group: "command run"), which stays an alias. */
 typedef struct cli_api_sub {
-    const char *name;
-    const char *allowed; /* option names, space-separated */
+    const char *name;    /* the short name, also what the command file tests */
+    const char *allowed; /* option names, space-separated (the OCI CLI's) */
+    const char *group;   /* the OCI CLI's group: "sandbox-command" */
+    const char *oci;     /* the OCI CLI's subcommand: "run" */
 } cli_api_sub;
-/* The common start of every API command group: finds sub in subs, answers
- * --help (all subcommands, or one with its option details), refuses a
- * missing or unknown subcommand, and parses the options after it into o.
- * cmd gets "group sub" (cap >= 64). Returns the index of sub, or -1 with
- * *exit_code set (help printed, or a usage error reported). */
-int cli_api_select(const char *group, const char *sub, const cli_api_sub *subs, size_t n, int argc, char **argv,
-                   cli_api_opts *o, char *cmd, size_t cmd_cap, int *exit_code);
+/* The common start of every API command group: finds the subcommand
+ * argv[1] of the group argv[0] (an OCI group name: by group and oci name;
+ * the legacy group: by short name, or by oci name), answers --help (the
+ * group's subcommands, or one with its option details, under the OCI
+ * names), refuses a missing or unknown subcommand, and parses the options
+ * after it into o. cmd gets "group sub" as typed (cap >= 64). Returns the
+ * index of the subcommand in subs, or -1 with *exit_code set. */
+int cli_api_select(const char *legacy, const cli_api_sub *subs, size_t n, int argc, char **argv, cli_api_opts *o,
+                   char *cmd, size_t cmd_cap, int *exit_code);
+
 
 #endif

@@ -11,11 +11,21 @@
 
 const cli_command cli_commands[] = {
     {"raw-request", "sign and send any request (or print it with --dry-run)", cmd_raw_request},
-    {"sandbox", "create|get|list|update|stop|delete|extend|suspend|resume", cmd_sandbox},
-    {"command", "run|run-and-wait|run-and-stream|get|list|output|events|cancel", cmd_command},
-    {"file", "read|write", cmd_file},
-    {"snapshot", "create|get|list|delete", cmd_snapshot},
+    /* the OCI CLI's groups (oci generative-ai-sandbox ...) */
+    {"sandbox", "create|create-from-snapshot|get|update|stop|delete|extend|suspend|resume", cmd_sandbox},
+    {"sandbox-collection", "list", cmd_sandbox},
+    {"sandbox-command", "run|run-and-wait|get|cancel", cmd_command},
+    {"sandbox-command-collection", "list", cmd_command},
+    {"sandbox-command-event", "run-and-stream|stream", cmd_command},
+    {"sandbox-command-output", "get-output", cmd_command},
+    {"sandbox-file", "read|write", cmd_file},
+    {"sandbox-snapshot", "create|get|delete", cmd_snapshot},
+    {"sandbox-snapshot-collection", "list", cmd_snapshot},
     {"evidence", "verify: check the hash chain of a harness evidence file", cmd_evidence},
+    /* this CLI's first names, kept as aliases */
+    {"command", "alias: run|run-and-wait|run-and-stream|get|list|output|events|cancel", cmd_command},
+    {"file", "alias of sandbox-file: read|write", cmd_file},
+    {"snapshot", "alias: create|get|list|delete", cmd_snapshot},
     {NULL, NULL, NULL},
 };
 
@@ -23,7 +33,7 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: ocisbx [global options] <command> [<subcommand>] [options]\n\ncommands:\n");
     for (const cli_command *c = cli_commands; c->name; c++)
-        fprintf(out, "  %-12s %s\n", c->name, c->summary);
+        fprintf(out, "  %-28s %s\n", c->name, c->summary);
     fprintf(out, "\nglobal options (before or after the command):\n"
                  "  --config-file FILE   OCI config file (default $OCI_CONFIG_FILE or ~/.oci/config)\n"
                  "  --profile NAME       profile (env OCI_SANDBOX_PROFILE; default DEFAULT)\n"

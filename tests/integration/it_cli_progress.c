@@ -297,6 +297,15 @@ static void test_bad_values_exit_2(void **state)
     run_pipes(&r, snap);
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.err, "--expiration-duration"));
+    /* the lifetime: -1 or 1..2880, named with its range */
+    const char *const life[] = {"sandbox", "create", "--project-id", "p1", "--expires-in-minutes", "2881", NULL};
+    run_pipes(&r, life);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "-1 (no automatic expiry) or from 1 to 2880, not '2881'"));
+    const char *const dur[] = {"sandbox", "create", "--project-id", "p1", "--expiration-duration", "P3D", NULL};
+    run_pipes(&r, dur);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "--expiration-duration P3D: more than 48 hours"));
     assert_int_equal(ths_count(srv), 0);
 }
 
@@ -313,7 +322,9 @@ static void test_subcommand_help(void **state)
     assert_non_null(strstr(r.out, "ISO 8601"));
     const char *const f[] = {"file", "write", "--help", NULL};
     run_pipes(&r, f);
-    assert_non_null(strstr(r.out, "* --from-file PATH"));
+    /* the OCI CLI's option name, the old one given as its alias */
+    assert_non_null(strstr(r.out, "* --file PATH"));
+    assert_non_null(strstr(r.out, "alias --from-file"));
 }
 
 int main(void)
