@@ -34,6 +34,13 @@
 extern "C" {
 #endif
 
+/* The most a buffered answer's body may be (JSON answers; a larger one fails
+ * with OCISBX_ETOOLARGE naming the limit). Bodies to a file or a callback,
+ * and event streams, are streamed and have no such limit. */
+#define OCISBX_HTTP_BODY_MAX (8 * 1024 * 1024)
+/* The most all header lines of one answer may be together. */
+#define OCISBX_HTTP_HEADERS_MAX (256 * 1024)
+
 /* ---- options ------------------------------------------------------------ */
 typedef struct ocisbx_http_options ocisbx_http_options;
 OCISBX_API int ocisbx_http_options_new(ocisbx_http_options **out);
