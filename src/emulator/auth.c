@@ -1,4 +1,4 @@
-/* Request authentication per signing.md, with the shared verifier
+/* Request authentication per docs/auth.md ("The signing protocol"), with the shared verifier
  * (auth/verify.h). Nothing the request claims is trusted: the key comes from
  * the tenancy file, the signing string is rebuilt from what was received, and
  * the body hash and length are recomputed. */

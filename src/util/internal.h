@@ -49,6 +49,14 @@ void ocisbx_wipe(void *p, size_t n);
 /* Copies in to out (cap bytes) with bytes outside printable ASCII and '\\'
  * written as \xNN, so that a message quoting input stays one line. */
 void ocisbx_escape_shown(const char *in, char *out, size_t cap);
+/* The same, but valid UTF-8 (other than the C1 controls) is kept as it is:
+ * what a message quoting a name or path given by the user uses. Returns out.
+ * OCISBX_SHOWN(in) is it as an expression for a message argument: the copy
+ * lives in a buffer of the enclosing block, cut to OCISBX_SHOWN_CAP bytes:
+ *   ocisbx_fail(OCISBX_ECONFIG, "key file %s: not found", OCISBX_SHOWN(path)); */
+#define OCISBX_SHOWN_CAP 512
+#define OCISBX_SHOWN(in) ocisbx_shown((in), (char[OCISBX_SHOWN_CAP]){0}, OCISBX_SHOWN_CAP)
+const char *ocisbx_shown(const char *in, char *out, size_t cap);
 /* The value of a hex digit (either case), -1 for any other byte. */
 int ocisbx_hex_digit(char c);
 /* n bytes as lowercase (or uppercase) hex pairs joined by ':', NUL-ended:
@@ -61,6 +69,15 @@ bool ocisbx_host_is_loopback(const char *host);
 /* The host of an absolute URL "scheme://[userinfo@]host[:port][/?#...]"
  * ("[::1]" unbracketed) is a loopback host. False for anything else. */
 bool ocisbx_url_host_is_loopback(const char *url);
+
+/* ---- files ---- */
+struct stat;
+/* Opens a file the user named, for reading, without blocking on a FIFO or a
+ * device (O_NONBLOCK, fstat, then blocking again; close-on-exec). Returns the
+ * descriptor of a regular file (its stat in *st when st is not NULL),
+ * OCISBX_OPEN_NOT_REGULAR when it is anything else, or -1 with errno set. */
+#define OCISBX_OPEN_NOT_REGULAR (-2)
+int ocisbx_open_regular(const char *path, struct stat *st);
 
 /* ---- errors ----
  * Every failing internal function sets the thread's last error and returns
