@@ -22,6 +22,7 @@ typedef struct stream_ctx {
     int err;       /* a parse failure inside the sink */
     ocisbx_error_saved *saved; /* its message: the transport overwrites the error when the sink stops */
     char *command_id;
+    int64_t gap_seq; /* this connection skipped to this seq: resumed from the last contiguous one */
 } stream_ctx;
 
 static int on_event_text(const char *json, size_t len, void *ud)
@@ -45,6 +46,11 @@ static int on_event_text(const char *json, size_t len, void *ud)
     const char *type = ocisbx_model_str(m, "event");
     bool finished = type && strcmp(type, "FINISHED") == 0;
     int stop = 0;
+    if (ocisbx_event_tracker_is_gap(&s->tracker, seq)) {
+        s->gap_seq = seq;
+        ocisbx_model_free(m);
+        return 1;
+    }
     if (ocisbx_event_tracker_accept(&s->tracker, seq, finished)) {
         s->progress = true;
         if (s->fn((const ocisbx_command_event *)(const void *)m, s->user_data) != 0) {
@@ -180,6 +186,7 @@ static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_
         if (rc) return rc;
         s->progress = false;
         s->answered = false;
+        s->gap_seq = 0;
         int64_t from = ocisbx_event_tracker_resume_from(&s->tracker);
         ocisbx_http_response *resp = NULL;
         if (deadline_at) {
@@ -215,6 +222,8 @@ static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_
             ocisbx_error_clear();
             return 0;
         }
+        int64_t gap = s->gap_seq;
+        if (gap) rc = 0; /* the stream was stopped here on purpose: resume */
         if (answered_error) return rc;
         if (rc && rc != OCISBX_ETRANSPORT && rc != OCISBX_ETIMEOUT) return rc;
         /* No answer at all: the transport has already retried (or the
@@ -223,11 +232,17 @@ static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_
             if (first && !s->command_id) return ocisbx_error_wrap("%s: ", what);
             return ocisbx_error_wrap("streaming events of %s from seq %lld: ", s->command_id, (long long)from);
         }
-        if (rc == 0 && !s->progress && s->command_id && command_has_ended(s, sandbox_id)) {
+        if (rc == 0 && !gap && !s->progress && s->command_id && command_has_ended(s, sandbox_id)) {
             ocisbx_error_clear();
             return 0;
         }
         no_progress = s->progress ? 0 : no_progress + 1;
+        if (no_progress > s->c->resume_limit && gap)
+            return ocisbx_fail(OCISBX_EINTEGRITY,
+                               "streaming events of %s: events %lld to %lld never came (the stream went on at seq "
+                               "%lld %d times in a row)",
+                               s->command_id ? s->command_id : "(unknown)", (long long)from, (long long)gap - 1,
+                               (long long)gap, no_progress);
         if (no_progress > s->c->resume_limit) {
             if (rc)
                 return ocisbx_error_wrap("streaming events of %s from seq %lld: cut %d times in a row without a "

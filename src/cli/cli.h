@@ -17,6 +17,9 @@
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_FAIL 1  /* a failure (service error, I/O, bad config) */
 #define CLI_EXIT_USAGE 2 /* bad command line */
+/* A command run in a sandbox finished without reporting an exit status
+ * (timed out by the service, canceled, or its exit lost): never 0. */
+#define CLI_EXIT_NO_STATUS 125
 
 #define CLI_DEFAULT_API_VERSION "20231130"
 

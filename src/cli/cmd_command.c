@@ -67,14 +67,36 @@ static int on_event(const ocisbx_command_event *ev, void *ud)
     return 0;
 }
 
-static int stream_status(int rc, const stream_out *s, const char *what)
+/* The command's exit status as this program's; a command that reported none
+ * never gives 0 (CLI_EXIT_NO_STATUS). */
+static int exit_status_of(bool has_code, int code, const char *what)
+{
+    if (!has_code)
+        return cli_error(CLI_EXIT_NO_STATUS,
+                         "%s: the command finished without an exit status (timed out, canceled, or lost)", what);
+    return code & 0xff;
+}
+
+static int stream_status(int rc, const stream_out *s, const char *what, ocisbx_client *c, const char *sandbox_id,
+                         const char *command_id)
 {
     if (s->write_failed) return cli_error(CLI_EXIT_FAIL, "%s: writing the output failed", what);
     if (rc) return cli_fail_last();
-    if (!s->finished) return CLI_EXIT_OK; /* stopped at --until: nothing to report */
-    if (!s->has_code) return cli_error(CLI_EXIT_FAIL, "%s: the command finished without an exit status (timed out "
-                                                      "or canceled)", what);
-    return s->code & 0xff;
+    if (s->finished) return exit_status_of(s->has_code, s->code, what);
+    /* The stream ended without FINISHED because the command had ended before
+     * the first seq asked for (--from-seq past the end): its state says how. */
+    ocisbx_command *cm = NULL;
+    if (!command_id || ocisbx_client_get_command(c, sandbox_id, command_id, &cm) != 0)
+        return command_id ? cli_fail_last()
+                          : cli_error(CLI_EXIT_FAIL, "%s: the stream ended before the command finished", what);
+    int code = 0;
+    int state = ocisbx_command_state(cm);
+    bool has = ocisbx_command_exit_code(cm, &code) == 1;
+    ocisbx_command_free(cm);
+    if (state != OCISBX_COMMAND_FINISHED && state != OCISBX_COMMAND_FINISHED_NO_EXIT_CODE)
+        return cli_error(CLI_EXIT_FAIL, "%s: the stream ended while the command is %s", what,
+                         ocisbx_command_state_name(state));
+    return exit_status_of(has, code, what);
 }
 
 #define RUN_OPTS "sandbox-id command env cwd timeout arg"
@@ -153,12 +175,14 @@ int cmd_command(cli_ctx *ctx, int argc, char **argv)
         st = print_command(rc, cm);
     } else if (strcmp(sub, "run-and-stream") == 0) {
         stream_out s = {0};
-        int rc = ocisbx_client_run_command_and_stream(c, o.sandbox_id, d, on_event, &s, NULL);
-        st = stream_status(rc, &s, cmd);
+        char *id = NULL;
+        int rc = ocisbx_client_run_command_and_stream(c, o.sandbox_id, d, on_event, &s, &id);
+        st = stream_status(rc, &s, cmd, c, o.sandbox_id, id);
+        ocisbx_free(id);
     } else if (strcmp(sub, "events") == 0) {
         stream_out s = {0};
         int rc = ocisbx_client_stream_command_events(c, o.sandbox_id, o.command_id, from_seq, 0, on_event, &s);
-        st = stream_status(rc, &s, cmd);
+        st = stream_status(rc, &s, cmd, c, o.sandbox_id, o.command_id);
     } else if (strcmp(sub, "get") == 0 && o.wait_for_state) {
         st = wait_and_print(c, cmd, &o, o.command_id);
     } else if (strcmp(sub, "get") == 0) {

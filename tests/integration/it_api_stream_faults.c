@@ -154,6 +154,61 @@ static void test_nul_bytes_in_chunks(void **state)
     ths_stop(srv);
 }
 
+/* A gap (2 then 5) is not accepted: the stream is resumed from seq 3, and
+ * the events come in order without a hole. */
+static void test_gap_is_resumed(void **state)
+{
+    (void)state;
+    ths *srv = NULL;
+    assert_int_equal(ths_start(&srv), 0);
+    ths_push(srv, 200, "content-type: application/x-ndjson",
+             "{\"seq\":1,\"event\":\"STDOUT\",\"data\":\"a\"}\n"
+             "{\"seq\":2,\"event\":\"STDOUT\",\"data\":\"b\"}\n"
+             "{\"seq\":5,\"event\":\"STDOUT\",\"data\":\"e\"}\n"
+             "{\"seq\":6,\"event\":\"FINISHED\",\"exitCode\":0}\n");
+    ths_push(srv, 200, "content-type: application/x-ndjson",
+             "{\"seq\":3,\"event\":\"STDOUT\",\"data\":\"c\"}\n"
+             "{\"seq\":4,\"event\":\"STDOUT\",\"data\":\"d\"}\n"
+             "{\"seq\":5,\"event\":\"STDOUT\",\"data\":\"e\"}\n"
+             "{\"seq\":6,\"event\":\"FINISHED\",\"exitCode\":0}\n");
+    char *url = ths_url(srv, "");
+    ocisbx_client *c = make_client(url, 1, 0);
+    seen s = {0};
+    assert_int_equal(ocisbx_client_stream_command_events(c, "sb1", "cmd-5", OCISBX_SEQ_START, 0, collect, &s), 0);
+    assert_int_equal(s.len, 5);
+    assert_memory_equal(s.data, "abcde", 5);
+    assert_int_equal(ths_count(srv), 2);
+    assert_non_null(strstr(ths_get(srv, 1)->target, "fromSeq=3"));
+    ocisbx_client_free(c);
+    free(url);
+    ths_stop(srv);
+}
+
+/* A gap that never fills fails, naming the missing events. */
+static void test_gap_that_never_fills_fails(void **state)
+{
+    (void)state;
+    ths *srv = NULL;
+    assert_int_equal(ths_start(&srv), 0);
+    ths_set_default(srv, 200, "content-type: application/x-ndjson",
+                    "{\"seq\":5,\"event\":\"STDOUT\",\"data\":\"e\"}\n"
+                    "{\"seq\":6,\"event\":\"FINISHED\",\"exitCode\":0}\n");
+    ths_push(srv, 200, "content-type: application/x-ndjson",
+             "{\"seq\":1,\"event\":\"STDOUT\",\"data\":\"a\"}\n"
+             "{\"seq\":5,\"event\":\"STDOUT\",\"data\":\"e\"}\n");
+    char *url = ths_url(srv, "");
+    ocisbx_client *c = make_client(url, 1, 0);
+    seen s = {0};
+    assert_int_equal(ocisbx_client_stream_command_events(c, "sb1", "cmd-6", OCISBX_SEQ_START, 0, collect, &s),
+                     OCISBX_EINTEGRITY);
+    const char *m = ocisbx_error_message(ocisbx_error_last());
+    if (!strstr(m, "events 2 to 4 never came")) fail_msg("%s", m);
+    assert_int_equal(s.len, 1); /* only what came in order */
+    ocisbx_client_free(c);
+    free(url);
+    ths_stop(srv);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -161,6 +216,8 @@ int main(void)
         cmocka_unit_test(test_deadline_bounds_resumption),
         cmocka_unit_test(test_html_answer_names_content_type),
         cmocka_unit_test(test_nul_bytes_in_chunks),
+        cmocka_unit_test(test_gap_is_resumed),
+        cmocka_unit_test(test_gap_that_never_fills_fails),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -275,10 +275,29 @@ static void test_everything(void **state)
     RUN(&r, NULL, "command", "cancel", "--sandbox-id", sbx, "--command-id", cmd);
     expect_ok(&r, "command cancel");
     result_free(&r);
-    /* a canceled command reports no exit status: events exit non-zero with a line */
+    /* a canceled command reports no exit status: events exit 125 with a line,
+     * also when asked from past its last event (it exited 0 there) */
     RUN(&r, NULL, "command", "events", "--sandbox-id", sbx, "--command-id", cmd);
-    assert_int_not_equal(r.status, 0);
+    assert_int_equal(r.status, 125);
     assert_true(one_line(r.err));
+    assert_non_null(strstr(r.err, "without an exit status"));
+    result_free(&r);
+    RUN(&r, NULL, "command", "events", "--sandbox-id", sbx, "--command-id", cmd, "--from-seq", "99");
+    assert_int_equal(r.status, 125);
+    assert_true(one_line(r.err));
+    result_free(&r);
+    RUN(&r, NULL, "command", "run", "--sandbox-id", sbx, "--command", "exit 3");
+    expect_ok(&r, "command run exit 3");
+    j = json_of(&r);
+    snprintf(cmd, sizeof cmd, "%s", str(j, "id"));
+    cJSON_Delete(j);
+    result_free(&r);
+    RUN(&r, NULL, "command", "get", "--sandbox-id", sbx, "--command-id", cmd, "--wait-for-state", "FINISHED",
+        "--wait-interval-seconds", "0");
+    expect_ok(&r, "wait exit 3");
+    result_free(&r);
+    RUN(&r, NULL, "command", "events", "--sandbox-id", sbx, "--command-id", cmd, "--from-seq", "99");
+    assert_int_equal(r.status, 3); /* past the end: the exit status all the same */
     result_free(&r);
 
     /* files: from a local file and from stdin, read to stdout and to a file */
