@@ -206,18 +206,12 @@ int ocisbx_evidence_verify_file(const char *path, int64_t *records, int64_t *bad
     if (records) *records = 0;
     if (bad_line) *bad_line = 0;
     if (!path || !path[0]) return ocisbx_fail(OCISBX_EINVAL, "evidence file: no path");
-    char shown[300];
-    ocisbx_escape_shown(path, shown, sizeof shown);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    const char *shown = OCISBX_SHOWN(path);
+    int fd = ocisbx_open_regular(path, NULL);
+    if (fd == OCISBX_OPEN_NOT_REGULAR) return ocisbx_fail(OCISBX_EINVAL, "evidence file %s: not a regular file", shown);
     if (fd < 0)
         return ocisbx_fail(errno == ENOENT ? OCISBX_ENOTFOUND : OCISBX_EIO, "evidence file %s: %s", shown,
                            strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return ocisbx_fail(OCISBX_EINVAL, "evidence file %s: not a regular file", shown);
-    }
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     FILE *fp = fdopen(fd, "rb");
     if (!fp) {
         close(fd);

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "ocisbx/harness.h"
-#include "util/file.h"
 #include "util/glob.h"
 #include "util/internal.h"
 

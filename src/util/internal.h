@@ -78,6 +78,13 @@ struct stat;
  * OCISBX_OPEN_NOT_REGULAR when it is anything else, or -1 with errno set. */
 #define OCISBX_OPEN_NOT_REGULAR (-2)
 int ocisbx_open_regular(const char *path, struct stat *st);
+/* Reads path (a regular file of at most max bytes) into *data (NUL-ended,
+ * freed with free(); wipe it first if it may hold a secret) and *len.
+ * `what` names the file's role in errors ("policy file"). Errors:
+ * OCISBX_ENOTFOUND (missing), OCISBX_EINVAL (not a regular file: a FIFO,
+ * a device, a directory; refused without blocking), OCISBX_ETOOLARGE (above
+ * max), OCISBX_EIO. */
+int ocisbx_file_read_all(const char *path, size_t max, const char *what, char **data, size_t *len);
 
 /* ---- errors ----
  * Every failing internal function sets the thread's last error and returns
