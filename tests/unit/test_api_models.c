@@ -481,6 +481,33 @@ static void test_nul_bytes(void **state)
     ocisbx_command_collection_free(l);
 }
 
+/* "sbx-\u0000evil" was silently read as "sbx-": a NUL outside command
+ * output is refused, naming the field. */
+static void test_nul_outside_output_refused(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {
+        "{\"id\":\"sbx-\\u0000evil\",\"lifecycleState\":\"RUNNING\"}",
+        "{\"id\":\"sbx-a\",\"displayName\":\"x\\u0000y\"}",
+    };
+    for (size_t i = 0; i < 2; i++) {
+        ocisbx_sandbox *sb = NULL;
+        assert_int_equal(ocisbx_sandbox_from_json(bad[i], strlen(bad[i]), &sb), OCISBX_EPARSE);
+        assert_null(sb);
+        const char *m = ocisbx_error_message(ocisbx_error_last());
+        assert_non_null(strstr(m, i == 0 ? "\"id\"" : "\"displayName\""));
+        assert_non_null(strstr(m, "NUL"));
+    }
+    const char *args = "{\"id\":\"c1\",\"args\":[\"a\\u0000b\"]}";
+    ocisbx_command *cm = NULL;
+    assert_int_equal(ocisbx_command_from_json(args, strlen(args), &cm), OCISBX_EPARSE);
+    /* command output keeps its NUL bytes */
+    const char *ok = "{\"id\":\"c1\",\"output\":{\"stdout\":\"a\\u0000b\"}}";
+    assert_int_equal(ocisbx_command_from_json(ok, strlen(ok), &cm), 0);
+    assert_int_equal(ocisbx_command_stdout_len(cm), 3);
+    ocisbx_command_free(cm);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -489,7 +516,7 @@ int main(void)
         cmocka_unit_test(test_command),      cmocka_unit_test(test_command_state),
         cmocka_unit_test(test_output_event_file_snapshot),
         cmocka_unit_test(test_create_details), cmocka_unit_test(test_run_details),
-        cmocka_unit_test(test_every_def_accepts_empty_and_unknown), cmocka_unit_test(test_nul_bytes),
+        cmocka_unit_test(test_every_def_accepts_empty_and_unknown), cmocka_unit_test(test_nul_bytes), cmocka_unit_test(test_nul_outside_output_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
