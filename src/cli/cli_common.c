@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "util/utf8.h"
 #include "util/internal.h"
 
 int cli_error(int exit_code, const char *fmt, ...)
@@ -17,10 +18,28 @@ int cli_error(int exit_code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    for (char *p = line; *p; p++) /* keep it one line */
-        if (*p == '\n' || *p == '\r')
-            *p = ' ';
-    fprintf(stderr, "ocisbx: %s\n", line);
+    /* One line, and nothing a terminal would act on: newlines become spaces,
+     * other control bytes (ESC...) and bytes that are not UTF-8 become \xNN
+     * (argv and file contents end up in messages). */
+    char shown[sizeof line * 4];
+    size_t o = 0;
+    const unsigned char *p = (const unsigned char *)line;
+    for (size_t i = 0; p[i] && o + 5 < sizeof shown;) {
+        size_t n = p[i] < 0x80 ? 1 : ocisbx_utf8_seq_len(p + i, strlen(line + i));
+        if (p[i] == '\n' || p[i] == '\r') {
+            shown[o++] = ' ';
+            i++;
+        } else if (n == 0 || p[i] < 0x20 || p[i] == 0x7f || (n == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0)) {
+            o += (size_t)snprintf(shown + o, sizeof shown - o, "\\x%02x", p[i]);
+            i++;
+        } else {
+            memcpy(shown + o, p + i, n);
+            o += n;
+            i += n;
+        }
+    }
+    shown[o] = 0;
+    fprintf(stderr, "ocisbx: %s\n", shown);
     return exit_code;
 }
 
