@@ -65,6 +65,12 @@ OCISBX_API int ocisbx_client_options_set_prefer_ndjson(ocisbx_client_options *o,
 /* How often an event stream is resumed without receiving a new event before
  * giving up (default 8). */
 OCISBX_API int ocisbx_client_options_set_stream_resume_limit(ocisbx_client_options *o, int limit);
+/* The most bytes a file read may bring (0, the default: no limit for reads
+ * to a path or a callback; a read into memory, ocisbx_client_read_file, is
+ * limited to OCISBX_READ_BUFFER_MAX unless this is set). A larger file
+ * fails with OCISBX_ETOOLARGE, and nothing of it is kept. */
+OCISBX_API int ocisbx_client_options_set_max_download_bytes(ocisbx_client_options *o, int64_t max);
+#define OCISBX_READ_BUFFER_MAX ((int64_t)256 * 1024 * 1024)
 /* The client's cancel callback (overrides one in the http options): asked by
  * its transport (before each attempt, during retry waits and transfers), by
  * the waiters between polls and by the streams between resumptions. Non-zero

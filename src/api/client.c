@@ -112,6 +112,13 @@ int ocisbx_client_options_set_stream_resume_limit(ocisbx_client_options *o, int 
     return 0;
 }
 
+int ocisbx_client_options_set_max_download_bytes(ocisbx_client_options *o, int64_t max)
+{
+    if (!o || max < 0) return ocisbx_fail(OCISBX_EINVAL, "max download bytes %lld: must be >= 0", (long long)max);
+    o->max_download = (uint64_t)max;
+    return 0;
+}
+
 int ocisbx_client_options_set_cancel(ocisbx_client_options *o, ocisbx_cancel_fn fn, void *user_data)
 {
     if (!o) return ocisbx_fail(OCISBX_EINVAL, "client options: NULL");
@@ -183,6 +190,7 @@ int ocisbx_client_new(const ocisbx_client_options *opts, ocisbx_client **out)
     }
     c->prefer_ndjson = opts ? opts->prefer_ndjson : false;
     c->resume_limit = opts ? opts->resume_limit : DEFAULT_RESUME_LIMIT;
+    c->max_download = opts ? opts->max_download : 0;
     rc = resolve_endpoint(opts, http.creds, &c->endpoint);
     const char *ver = opts && opts->api_version ? opts->api_version : env_nonempty(ENV_API_VERSION);
     if (!ver) ver = OCISBX_DEFAULT_API_VERSION;

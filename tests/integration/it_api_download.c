@@ -179,6 +179,34 @@ static void directory_destination_is_refused(void **state)
     assert_non_null(strstr(ocisbx_error_message(ocisbx_error_last()), "is a directory"));
 }
 
+/* An optional cap: a larger file fails naming the limit, and nothing of it
+ * is kept (the old file stays). A read into memory has a cap by default. */
+static void download_cap(void **state)
+{
+    world *w = *state;
+    ocisbx_client *small = NULL;
+    check(emu_client_new_limited(w->emu, 0, 10, &small), "client");
+    char path[128];
+    snprintf(path, sizeof path, "%s/capped.txt", w->dir);
+    FILE *f = fopen(path, "w");
+    fputs("old", f);
+    fclose(f);
+    assert_int_equal(ocisbx_client_read_file_to_path(small, w->sandbox, "/workspace/f.txt", path), OCISBX_ETOOLARGE);
+    assert_non_null(strstr(ocisbx_error_message(ocisbx_error_last()), "10 bytes"));
+    assert_string_equal(slurp(path), "old");
+    assert_int_equal(entries(w->dir), 1);
+    static unsigned char sentinel_byte = 1;
+    unsigned char *data = &sentinel_byte;
+    size_t len = 7;
+    assert_int_equal(ocisbx_client_read_file(small, w->sandbox, "/workspace/f.txt", &data, &len), OCISBX_ETOOLARGE);
+    assert_null(data);
+    ocisbx_client_free(small);
+    check(ocisbx_client_read_file(w->c, w->sandbox, "/workspace/f.txt", &data, &len), "read into memory");
+    assert_int_equal(len, strlen(CONTENT));
+    ocisbx_free(data);
+    unlink(path);
+}
+
 int main(void)
 {
     alarm(300); /* a FIFO nobody writes would block its reader for ever */
@@ -188,6 +216,7 @@ int main(void)
         cmocka_unit_test(fifo_destination_is_written_through),
         cmocka_unit_test(device_destination_stays_a_device),
         cmocka_unit_test(directory_destination_is_refused),
+        cmocka_unit_test(download_cap),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

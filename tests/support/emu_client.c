@@ -2,6 +2,11 @@
 
 int emu_client_new(emu_fixture *f, int prefer_ndjson, ocisbx_client **out)
 {
+    return emu_client_new_limited(f, prefer_ndjson, 0, out);
+}
+
+int emu_client_new_limited(emu_fixture *f, int prefer_ndjson, int64_t max_download, ocisbx_client **out)
+{
     ocisbx_config *cfg = NULL;
     ocisbx_credentials *cr = NULL;
     ocisbx_http_options *h = NULL;
@@ -18,6 +23,7 @@ int emu_client_new(emu_fixture *f, int prefer_ndjson, ocisbx_client **out)
     if (!rc) rc = ocisbx_client_options_set_http_options(o, h);
     if (!rc) rc = ocisbx_client_options_set_credentials(o, cr);
     if (!rc) rc = ocisbx_client_options_set_prefer_ndjson(o, prefer_ndjson);
+    if (!rc) rc = ocisbx_client_options_set_max_download_bytes(o, max_download);
     if (!rc) rc = ocisbx_client_new(o, out);
     ocisbx_client_options_free(o);
     ocisbx_http_options_free(h);

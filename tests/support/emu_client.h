@@ -8,5 +8,7 @@
 
 /* 0 or the failing call's code (the thread's error says why). */
 int emu_client_new(emu_fixture *f, int prefer_ndjson, ocisbx_client **out);
+/* The same with a download limit (ocisbx_client_options_set_max_download_bytes). */
+int emu_client_new_limited(emu_fixture *f, int prefer_ndjson, int64_t max_download, ocisbx_client **out);
 
 #endif
