@@ -10,6 +10,7 @@ if(OCISBX_BUILD_EMULATOR)
 endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/ocisbx DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   FILES_MATCHING PATTERN "*.h")
+install(FILES ${OCISBX_GENERATED_INCLUDE}/ocisbx/version.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ocisbx)
 install(EXPORT ocisbxTargets NAMESPACE ocisbx:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ocisbx)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/ocisbxConfig.cmake.in
   ${PROJECT_BINARY_DIR}/ocisbxConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ocisbx)

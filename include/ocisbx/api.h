@@ -30,9 +30,17 @@ extern "C" {
 /* The largest request body the service takes [public]; a larger file write
  * is refused before sending (write in parts: the backend layer does). */
 #define OCISBX_FILE_PART_MAX (8 * 1024 * 1024)
-/* CreateSandboxDetails.expiresInMinutes: 1..2880 (48 h). */
+/* CreateSandboxDetails.expiresInMinutes: 1..2880 (48 h), or -1, which
+ * disables automatic expiration [public] (passed through as given). */
 #define OCISBX_EXPIRES_IN_MINUTES_MAX 2880
+#define OCISBX_EXPIRES_NEVER (-1)
 #define OCISBX_DEFAULT_API_VERSION "20231130"
+
+/* The service endpoint of a region: "https://inference.generativeai.<region>.oci.<realm domain>"
+ * (the region's short code or name, resolved as ocisbx_region_resolve does;
+ * no trailing '/'). The one place that builds it: the client without an
+ * endpoint, and the CLI, use it. Free *out with ocisbx_free. */
+OCISBX_API int ocisbx_endpoint_for_region(const char *region, char **out);
 
 /* ---- client options ------------------------------------------------------ */
 typedef struct ocisbx_client_options ocisbx_client_options;
@@ -57,6 +65,17 @@ OCISBX_API int ocisbx_client_options_set_prefer_ndjson(ocisbx_client_options *o,
 /* How often an event stream is resumed without receiving a new event before
  * giving up (default 8). */
 OCISBX_API int ocisbx_client_options_set_stream_resume_limit(ocisbx_client_options *o, int limit);
+/* The most bytes a file read may bring (0, the default: no limit for reads
+ * to a path or a callback; a read into memory, ocisbx_client_read_file, is
+ * limited to OCISBX_READ_BUFFER_MAX unless this is set). A larger file
+ * fails with OCISBX_ETOOLARGE, and nothing of it is kept. */
+OCISBX_API int ocisbx_client_options_set_max_download_bytes(ocisbx_client_options *o, int64_t max);
+#define OCISBX_READ_BUFFER_MAX ((int64_t)256 * 1024 * 1024)
+/* The client's cancel callback (overrides one in the http options): asked by
+ * its transport (before each attempt, during retry waits and transfers), by
+ * the waiters between polls and by the streams between resumptions. Non-zero
+ * ends the blocking call with OCISBX_ECANCELED. */
+OCISBX_API int ocisbx_client_options_set_cancel(ocisbx_client_options *o, ocisbx_cancel_fn fn, void *user_data);
 
 /* ---- the client ------------------------------------------------------------ */
 typedef struct ocisbx_client ocisbx_client;
@@ -113,7 +132,30 @@ OCISBX_API const char *ocisbx_command_command(const ocisbx_command *c);
 OCISBX_API const char *ocisbx_command_cwd(const ocisbx_command *c);
 OCISBX_API size_t ocisbx_command_arg_count(const ocisbx_command *c);
 OCISBX_API const char *ocisbx_command_arg(const ocisbx_command *c, size_t i);
-/* ACCEPTED, RUNNING, SUCCEEDED, FAILED, CANCELED, TIMED_OUT. */
+/* A SandboxCommand has no lifecycle state [public]: the client derives one
+ * from timeStarted, timeFinished and exitCode (docs/wire.md):
+ * - NOT_STARTED: no timeStarted, no timeFinished, no exit code (also the
+ *   bare {id} that run_command answers);
+ * - RUNNING: timeStarted, neither timeFinished nor an exit code;
+ * - FINISHED: an exit code (timeFinished normally set too);
+ * - FINISHED_NO_EXIT_CODE: timeFinished without an exit code: the
+ *   command was canceled, timed out, or its end was not observed. */
+typedef enum ocisbx_command_state_kind {
+    OCISBX_COMMAND_NOT_STARTED = 0,
+    OCISBX_COMMAND_RUNNING = 1,
+    OCISBX_COMMAND_FINISHED = 2,
+    OCISBX_COMMAND_FINISHED_NO_EXIT_CODE = 3
+} ocisbx_command_state_kind;
+/* The derived state (an ocisbx_command_state_kind); NOT_STARTED for NULL. */
+OCISBX_API int ocisbx_command_state(const ocisbx_command *c);
+/* "NOT_STARTED", "RUNNING", "FINISHED", "FINISHED_NO_EXIT_CODE"; NULL for
+ * another value. */
+OCISBX_API const char *ocisbx_command_state_name(int state);
+/* The state named name (exactly as state_name spells it): 0 and *out set,
+ * else OCISBX_EINVAL listing the names. */
+OCISBX_API int ocisbx_command_state_from_name(const char *name, int *out);
+/* The derived state's name (ocisbx_command_state_name of
+ * ocisbx_command_state): the service sends no lifecycleState. */
 OCISBX_API const char *ocisbx_command_lifecycle_state(const ocisbx_command *c);
 /* 1 and *out set when the command reported an exit status, else 0. */
 OCISBX_API int ocisbx_command_exit_code(const ocisbx_command *c, int *out);
@@ -128,6 +170,7 @@ OCISBX_API size_t ocisbx_command_stderr_len(const ocisbx_command *c);
 OCISBX_API const char *ocisbx_command_time_created(const ocisbx_command *c);
 OCISBX_API const char *ocisbx_command_time_started(const ocisbx_command *c);
 OCISBX_API const char *ocisbx_command_time_finished(const ocisbx_command *c);
+OCISBX_API const char *ocisbx_command_time_updated(const ocisbx_command *c);
 
 /* ---- models: SandboxCommandOutput ------------------------------------------- */
 typedef struct ocisbx_command_output ocisbx_command_output;
@@ -181,6 +224,12 @@ OCISBX_API int ocisbx_snapshot_to_json(const ocisbx_snapshot *s, char **out);
 OCISBX_API void ocisbx_snapshot_free(ocisbx_snapshot *s);
 OCISBX_API const char *ocisbx_snapshot_id(const ocisbx_snapshot *s);
 OCISBX_API const char *ocisbx_snapshot_sandbox_id(const ocisbx_snapshot *s);
+OCISBX_API const char *ocisbx_snapshot_project_id(const ocisbx_snapshot *s);
+/* The ISO 8601 lifetime it was created with ("P7D"), or NULL. */
+OCISBX_API const char *ocisbx_snapshot_expiration_duration(const ocisbx_snapshot *s);
+OCISBX_API const char *ocisbx_snapshot_time_updated(const ocisbx_snapshot *s);
+/* The etag header of get_snapshot / create_snapshot, or NULL. */
+OCISBX_API const char *ocisbx_snapshot_etag(const ocisbx_snapshot *s);
 OCISBX_API const char *ocisbx_snapshot_display_name(const ocisbx_snapshot *s);
 OCISBX_API const char *ocisbx_snapshot_runtime(const ocisbx_snapshot *s);
 /* CREATING, ACTIVE, DELETING, DELETED, FAILED. */
@@ -214,9 +263,10 @@ OCISBX_API int ocisbx_snapshot_collection_to_json(const ocisbx_snapshot_collecti
 OCISBX_API void ocisbx_snapshot_collection_free(ocisbx_snapshot_collection *l);
 
 /* ---- request details ------------------------------------------------------------ */
-/* CreateSandboxDetails. expiresInMinutes must be 1..2880 (a lifetime that
- * never ends, -1, is refused); the deprecated expirationDuration is never
- * sent: from JSON it is converted to whole minutes (rounded up). */
+/* CreateSandboxDetails. expiresInMinutes must be 1..2880, or -1
+ * (OCISBX_EXPIRES_NEVER: no automatic expiration [public], passed through;
+ * refusing it is a harness's choice); the deprecated expirationDuration is
+ * never sent: from JSON it is converted to whole minutes (rounded up). */
 typedef struct ocisbx_create_sandbox_details ocisbx_create_sandbox_details;
 OCISBX_API int ocisbx_create_sandbox_details_new(ocisbx_create_sandbox_details **out);
 OCISBX_API int ocisbx_create_sandbox_details_from_json(const char *json, size_t len,
@@ -261,7 +311,7 @@ OCISBX_API int ocisbx_list_options_new(ocisbx_list_options **out);
 OCISBX_API void ocisbx_list_options_free(ocisbx_list_options *o);
 /* name: the query parameter's name ("projectId", "lifecycleState",
  * "sortBy", "sortOrder", "displayName", "compartmentId", "sandboxId",
- * "page"); value NULL removes it. */
+ * "commandId", "snapshotId", "page"); value NULL removes it. */
 OCISBX_API int ocisbx_list_options_set(ocisbx_list_options *o, const char *name, const char *value);
 /* 0: the service's default. */
 OCISBX_API int ocisbx_list_options_set_limit(ocisbx_list_options *o, int limit);
@@ -274,29 +324,57 @@ OCISBX_API int ocisbx_client_list_sandboxes(ocisbx_client *c, const ocisbx_list_
                                             ocisbx_sandbox_collection **out);
 OCISBX_API int ocisbx_client_update_sandbox(ocisbx_client *c, const char *sandbox_id, const char *display_name,
                                             ocisbx_sandbox **out);
+/* The same with an if-match header (if_match NULL: none): the service
+ * answers 412 (OCISBX_ECONFLICT, status 412) when it is not the current etag
+ * (ocisbx_sandbox_etag of a get or update answer). */
+OCISBX_API int ocisbx_client_update_sandbox_if_match(ocisbx_client *c, const char *sandbox_id,
+                                                     const char *display_name, const char *if_match,
+                                                     ocisbx_sandbox **out);
 OCISBX_API int ocisbx_client_delete_sandbox(ocisbx_client *c, const char *sandbox_id);
 OCISBX_API int ocisbx_client_stop_sandbox(ocisbx_client *c, const char *sandbox_id, int is_force);
+OCISBX_API int ocisbx_client_stop_sandbox_if_match(ocisbx_client *c, const char *sandbox_id, int is_force,
+                                                   const char *if_match);
 /* additional_duration: ISO 8601 ("PT30M"). out may be NULL. */
 OCISBX_API int ocisbx_client_extend_sandbox(ocisbx_client *c, const char *sandbox_id,
                                             const char *additional_duration, ocisbx_sandbox **out);
+OCISBX_API int ocisbx_client_extend_sandbox_if_match(ocisbx_client *c, const char *sandbox_id,
+                                                     const char *additional_duration, const char *if_match,
+                                                     ocisbx_sandbox **out);
 OCISBX_API int ocisbx_client_suspend_sandbox(ocisbx_client *c, const char *sandbox_id);
 OCISBX_API int ocisbx_client_resume_sandbox(ocisbx_client *c, const char *sandbox_id);
 /* Polls get_sandbox every poll_ms until lifecycleState is `state`; fails at
  * once (OCISBX_ECONFLICT naming the state) on FAILED or DELETED unless that
  * is the target, and with OCISBX_ETIMEOUT after timeout_ms. Waiting for
- * DELETED also ends on a 404 (then *out is NULL). out may be NULL. */
+ * DELETED also ends on a 404 (then *out is NULL). out may be NULL. The
+ * client's cancel callback (ocisbx_client_options_set_cancel) is asked
+ * during the waits between polls: OCISBX_ECANCELED. */
 OCISBX_API int ocisbx_client_wait_sandbox(ocisbx_client *c, const char *sandbox_id, const char *state,
                                           int64_t timeout_ms, int64_t poll_ms, ocisbx_sandbox **out);
 
 /* ---- command operations -------------------------------------------------------------- */
+/* The service answers a SandboxCommandIdentifier {id} [public]: *out then
+ * holds the id only (a fuller answer is kept as sent); get_command or
+ * wait_command for the rest. */
 OCISBX_API int ocisbx_client_run_command(ocisbx_client *c, const char *sandbox_id,
                                          const ocisbx_run_command_details *d, ocisbx_command **out);
 OCISBX_API int ocisbx_client_run_command_and_wait(ocisbx_client *c, const char *sandbox_id,
                                                   const ocisbx_run_command_details *d, ocisbx_command **out);
 OCISBX_API int ocisbx_client_get_command(ocisbx_client *c, const char *sandbox_id, const char *command_id,
                                          ocisbx_command **out);
+/* Uses commandId, sortBy (timeCreated, timeStarted, timeFinished),
+ * sortOrder (ASC, DESC), limit and page from o. Items are
+ * SandboxCommandSummary: no environment variables, no output. */
 OCISBX_API int ocisbx_client_list_commands(ocisbx_client *c, const char *sandbox_id, const ocisbx_list_options *o,
                                            ocisbx_command_collection **out);
+/* Polls get_command every poll_ms until its derived state
+ * (ocisbx_command_state) is `state`. The states only move forward, so:
+ * waiting for RUNNING also ends (0) once the command has finished; waiting
+ * for FINISHED fails at once with OCISBX_ECONFLICT when it finished without
+ * an exit code (canceled or timed out), and waiting for
+ * FINISHED_NO_EXIT_CODE when it finished with one. OCISBX_ETIMEOUT after
+ * timeout_ms. out may be NULL. */
+OCISBX_API int ocisbx_client_wait_command(ocisbx_client *c, const char *sandbox_id, const char *command_id,
+                                          int state, int64_t timeout_ms, int64_t poll_ms, ocisbx_command **out);
 /* Start of a command's events/output: no fromSeq given (the service starts
  * at its first event). Any from_seq >= 0 is sent as given, 0 included. */
 #define OCISBX_SEQ_START (-1)
@@ -356,12 +434,18 @@ OCISBX_API int ocisbx_client_read_file_to_callback(ocisbx_client *c, const char 
                                                    ocisbx_write_fn write, void *user_data);
 
 /* ---- snapshot operations -------------------------------------------------------------- */
-/* display_name and expiration_duration (ISO 8601) may be NULL. */
-OCISBX_API int ocisbx_client_create_snapshot(ocisbx_client *c, const char *sandbox_id, const char *display_name,
+/* CreateSandboxSnapshotDetails is {sandboxId, expirationDuration} and
+ * nothing else [public]. expiration_duration (ISO 8601, "P7D") may be NULL. */
+OCISBX_API int ocisbx_client_create_snapshot(ocisbx_client *c, const char *sandbox_id,
                                              const char *expiration_duration, ocisbx_snapshot **out);
 OCISBX_API int ocisbx_client_get_snapshot(ocisbx_client *c, const char *snapshot_id, ocisbx_snapshot **out);
 OCISBX_API int ocisbx_client_delete_snapshot(ocisbx_client *c, const char *snapshot_id);
-/* Uses sandboxId, limit and page from o. */
+/* With an if-match header (NULL: none; a stale etag: OCISBX_ECONFLICT with status 412). */
+OCISBX_API int ocisbx_client_delete_snapshot_if_match(ocisbx_client *c, const char *snapshot_id,
+                                                      const char *if_match);
+/* Uses projectId, displayName, sandboxId, snapshotId, lifecycleState,
+ * sortBy (timeCreated, displayName), sortOrder, limit and page from o.
+ * Items are SandboxSnapshotSummary. */
 OCISBX_API int ocisbx_client_list_snapshots(ocisbx_client *c, const ocisbx_list_options *o,
                                             ocisbx_snapshot_collection **out);
 /* As ocisbx_client_wait_sandbox, for a snapshot (FAILED/DELETED terminal). */
@@ -394,11 +478,17 @@ OCISBX_API void ocisbx_snapshot_iter_free(ocisbx_snapshot_iter *it);
 /* Calls an operation by its name in the route table ("GetSandbox",
  * "CreateSandbox", "ListSandboxes", ... see docs/wire.md).
  * params_json: an object of the path and query parameters by their wire
- * names ({"sandboxId": "...", "limit": 10}); body_json: the request model
- * (NULL for none). *response_json gets the answer's model, "{}" for an
- * answer without a body; a list also carries "opcNextPage" when there is a
- * next page. File and event-stream operations are not available here (use
- * their typed functions). Request models are checked like the typed ones. */
+ * names ({"sandboxId": "...", "limit": 10}), and "ifMatch" (sent as the
+ * if-match header) for the operations that take one; body_json: the
+ * request model (NULL for none). *response_json gets the answer's model,
+ * "{}" for an answer without a body; a list also carries "opcNextPage" when
+ * there is a next page. File and event-stream operations are not available
+ * here (use their typed functions). Request models are checked like the
+ * typed ones. On failure the status is returned AND *response_json (unless
+ * response_json is NULL) gets
+ * {"error":{"code","status","message","requestId"}}: code is the service's
+ * code, else the library's (ocisbx_strerror); status the HTTP status (0 when
+ * there was no answer); requestId null when none; free it with ocisbx_free. */
 OCISBX_API int ocisbx_client_call_json(ocisbx_client *c, const char *operation, const char *params_json,
                                        const char *body_json, char **response_json);
 /* The operation names, for discovery: NULL past the end. */

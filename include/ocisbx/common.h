@@ -1,6 +1,6 @@
 /* libocisbx: version, status codes, errors, global init, logging.
  *
- * Conventions (see docs and design.md): every fallible call returns int, 0 on
+ * Conventions (see docs): every fallible call returns int, 0 on
  * success or a negative OCISBX_E* code; details of the last failure on the
  * calling thread are read with ocisbx_error_last(). Strings the library
  * returns through a char ** out-parameter are freed with ocisbx_free(). */
@@ -20,41 +20,50 @@ extern "C" {
 #define OCISBX_API
 #endif
 
-#define OCISBX_VERSION_MAJOR 0
-#define OCISBX_VERSION_MINOR 1
-#define OCISBX_VERSION_PATCH 0
+/* ocisbx/version.h is generated from CMake's project(VERSION). */
+#include "ocisbx/version.h"
 
-/* Status codes. Values are stable: new codes are only ever added. */
-typedef enum ocisbx_status {
-    OCISBX_OK = 0,
-    OCISBX_EINVAL = -1,        /* a bad argument from the caller */
-    OCISBX_ENOMEM = -2,        /* out of memory */
-    OCISBX_ENOTFOUND = -3,     /* the resource (or file) does not exist: HTTP 404 */
-    OCISBX_ECONFLICT = -4,     /* wrong state or conflicting change: HTTP 409/412 */
-    OCISBX_ERATELIMIT = -5,    /* too many requests: HTTP 429 */
-    OCISBX_ETIMEOUT = -6,      /* a deadline passed */
-    OCISBX_ECANCELED = -7,     /* canceled by the caller (callback returned non-zero) */
-    OCISBX_EDENIED = -8,       /* denied by the harness gate */
-    OCISBX_ENOTUNIQUE = -9,    /* an edit's old text occurs more than once */
-    OCISBX_EINTEGRITY = -10,   /* a SHA-256 or signature check failed */
-    OCISBX_ECONFIG = -11,      /* bad configuration (config file, key file, options) */
-    OCISBX_EAUTH = -12,        /* authentication refused or impossible: HTTP 401 */
-    OCISBX_ETRANSPORT = -13,   /* connection, TLS or protocol failure */
-    OCISBX_EIO = -14,          /* local file or stream I/O */
-    OCISBX_EPARSE = -15,       /* malformed data (JSON, dates, durations, headers) */
-    OCISBX_ESERVICE = -16,     /* any other error answer from the service (HTTP 4xx/5xx) */
-    OCISBX_ETOOLARGE = -17,    /* a body or value above a limit: HTTP 413 */
-    OCISBX_EUNSUPPORTED = -18, /* not supported (version, algorithm, platform) */
-    OCISBX_EFORBIDDEN = -19,   /* not permitted (path outside /workspace, policy) */
-    OCISBX_ENOMATCH = -20,     /* an edit's old text does not occur */
-    OCISBX_EISDIR = -21,       /* a directory where a file is wanted */
-    OCISBX_EBINARY = -22       /* binary content where text is wanted */
-} ocisbx_status;
+/* Status codes: the one list. X(name, value, message): the enum
+ * (OCISBX_<name> = value), ocisbx_strerror (message) and ocisbx_status_name
+ * ("OCISBX_<name>") are all made from it. Values are stable: new codes are
+ * only ever added. */
+#define OCISBX_STATUS_MAP(X)                                                                                 \
+    X(OK, 0, "success")                                                                                      \
+    X(EINVAL, -1, "invalid argument")            /* a bad argument from the caller; HTTP 400 */             \
+    X(ENOMEM, -2, "out of memory")                                                                           \
+    X(ENOTFOUND, -3, "not found")                /* the resource (or file) does not exist: HTTP 404 */      \
+    X(ECONFLICT, -4, "conflict")                 /* wrong state or conflicting change: HTTP 409/412 */      \
+    X(ERATELIMIT, -5, "rate limited")            /* too many requests: HTTP 429 */                          \
+    X(ETIMEOUT, -6, "timed out")                 /* a timeout or deadline passed; HTTP 408, 504 */          \
+    X(ECANCELED, -7, "canceled")                 /* canceled by the caller (a callback returned non-zero) */ \
+    X(EDENIED, -8, "denied by the gate")         /* denied by the harness gate */                           \
+    X(ENOTUNIQUE, -9, "not unique")              /* an edit's old text occurs more than once */             \
+    X(EINTEGRITY, -10, "integrity check failed") /* a SHA-256 or signature check failed */                  \
+    X(ECONFIG, -11, "bad configuration")         /* config file, key file, environment, options */          \
+    X(EAUTH, -12, "authentication failed")       /* authentication refused or impossible: HTTP 401 */       \
+    X(ETRANSPORT, -13, "transport error")        /* connection, TLS or protocol failure */                  \
+    X(EIO, -14, "I/O error")                     /* local file or stream I/O */                             \
+    X(EPARSE, -15, "malformed data")             /* JSON, dates, durations, headers */                      \
+    X(ESERVICE, -16, "service error")            /* any other error answer (HTTP 4xx/5xx) */                \
+    X(ETOOLARGE, -17, "too large")               /* a body or value above a limit: HTTP 413 */              \
+    X(EUNSUPPORTED, -18, "not supported")        /* version, algorithm, platform */                         \
+    X(EFORBIDDEN, -19, "forbidden")              /* not permitted (path outside /workspace, policy): 403 */ \
+    X(ENOMATCH, -20, "no match")                 /* an edit's old text does not occur */                    \
+    X(EISDIR, -21, "is a directory")             /* a directory where a file is wanted */                   \
+    X(EBINARY, -22, "binary file")               /* binary content where text is wanted */
 
-/* "0.1.0" */
+#define OCISBX_STATUS_ENUM_ITEM_(name, value, message) OCISBX_##name = (value),
+typedef enum ocisbx_status { OCISBX_STATUS_MAP(OCISBX_STATUS_ENUM_ITEM_) } ocisbx_status;
+#undef OCISBX_STATUS_ENUM_ITEM_
+
+/* OCISBX_VERSION_STRING of the library that is running ("0.1.0"). */
 OCISBX_API const char *ocisbx_version(void);
-/* A short fixed name for a status code, e.g. "not found". Never NULL. */
+/* A short fixed message for a status code, e.g. "not found"; "unknown
+ * error" for a value not in OCISBX_STATUS_MAP. Never NULL. */
 OCISBX_API const char *ocisbx_strerror(int code);
+/* The code's name, e.g. "OCISBX_ENOTFOUND"; "OCISBX_UNKNOWN" for a value
+ * not in OCISBX_STATUS_MAP. Never NULL. */
+OCISBX_API const char *ocisbx_status_name(int code);
 
 /* Reference-counted and thread-safe: every init needs one cleanup. Calls that
  * need it (HTTP) initialise on first use too, but a program that creates
@@ -79,6 +88,10 @@ OCISBX_API int ocisbx_error_code(const ocisbx_error *e);
 OCISBX_API const char *ocisbx_error_message(const ocisbx_error *e);
 /* HTTP status of the answer that failed, 0 when the failure was not an answer. */
 OCISBX_API int ocisbx_error_http_status(const ocisbx_error *e);
+/* The number of attempts the failed HTTP call made (1 when it was not
+ * retried), 0 when the failure was no HTTP call's (a bad argument, a config
+ * file) or happened before the first attempt. */
+OCISBX_API int ocisbx_error_attempts(const ocisbx_error *e);
 /* The service's error code ("NotAuthorizedOrNotFound"), or NULL. */
 OCISBX_API const char *ocisbx_error_service_code(const ocisbx_error *e);
 /* The opc-request-id of the failed request, or NULL. */
@@ -104,6 +117,12 @@ OCISBX_API void ocisbx_set_log(ocisbx_log_fn fn, int max_level, void *user_data)
 typedef int64_t (*ocisbx_read_fn)(void *buf, size_t cap, void *user_data);
 /* A push-style byte sink: consume len bytes; non-zero return cancels. */
 typedef int (*ocisbx_write_fn)(const void *data, size_t len, void *user_data);
+/* Asked while a call blocks (between retries, in backoff and polling waits,
+ * during a transfer): non-zero cancels the call (OCISBX_ECANCELED). It may
+ * be called from the thread of the call only, often (every 50 ms in a
+ * wait, about once a second during a transfer): keep it cheap, e.g. read a
+ * flag a signal handler sets. */
+typedef int (*ocisbx_cancel_fn)(void *user_data);
 
 #ifdef __cplusplus
 }

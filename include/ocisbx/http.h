@@ -34,6 +34,13 @@
 extern "C" {
 #endif
 
+/* The most a buffered answer's body may be (JSON answers; a larger one fails
+ * with OCISBX_ETOOLARGE naming the limit). Bodies to a file or a callback,
+ * and event streams, are streamed and have no such limit. */
+#define OCISBX_HTTP_BODY_MAX (8 * 1024 * 1024)
+/* The most all header lines of one answer may be together. */
+#define OCISBX_HTTP_HEADERS_MAX (256 * 1024)
+
 /* ---- options ------------------------------------------------------------ */
 typedef struct ocisbx_http_options ocisbx_http_options;
 OCISBX_API int ocisbx_http_options_new(ocisbx_http_options **out);
@@ -69,6 +76,30 @@ OCISBX_API int ocisbx_http_options_set_allow_plain_http(ocisbx_http_options *o, 
 OCISBX_API int ocisbx_http_options_set_ignore_proxy_env(ocisbx_http_options *o, int ignore);
 /* Appended to the user-agent after a space ("myharness/1.2"). */
 OCISBX_API int ocisbx_http_options_set_user_agent_suffix(ocisbx_http_options *o, const char *suffix);
+/* Asked before each attempt, during each retry wait (every 50 ms) and during
+ * a transfer (libcurl's progress callback, about once a second, aborting the
+ * transfer in flight): non-zero ends the call with OCISBX_ECANCELED. fn NULL:
+ * never canceled (the default). */
+OCISBX_API int ocisbx_http_options_set_cancel(ocisbx_http_options *o, ocisbx_cancel_fn fn, void *user_data);
+/* Called before each retry wait, on the thread of the call: the attempt about
+ * to be made (2..max_attempts), max_attempts, the wait in ms, the HTTP status
+ * of the failed attempt (0 when it had no answer), a one-line cause for
+ * people ("HTTP 503 Service Unavailable", or libcurl's error text; never
+ * parse it) and the call's opc-request-id. The strings are valid during the
+ * call only. */
+typedef void (*ocisbx_http_retry_fn)(int attempt, int max_attempts, int64_t delay_ms, int http_status,
+                                     const char *cause, const char *request_id, void *user_data);
+/* fn NULL: none (the default). */
+OCISBX_API int ocisbx_http_options_set_retry_callback(ocisbx_http_options *o, ocisbx_http_retry_fn fn,
+                                                      void *user_data);
+/* Called after each attempt, on the thread of the call: the method, the URL
+ * as sent, the attempt's number (1..), the HTTP status of its answer (0 when
+ * there was none) and the opc-request-id (the answer's, else the one sent).
+ * The strings are valid during the call only. fn NULL: none (the default). */
+typedef void (*ocisbx_http_attempt_fn)(const char *method, const char *url, int attempt, int http_status,
+                                       const char *request_id, void *user_data);
+OCISBX_API int ocisbx_http_options_set_attempt_callback(ocisbx_http_options *o, ocisbx_http_attempt_fn fn,
+                                                        void *user_data);
 
 /* ---- the transport handle ----------------------------------------------- */
 typedef struct ocisbx_http ocisbx_http;

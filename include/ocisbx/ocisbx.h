@@ -6,4 +6,5 @@
 #include "auth.h"
 #include "http.h"
 #include "api.h"
+#include "harness.h"
 #endif

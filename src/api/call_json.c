@@ -4,11 +4,47 @@
 
 #include "api/client_internal.h"
 
+/* {"error":{"code","status","message","requestId"}} from the thread's
+ * error object, for an FFI caller that reads JSON only. */
+static char *error_json(int rc)
+{
+    const ocisbx_error *e = ocisbx_error_last();
+    cJSON *root = cJSON_CreateObject();
+    cJSON *err = cJSON_AddObjectToObject(root, "error");
+    const char *code = ocisbx_error_service_code(e);
+    const char *rid = ocisbx_error_request_id(e);
+    char *text = NULL;
+    if (err && cJSON_AddStringToObject(err, "code", code ? code : ocisbx_strerror(rc)) &&
+        cJSON_AddNumberToObject(err, "status", ocisbx_error_http_status(e)) &&
+        cJSON_AddStringToObject(err, "message", ocisbx_error_message(e)) &&
+        (rid ? cJSON_AddStringToObject(err, "requestId", rid) != NULL : cJSON_AddNullToObject(err, "requestId") != NULL)) {
+        char *t = cJSON_PrintUnformatted(root);
+        text = t ? ocisbx_strdup(t) : NULL;
+        cJSON_free(t);
+    }
+    cJSON_Delete(root);
+    return text;
+}
+
+static int call(ocisbx_client *c, const char *operation, const char *params_json, const char *body_json,
+                char **response_json);
+
 int ocisbx_client_call_json(ocisbx_client *c, const char *operation, const char *params_json, const char *body_json,
                             char **response_json)
 {
     if (!response_json) return ocisbx_fail(OCISBX_EINVAL, "call_json: response_json is NULL");
     *response_json = NULL;
+    int rc = call(c, operation, params_json, body_json, response_json);
+    if (rc) {
+        ocisbx_free(*response_json);
+        *response_json = error_json(rc); /* the error object stays as it was */
+    }
+    return rc;
+}
+
+static int call(ocisbx_client *c, const char *operation, const char *params_json, const char *body_json,
+                char **response_json)
+{
     if (!c) return ocisbx_fail(OCISBX_EINVAL, "call_json: client is NULL");
     const ocisbx_route *r = ocisbx_route_find(operation);
     if (!r) return ocisbx_fail(OCISBX_EINVAL, "call_json: unknown operation '%s'", operation ? operation : "");

@@ -112,10 +112,38 @@ int ocisbx_client_options_set_stream_resume_limit(ocisbx_client_options *o, int 
     return 0;
 }
 
+int ocisbx_client_options_set_max_download_bytes(ocisbx_client_options *o, int64_t max)
+{
+    if (!o || max < 0) return ocisbx_fail(OCISBX_EINVAL, "max download bytes %lld: must be >= 0", (long long)max);
+    o->max_download = (uint64_t)max;
+    return 0;
+}
+
+int ocisbx_client_options_set_cancel(ocisbx_client_options *o, ocisbx_cancel_fn fn, void *user_data)
+{
+    if (!o) return ocisbx_fail(OCISBX_EINVAL, "client options: NULL");
+    o->cancel = fn;
+    o->cancel_ud = fn ? user_data : NULL;
+    return 0;
+}
+
 static const char *env_nonempty(const char *name)
 {
     const char *v = getenv(name);
     return v && v[0] ? v : NULL;
+}
+
+int ocisbx_endpoint_for_region(const char *region, char **out)
+{
+    if (!out) return ocisbx_fail(OCISBX_EINVAL, "endpoint for region: out is NULL");
+    *out = NULL;
+    if (!region || !region[0]) return ocisbx_fail(OCISBX_EINVAL, "endpoint for region: no region");
+    char *full = NULL;
+    int rc = ocisbx_region_resolve(region, &full);
+    if (rc) return rc;
+    *out = ocisbx_asprintf("https://inference.generativeai.%s.oci.%s", full, ocisbx_region_domain(full));
+    ocisbx_free(full);
+    return *out ? 0 : ocisbx_fail_nomem();
 }
 
 static int resolve_endpoint(const ocisbx_client_options *o, ocisbx_credentials *creds, char **out)
@@ -132,12 +160,7 @@ static int resolve_endpoint(const ocisbx_client_options *o, ocisbx_credentials *
     if (!region)
         return ocisbx_fail(OCISBX_ECONFIG, "no sandbox endpoint: set an endpoint or a region (client options, "
                                            ENV_ENDPOINT ", " ENV_REGION ", or the profile's region)");
-    char *full = NULL;
-    int rc = ocisbx_region_resolve(region, &full);
-    if (rc) return rc;
-    *out = ocisbx_asprintf("https://inference.generativeai.%s.oci.%s", full, ocisbx_region_domain(full));
-    ocisbx_free(full);
-    return *out ? 0 : ocisbx_fail_nomem();
+    return ocisbx_endpoint_for_region(region, out);
 }
 
 int ocisbx_client_new(const ocisbx_client_options *opts, ocisbx_client **out)
@@ -161,8 +184,13 @@ int ocisbx_client_new(const ocisbx_client_options *opts, ocisbx_client **out)
         ocisbx_credentials_free(http.creds);
         http.creds = ocisbx_credentials_ref(opts->creds);
     }
+    if (opts && opts->cancel) {
+        http.cancel = opts->cancel;
+        http.cancel_ud = opts->cancel_ud;
+    }
     c->prefer_ndjson = opts ? opts->prefer_ndjson : false;
     c->resume_limit = opts ? opts->resume_limit : DEFAULT_RESUME_LIMIT;
+    c->max_download = opts ? opts->max_download : 0;
     rc = resolve_endpoint(opts, http.creds, &c->endpoint);
     const char *ver = opts && opts->api_version ? opts->api_version : env_nonempty(ENV_API_VERSION);
     if (!ver) ver = OCISBX_DEFAULT_API_VERSION;
@@ -229,6 +257,16 @@ int ocisbx_client_request(ocisbx_client *c, ocisbx_op op, const ocisbx_param *pa
     *out = NULL;
     if (!c) return ocisbx_fail(OCISBX_EINVAL, "client is NULL");
     const ocisbx_route *r = ocisbx_route_get(op);
+    if (!r) return ocisbx_fail(OCISBX_EINVAL, "operation %d has no route", (int)op);
+    /* "ifMatch" is a header, not a query parameter, and only some take it */
+    const char *if_match = NULL;
+    for (size_t i = 0; i < nparams; i++)
+        if (params[i].name && strcmp(params[i].name, "ifMatch") == 0 && params[i].value) {
+            if (!r->if_match) return ocisbx_fail(OCISBX_EINVAL, "%s takes no if-match", r->name);
+            if (!params[i].value[0] || strpbrk(params[i].value, "\r\n"))
+                return ocisbx_fail(OCISBX_EINVAL, "%s: ifMatch must be a non-empty etag on one line", r->name);
+            if_match = params[i].value;
+        }
     char *url = NULL;
     int rc = ocisbx_route_url(r, c->endpoint, c->api_version, params, nparams, &url);
     if (rc) return rc;
@@ -236,6 +274,7 @@ int ocisbx_client_request(ocisbx_client *c, ocisbx_op op, const ocisbx_param *pa
     rc = ocisbx_http_request_new(r->method, url, &req);
     free(url);
     if (!rc) rc = ocisbx_http_request_set_retry_class(req, r->retry);
+    if (!rc && if_match) rc = ocisbx_http_request_add_header(req, "if-match", if_match);
     if (!rc && c->next_request_id) {
         rc = ocisbx_http_request_set_request_id(req, c->next_request_id);
         free(c->next_request_id);

@@ -16,6 +16,9 @@ struct ocisbx_client_options {
     struct ocisbx_http_options http;
     bool prefer_ndjson;
     int resume_limit;
+    uint64_t max_download; /* 0: no limit */
+    ocisbx_cancel_fn cancel; /* overrides the http options' when set */
+    void *cancel_ud;
 };
 
 struct ocisbx_client {
@@ -24,6 +27,7 @@ struct ocisbx_client {
     ocisbx_http *http;
     bool prefer_ndjson;
     int resume_limit;
+    uint64_t max_download;
     char *last_request_id;
     char *next_request_id; /* for the next call only */
 };

@@ -11,11 +11,13 @@
 
 static int check_minutes(int64_t minutes)
 {
-    if (minutes == -1)
-        return ocisbx_fail(OCISBX_EINVAL, "CreateSandboxDetails.expiresInMinutes: -1 (a lifetime that never ends) "
-                                          "is refused; give 1..%d minutes", OCISBX_EXPIRES_IN_MINUTES_MAX);
+    /* -1 disables automatic expiration [public]: passed through (refusing a
+     * lifetime that never ends is the backend's choice, not the client's) */
+    if (minutes == OCISBX_EXPIRES_NEVER) return 0;
     if (minutes < 1 || minutes > OCISBX_EXPIRES_IN_MINUTES_MAX)
-        return ocisbx_fail(OCISBX_EINVAL, "CreateSandboxDetails.expiresInMinutes: %lld is outside 1..%d (48 hours)",
+        return ocisbx_fail(OCISBX_EINVAL,
+                           "CreateSandboxDetails.expiresInMinutes: %lld is neither -1 (no expiry) nor within 1..%d "
+                           "(48 hours)",
                            (long long)minutes, OCISBX_EXPIRES_IN_MINUTES_MAX);
     return 0;
 }

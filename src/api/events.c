@@ -151,6 +151,12 @@ void ocisbx_event_tracker_init(ocisbx_event_tracker *t, int64_t from_seq, int64_
     t->last_seq = from_seq >= 0 ? from_seq - 1 : 0; /* < 0: from the start (1) */
     t->until_seq = until_seq > 0 ? until_seq : 0;
     t->finished = false;
+    t->seen = false;
+}
+
+bool ocisbx_event_tracker_is_gap(const ocisbx_event_tracker *t, int64_t seq)
+{
+    return t->seen && seq > t->last_seq + 1;
 }
 
 bool ocisbx_event_tracker_accept(ocisbx_event_tracker *t, int64_t seq, bool is_finished)
@@ -158,6 +164,7 @@ bool ocisbx_event_tracker_accept(ocisbx_event_tracker *t, int64_t seq, bool is_f
     if (seq <= t->last_seq) return false;
     if (t->until_seq && seq > t->until_seq) return false;
     t->last_seq = seq;
+    t->seen = true;
     if (is_finished) t->finished = true;
     return true;
 }

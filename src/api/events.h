@@ -55,12 +55,18 @@ typedef struct ocisbx_event_tracker {
     int64_t last_seq;  /* the last seq delivered (from_seq - 1 at the start) */
     int64_t until_seq; /* 0: no limit */
     bool finished;     /* FINISHED delivered */
+    bool seen;         /* an event has been delivered */
 } ocisbx_event_tracker;
 
 void ocisbx_event_tracker_init(ocisbx_event_tracker *t, int64_t from_seq, int64_t until_seq);
 /* true: deliver this event (and it is recorded); false: already delivered
  * (a replay after resumption) or past until_seq. */
 bool ocisbx_event_tracker_accept(ocisbx_event_tracker *t, int64_t seq, bool is_finished);
+/* true when seq would leave a hole after the last delivered event (2 then
+ * 5): the events between are missing from this connection, which must be
+ * resumed from the last contiguous seq instead. The first event of a
+ * stream is never a gap (the service may start wherever it kept events). */
+bool ocisbx_event_tracker_is_gap(const ocisbx_event_tracker *t, int64_t seq);
 /* true when the stream is complete: FINISHED seen or until_seq reached. */
 bool ocisbx_event_tracker_done(const ocisbx_event_tracker *t);
 /* The fromSeq of the next connection. */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "api/client_internal.h"
+#include "util/dest.h"
 #include "ocisbx/util.h"
 
 #define SHA_HEADER "opc-content-sha256"
@@ -191,11 +192,17 @@ typedef struct read_ctx {
     void *user_data;
     bool canceled;
     uint64_t total;
+    uint64_t max; /* 0: no limit */
+    bool too_large;
 } read_ctx;
 
 static int on_read(const void *data, size_t len, void *ud)
 {
     read_ctx *r = ud;
+    if (r->max && r->total + len > r->max) {
+        r->too_large = true;
+        return 1;
+    }
     if (ocisbx_sha256_update(r->sha, data, len)) return 1;
     r->total += len;
     if (r->write(data, len, r->user_data) != 0) {
@@ -205,11 +212,12 @@ static int on_read(const void *data, size_t len, void *ud)
     return 0;
 }
 
-int ocisbx_client_read_file_to_callback(ocisbx_client *c, const char *sandbox_id, const char *file_path,
-                                        ocisbx_write_fn write, void *user_data)
+/* The reads' one body: max is the most bytes taken (0: no limit). */
+static int read_to_callback(ocisbx_client *c, const char *sandbox_id, const char *file_path, uint64_t max,
+                            ocisbx_write_fn write, void *user_data)
 {
     if (!write) return ocisbx_fail(OCISBX_EINVAL, "read %s: no writer", file_path ? file_path : "");
-    read_ctx r = {NULL, write, user_data, false, 0};
+    read_ctx r = {NULL, write, user_data, false, 0, max, false};
     ocisbx_http_request *req = NULL;
     ocisbx_http_response *resp = NULL;
     int rc = ocisbx_sha256_new(&r.sha);
@@ -217,7 +225,11 @@ int ocisbx_client_read_file_to_callback(ocisbx_client *c, const char *sandbox_id
     if (!rc) rc = ocisbx_http_request_set_streaming(req, 1);
     if (!rc) rc = ocisbx_http_request_set_sink_callback(req, on_read, &r);
     if (!rc) rc = send_raw(c, req, &resp);
-    if (r.canceled) rc = ocisbx_fail(OCISBX_ECANCELED, "read %s: canceled by the writer", file_path);
+    if (r.too_large)
+        rc = ocisbx_fail(OCISBX_ETOOLARGE, "read %s: the file is larger than the %llu bytes allowed", file_path,
+                         (unsigned long long)max);
+    else if (r.canceled)
+        rc = ocisbx_fail(OCISBX_ECANCELED, "read %s: canceled by the writer", file_path);
     if (!rc) {
         const char *rid = ocisbx_http_response_request_id(resp);
         const char *want = ocisbx_http_response_header(resp, SHA_HEADER);
@@ -245,6 +257,12 @@ int ocisbx_client_read_file_to_callback(ocisbx_client *c, const char *sandbox_id
     return rc;
 }
 
+int ocisbx_client_read_file_to_callback(ocisbx_client *c, const char *sandbox_id, const char *file_path,
+                                        ocisbx_write_fn write, void *user_data)
+{
+    return read_to_callback(c, sandbox_id, file_path, c ? c->max_download : 0, write, user_data);
+}
+
 static int to_buf(const void *data, size_t len, void *ud)
 {
     return ocisbx_buf_append(ud, data, len) != 0;
@@ -257,7 +275,8 @@ int ocisbx_client_read_file(ocisbx_client *c, const char *sandbox_id, const char
     *data = NULL;
     if (len) *len = 0;
     ocisbx_buf b = OCISBX_BUF_INIT;
-    int rc = ocisbx_client_read_file_to_callback(c, sandbox_id, file_path, to_buf, &b);
+    uint64_t max = c && c->max_download ? c->max_download : (uint64_t)OCISBX_READ_BUFFER_MAX;
+    int rc = read_to_callback(c, sandbox_id, file_path, max, to_buf, &b);
     if (rc) {
         ocisbx_buf_free(&b);
         return rc;
@@ -275,29 +294,17 @@ static int to_file(const void *data, size_t len, void *ud)
 int ocisbx_client_read_file_to_path(ocisbx_client *c, const char *sandbox_id, const char *file_path,
                                     const char *local_path)
 {
-    if (!local_path || !local_path[0]) return ocisbx_fail(OCISBX_EINVAL, "read %s: no local path", file_path);
-    char *tmp = ocisbx_asprintf("%s.ocisbx-XXXXXX", local_path);
-    if (!tmp) return ocisbx_fail_nomem();
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        int rc = ocisbx_fail(OCISBX_EIO, "read %s: cannot create a file beside %s: %s", file_path, local_path,
-                             strerror(errno));
-        free(tmp);
+    char what[512];
+    snprintf(what, sizeof what, "read %s", file_path ? file_path : "(null)");
+    ocisbx_dest d;
+    int rc = ocisbx_dest_open(&d, local_path, what);
+    if (rc) return rc;
+    rc = ocisbx_client_read_file_to_callback(c, sandbox_id, file_path, to_file, d.fp);
+    if (rc == OCISBX_ECANCELED && ferror(d.fp))
+        rc = ocisbx_fail(OCISBX_EIO, "%s: writing %s failed", what, local_path);
+    if (rc) {
+        ocisbx_dest_abort(&d);
         return rc;
     }
-    FILE *f = fdopen(fd, "wb");
-    if (!f) {
-        close(fd);
-        unlink(tmp);
-        free(tmp);
-        return ocisbx_fail(OCISBX_EIO, "read %s: %s", file_path, strerror(errno));
-    }
-    int rc = ocisbx_client_read_file_to_callback(c, sandbox_id, file_path, to_file, f);
-    if (rc == OCISBX_ECANCELED) rc = ocisbx_fail(OCISBX_EIO, "read %s: writing %s failed", file_path, local_path);
-    if (fclose(f) != 0 && !rc) rc = ocisbx_fail(OCISBX_EIO, "read %s: writing %s: %s", file_path, local_path, strerror(errno));
-    if (!rc && rename(tmp, local_path) != 0)
-        rc = ocisbx_fail(OCISBX_EIO, "read %s: cannot rename to %s: %s", file_path, local_path, strerror(errno));
-    if (rc) unlink(tmp);
-    free(tmp);
-    return rc;
+    return ocisbx_dest_commit(&d, what);
 }

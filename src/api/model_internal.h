@@ -45,11 +45,13 @@ extern const ocisbx_model_def ocisbx_md_sandbox;
 extern const ocisbx_model_def ocisbx_md_sandbox_summary;
 extern const ocisbx_model_def ocisbx_md_sandbox_collection;
 extern const ocisbx_model_def ocisbx_md_command;
+extern const ocisbx_model_def ocisbx_md_command_summary;
 extern const ocisbx_model_def ocisbx_md_command_collection;
 extern const ocisbx_model_def ocisbx_md_command_output;
 extern const ocisbx_model_def ocisbx_md_command_event;
 extern const ocisbx_model_def ocisbx_md_file;
 extern const ocisbx_model_def ocisbx_md_snapshot;
+extern const ocisbx_model_def ocisbx_md_snapshot_summary;
 extern const ocisbx_model_def ocisbx_md_snapshot_collection;
 extern const ocisbx_model_def ocisbx_md_create_sandbox_details;
 extern const ocisbx_model_def ocisbx_md_update_sandbox_details;
@@ -63,9 +65,6 @@ extern const ocisbx_model_def ocisbx_md_error;
 extern const ocisbx_model_def *const ocisbx_model_defs[];
 extern const size_t ocisbx_model_defs_count;
 const ocisbx_model_def *ocisbx_model_def_find(const char *name);
-
-/* Limits of CreateSandboxDetails.expiresInMinutes [public: at most 48 h]. */
-#define OCISBX_MAX_EXPIRES_MINUTES 2880
 
 /* A string value of the JSON text that held \u0000: its bytes, NULs
  * included (cJSON keeps strings NUL-terminated, so the tree holds a

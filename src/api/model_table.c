@@ -45,15 +45,24 @@ static const ocisbx_field_def f_output[] = {S("commandId"), I("exitCode"), S("st
                                             I("lastSeq")};
 DEF(ocisbx_md_command_output, "SandboxCommandOutput", f_output, NULL);
 
+/* SandboxCommand [public: the full attribute list]. It has no lifecycle
+ * state: ocisbx_command_state derives one from timeStarted, timeFinished
+ * and exitCode. Also the answer of RunSandboxCommand, which is a
+ * SandboxCommandIdentifier {id} [public] (only id is required). */
 static const ocisbx_field_def f_command[] = {
-    SR("id"), S("sandboxId"), S("command"), SA("args"), S("cwd"), ENV("environmentVariables"),
-    S("lifecycleState"), I("exitCode"),
+    SR("id"), S("sandboxId"), S("command"), SA("args"), S("cwd"), ENV("environmentVariables"), I("exitCode"),
     /* [decided] output: the SandboxCommandOutput object, or its stdout as a string */
     {"output", OCISBX_F_OUTPUT, false, &ocisbx_md_command_output},
-    S("timeout"), T("timeCreated"), T("timeStarted"), T("timeFinished"), T("timeUpdated")};
+    T("timeCreated"), T("timeStarted"), T("timeFinished"), T("timeUpdated")};
 DEF(ocisbx_md_command, "SandboxCommand", f_command, NULL);
-static const ocisbx_field_def f_command_collection[] = {OA("items", ocisbx_md_command)};
-DEF(ocisbx_md_command_collection, "SandboxCommandCollection", f_command_collection, &ocisbx_md_command);
+/* SandboxCommandSummary: no environmentVariables, no output */
+static const ocisbx_field_def f_command_summary[] = {SR("id"),         S("sandboxId"),     S("command"),
+                                                     SA("args"),       S("cwd"),           I("exitCode"),
+                                                     T("timeCreated"), T("timeStarted"),   T("timeFinished"),
+                                                     T("timeUpdated")};
+DEF(ocisbx_md_command_summary, "SandboxCommandSummary", f_command_summary, NULL);
+static const ocisbx_field_def f_command_collection[] = {OA("items", ocisbx_md_command_summary)};
+DEF(ocisbx_md_command_collection, "SandboxCommandCollection", f_command_collection, &ocisbx_md_command_summary);
 
 static const ocisbx_field_def f_event[] = {S("commandId"), IR("seq"), T("timestamp"),
                                            {"event", OCISBX_F_STRING, true, NULL}, S("data"),
@@ -63,12 +72,16 @@ DEF(ocisbx_md_command_event, "SandboxCommandEvent", f_event, NULL);
 static const ocisbx_field_def f_file[] = {S("sandboxId"), S("filePath"), S("contentSha256")};
 DEF(ocisbx_md_file, "SandboxFile", f_file, NULL);
 
-static const ocisbx_field_def f_snapshot[] = {SR("id"), S("sandboxId"), S("displayName"), I("sizeBytes"),
-                                              S("runtime"), S("lifecycleState"), T("timeExpires"),
-                                              T("timeCreated")};
+#define SNAPSHOT_FIELDS                                                                                       \
+    SR("id"), S("sandboxId"), S("projectId"), S("displayName"), I("sizeBytes"), S("runtime"),             \
+        S("lifecycleState"), S("expirationDuration"), T("timeExpires"), T("timeCreated"), T("timeUpdated")
+static const ocisbx_field_def f_snapshot[] = {SNAPSHOT_FIELDS};
 DEF(ocisbx_md_snapshot, "SandboxSnapshot", f_snapshot, NULL);
-static const ocisbx_field_def f_snapshot_collection[] = {OA("items", ocisbx_md_snapshot)};
-DEF(ocisbx_md_snapshot_collection, "SandboxSnapshotCollection", f_snapshot_collection, &ocisbx_md_snapshot);
+/* [decided] the summary's fields: the references name the model, not its fields */
+static const ocisbx_field_def f_snapshot_summary[] = {SNAPSHOT_FIELDS};
+DEF(ocisbx_md_snapshot_summary, "SandboxSnapshotSummary", f_snapshot_summary, NULL);
+static const ocisbx_field_def f_snapshot_collection[] = {OA("items", ocisbx_md_snapshot_summary)};
+DEF(ocisbx_md_snapshot_collection, "SandboxSnapshotCollection", f_snapshot_collection, &ocisbx_md_snapshot_summary);
 
 /* ---- request details ---- */
 static const ocisbx_field_def f_create_sandbox[] = {
@@ -94,8 +107,8 @@ DEF(ocisbx_md_stop_details, "StopSandboxDetails", f_stop, NULL);
 /* resume, suspend and cancel send "{}" */
 const ocisbx_model_def ocisbx_md_empty_details = {"EmptyDetails", NULL, 0, NULL};
 
-static const ocisbx_field_def f_create_snapshot[] = {SR("sandboxId"), S("displayName"),
-                                                     S("expirationDuration")};
+/* {sandboxId, expirationDuration} and nothing else [public] */
+static const ocisbx_field_def f_create_snapshot[] = {SR("sandboxId"), S("expirationDuration")};
 DEF(ocisbx_md_create_snapshot_details, "CreateSandboxSnapshotDetails", f_create_snapshot, NULL);
 
 static const ocisbx_field_def f_error[] = {S("code"), S("message")};
@@ -103,8 +116,9 @@ DEF(ocisbx_md_error, "ErrorResponse", f_error, NULL);
 
 const ocisbx_model_def *const ocisbx_model_defs[] = {
     &ocisbx_md_sandbox, &ocisbx_md_sandbox_summary, &ocisbx_md_sandbox_collection,
-    &ocisbx_md_command, &ocisbx_md_command_collection, &ocisbx_md_command_output,
-    &ocisbx_md_command_event, &ocisbx_md_file, &ocisbx_md_snapshot, &ocisbx_md_snapshot_collection,
+    &ocisbx_md_command, &ocisbx_md_command_summary, &ocisbx_md_command_collection, &ocisbx_md_command_output,
+    &ocisbx_md_command_event, &ocisbx_md_file, &ocisbx_md_snapshot, &ocisbx_md_snapshot_summary,
+    &ocisbx_md_snapshot_collection,
     &ocisbx_md_create_sandbox_details, &ocisbx_md_update_sandbox_details,
     &ocisbx_md_run_command_details, &ocisbx_md_extend_details, &ocisbx_md_stop_details,
     &ocisbx_md_empty_details, &ocisbx_md_create_snapshot_details, &ocisbx_md_error};

@@ -129,11 +129,28 @@ cJSON *ocisbx_json_parse_nul(const char *text, size_t len, char sentinel[4], con
     return j;
 }
 
+/* The fields that are byte data (command output); a NUL anywhere else (an
+ * id, a path, a name: "sbx-\u0000evil") would be cut short by every C
+ * caller, so it is refused instead of silently read as "sbx-". */
+static bool bytes_field(const char *name)
+{
+    static const char *const names[] = {"stdout", "stderr", "data", "output", NULL};
+    for (size_t i = 0; name && names[i]; i++)
+        if (!strcmp(name, names[i])) return true;
+    return false;
+}
+
 static int add_nul(ocisbx_model *m, const cJSON *node, size_t *cap)
 {
     const char *s = node->valuestring;
     const char *sen = m->sentinel;
     if (!strstr(s, sen)) return 0;
+    if (!bytes_field(node->string)) {
+        char shown[64];
+        ocisbx_escape_shown(node->string ? node->string : "(an array item)", shown, sizeof shown);
+        return ocisbx_fail(OCISBX_EPARSE, "%s: field \"%s\" holds a NUL byte (\\u0000); only command output may",
+                           m->def ? m->def->name : "answer", shown);
+    }
     size_t n = strlen(s);
     char *d = malloc(n + 1);
     if (!d) return ocisbx_fail_nomem();

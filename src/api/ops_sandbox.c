@@ -50,11 +50,17 @@ int ocisbx_client_list_sandboxes(ocisbx_client *c, const ocisbx_list_options *o,
 int ocisbx_client_update_sandbox(ocisbx_client *c, const char *sandbox_id, const char *display_name,
                                  ocisbx_sandbox **out)
 {
+    return ocisbx_client_update_sandbox_if_match(c, sandbox_id, display_name, NULL, out);
+}
+
+int ocisbx_client_update_sandbox_if_match(ocisbx_client *c, const char *sandbox_id, const char *display_name,
+                                          const char *if_match, ocisbx_sandbox **out)
+{
     ocisbx_model *body = NULL;
     int rc = ocisbx_model_new_empty(&ocisbx_md_update_sandbox_details, &body);
     if (!rc && display_name) rc = ocisbx_model_put_str(body, "displayName", display_name);
-    ocisbx_param p[] = {{"sandboxId", sandbox_id}};
-    if (!rc) rc = ocisbx_client_exec(c, OCISBX_OP_UPDATE_SANDBOX, p, 1, body, OUT(ocisbx_sandbox, out));
+    ocisbx_param p[] = {{"sandboxId", sandbox_id}, {"ifMatch", if_match}};
+    if (!rc) rc = ocisbx_client_exec(c, OCISBX_OP_UPDATE_SANDBOX, p, 2, body, OUT(ocisbx_sandbox, out));
     ocisbx_model_free(body);
     return rc;
 }
@@ -67,17 +73,28 @@ int ocisbx_client_delete_sandbox(ocisbx_client *c, const char *sandbox_id)
 
 int ocisbx_client_stop_sandbox(ocisbx_client *c, const char *sandbox_id, int is_force)
 {
+    return ocisbx_client_stop_sandbox_if_match(c, sandbox_id, is_force, NULL);
+}
+
+int ocisbx_client_stop_sandbox_if_match(ocisbx_client *c, const char *sandbox_id, int is_force, const char *if_match)
+{
     ocisbx_model *body = NULL;
     int rc = ocisbx_model_new_empty(&ocisbx_md_stop_details, &body);
     if (!rc) rc = ocisbx_model_put_bool(body, "isForce", is_force != 0);
-    ocisbx_param p[] = {{"sandboxId", sandbox_id}};
-    if (!rc) rc = ocisbx_client_exec(c, OCISBX_OP_STOP_SANDBOX, p, 1, body, NULL);
+    ocisbx_param p[] = {{"sandboxId", sandbox_id}, {"ifMatch", if_match}};
+    if (!rc) rc = ocisbx_client_exec(c, OCISBX_OP_STOP_SANDBOX, p, 2, body, NULL);
     ocisbx_model_free(body);
     return rc;
 }
 
 int ocisbx_client_extend_sandbox(ocisbx_client *c, const char *sandbox_id, const char *additional_duration,
                                  ocisbx_sandbox **out)
+{
+    return ocisbx_client_extend_sandbox_if_match(c, sandbox_id, additional_duration, NULL, out);
+}
+
+int ocisbx_client_extend_sandbox_if_match(ocisbx_client *c, const char *sandbox_id, const char *additional_duration,
+                                          const char *if_match, ocisbx_sandbox **out)
 {
     int64_t ms;
     int rc = need("additional duration", additional_duration);
@@ -87,8 +104,8 @@ int ocisbx_client_extend_sandbox(ocisbx_client *c, const char *sandbox_id, const
     ocisbx_model *body = NULL;
     rc = ocisbx_model_new_empty(&ocisbx_md_extend_details, &body);
     if (!rc) rc = ocisbx_model_put_str(body, "additionalDuration", additional_duration);
-    ocisbx_param p[] = {{"sandboxId", sandbox_id}};
-    if (!rc) rc = ocisbx_client_exec(c, OCISBX_OP_EXTEND_SANDBOX, p, 1, body, OUT(ocisbx_sandbox, out));
+    ocisbx_param p[] = {{"sandboxId", sandbox_id}, {"ifMatch", if_match}};
+    if (!rc) rc = ocisbx_client_exec(c, OCISBX_OP_EXTEND_SANDBOX, p, 2, body, OUT(ocisbx_sandbox, out));
     ocisbx_model_free(body);
     return rc;
 }
@@ -106,8 +123,8 @@ int ocisbx_client_resume_sandbox(ocisbx_client *c, const char *sandbox_id)
 }
 
 /* ---- snapshots ---- */
-int ocisbx_client_create_snapshot(ocisbx_client *c, const char *sandbox_id, const char *display_name,
-                                  const char *expiration_duration, ocisbx_snapshot **out)
+int ocisbx_client_create_snapshot(ocisbx_client *c, const char *sandbox_id, const char *expiration_duration,
+                                  ocisbx_snapshot **out)
 {
     int rc = need("sandbox id", sandbox_id);
     int64_t ms;
@@ -117,7 +134,6 @@ int ocisbx_client_create_snapshot(ocisbx_client *c, const char *sandbox_id, cons
     ocisbx_model *body = NULL;
     rc = ocisbx_model_new_empty(&ocisbx_md_create_snapshot_details, &body);
     if (!rc) rc = ocisbx_model_put_str(body, "sandboxId", sandbox_id);
-    if (!rc && display_name) rc = ocisbx_model_put_str(body, "displayName", display_name);
     if (!rc && expiration_duration) rc = ocisbx_model_put_str(body, "expirationDuration", expiration_duration);
     if (!rc) rc = ocisbx_client_exec(c, OCISBX_OP_CREATE_SNAPSHOT, NULL, 0, body, OUT(ocisbx_snapshot, out));
     ocisbx_model_free(body);
@@ -132,8 +148,13 @@ int ocisbx_client_get_snapshot(ocisbx_client *c, const char *snapshot_id, ocisbx
 
 int ocisbx_client_delete_snapshot(ocisbx_client *c, const char *snapshot_id)
 {
-    ocisbx_param p[] = {{"snapshotId", snapshot_id}};
-    return ocisbx_client_exec(c, OCISBX_OP_DELETE_SNAPSHOT, p, 1, NULL, NULL);
+    return ocisbx_client_delete_snapshot_if_match(c, snapshot_id, NULL);
+}
+
+int ocisbx_client_delete_snapshot_if_match(ocisbx_client *c, const char *snapshot_id, const char *if_match)
+{
+    ocisbx_param p[] = {{"snapshotId", snapshot_id}, {"ifMatch", if_match}};
+    return ocisbx_client_exec(c, OCISBX_OP_DELETE_SNAPSHOT, p, 2, NULL, NULL);
 }
 
 int ocisbx_client_list_snapshots(ocisbx_client *c, const ocisbx_list_options *o, ocisbx_snapshot_collection **out)

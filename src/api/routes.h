@@ -2,6 +2,7 @@
 #ifndef OCISBX_API_ROUTES_H
 #define OCISBX_API_ROUTES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "api/model_internal.h"
@@ -52,8 +53,11 @@ typedef struct ocisbx_route {
     const ocisbx_model_def *request;  /* request body model, or NULL */
     const ocisbx_model_def *response; /* answer model, or NULL (no body / raw) */
     ocisbx_route_kind kind;
+    bool if_match; /* takes an optional if-match header (param "ifMatch") [public] */
 } ocisbx_route;
 
+/* The route of op, found by its op field (the table is not indexed by the
+ * enum); NULL when no route has it. */
 const ocisbx_route *ocisbx_route_get(ocisbx_op op);
 const ocisbx_route *ocisbx_route_find(const char *name);
 size_t ocisbx_route_count(void);

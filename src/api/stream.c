@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "api/client_internal.h"
 #include "api/events.h"
+#include "sys/sleep.h"
 
 typedef struct stream_ctx {
     ocisbx_client *c;
@@ -22,6 +22,7 @@ typedef struct stream_ctx {
     int err;       /* a parse failure inside the sink */
     ocisbx_error_saved *saved; /* its message: the transport overwrites the error when the sink stops */
     char *command_id;
+    int64_t gap_seq; /* this connection skipped to this seq: resumed from the last contiguous one */
 } stream_ctx;
 
 static int on_event_text(const char *json, size_t len, void *ud)
@@ -45,6 +46,11 @@ static int on_event_text(const char *json, size_t len, void *ud)
     const char *type = ocisbx_model_str(m, "event");
     bool finished = type && strcmp(type, "FINISHED") == 0;
     int stop = 0;
+    if (ocisbx_event_tracker_is_gap(&s->tracker, seq)) {
+        s->gap_seq = seq;
+        ocisbx_model_free(m);
+        return 1;
+    }
     if (ocisbx_event_tracker_accept(&s->tracker, seq, finished)) {
         s->progress = true;
         if (s->fn((const ocisbx_command_event *)(const void *)m, s->user_data) != 0) {
@@ -109,14 +115,6 @@ static int64_t backoff_ms(int n)
     return ms > 5000 ? 5000 : ms;
 }
 
-static void backoff(int n)
-{
-    int64_t ms = backoff_ms(n);
-    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0) {
-    }
-}
-
 static int prepare(stream_ctx *s, ocisbx_http_request *req)
 {
     int rc = ocisbx_http_request_set_streaming(req, 1);
@@ -154,9 +152,8 @@ static bool command_has_ended(stream_ctx *s, const char *sandbox_id)
     ocisbx_command *cm = NULL;
     bool ended = false;
     if (ocisbx_client_get_command(s->c, sandbox_id, s->command_id, &cm) == 0) {
-        const char *st = ocisbx_command_lifecycle_state(cm);
-        ended = st && (strcmp(st, "SUCCEEDED") == 0 || strcmp(st, "FAILED") == 0 || strcmp(st, "CANCELED") == 0 ||
-                       strcmp(st, "TIMED_OUT") == 0);
+        int st = ocisbx_command_state(cm); /* derived: the service sends no state */
+        ended = st == OCISBX_COMMAND_FINISHED || st == OCISBX_COMMAND_FINISHED_NO_EXIT_CODE;
     }
     ocisbx_command_free(cm);
     ocisbx_error_restore(saved);
@@ -189,6 +186,7 @@ static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_
         if (rc) return rc;
         s->progress = false;
         s->answered = false;
+        s->gap_seq = 0;
         int64_t from = ocisbx_event_tracker_resume_from(&s->tracker);
         ocisbx_http_response *resp = NULL;
         if (deadline_at) {
@@ -203,7 +201,9 @@ static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_
         int status = resp ? ocisbx_http_response_status(resp) : 0;
         ocisbx_http_response_free(resp);
         if (own) ocisbx_http_request_free(req);
-        if (!answered_error && !s->err && !s->user_canceled && !ocisbx_event_tracker_done(&s->tracker)) {
+        /* canceled: a last partial line is no parse error to report */
+        if (!answered_error && rc != OCISBX_ECANCELED && !s->err && !s->user_canceled &&
+            !ocisbx_event_tracker_done(&s->tracker)) {
             int frc = ocisbx_event_parser_finish(&s->parser); /* a last NDJSON line without newline */
             if (frc < 0 && !s->err) s->err = frc;
         } else {
@@ -222,6 +222,8 @@ static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_
             ocisbx_error_clear();
             return 0;
         }
+        int64_t gap = s->gap_seq;
+        if (gap) rc = 0; /* the stream was stopped here on purpose: resume */
         if (answered_error) return rc;
         if (rc && rc != OCISBX_ETRANSPORT && rc != OCISBX_ETIMEOUT) return rc;
         /* No answer at all: the transport has already retried (or the
@@ -230,11 +232,17 @@ static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_
             if (first && !s->command_id) return ocisbx_error_wrap("%s: ", what);
             return ocisbx_error_wrap("streaming events of %s from seq %lld: ", s->command_id, (long long)from);
         }
-        if (rc == 0 && !s->progress && s->command_id && command_has_ended(s, sandbox_id)) {
+        if (rc == 0 && !gap && !s->progress && s->command_id && command_has_ended(s, sandbox_id)) {
             ocisbx_error_clear();
             return 0;
         }
         no_progress = s->progress ? 0 : no_progress + 1;
+        if (no_progress > s->c->resume_limit && gap)
+            return ocisbx_fail(OCISBX_EINTEGRITY,
+                               "streaming events of %s: events %lld to %lld never came (the stream went on at seq "
+                               "%lld %d times in a row)",
+                               s->command_id ? s->command_id : "(unknown)", (long long)from, (long long)gap - 1,
+                               (long long)gap, no_progress);
         if (no_progress > s->c->resume_limit) {
             if (rc)
                 return ocisbx_error_wrap("streaming events of %s from seq %lld: cut %d times in a row without a "
@@ -253,7 +261,10 @@ static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_
                                "streaming events of %s from seq %lld: deadline of %lld ms passed before FINISHED",
                                s->command_id ? s->command_id : "(unknown)",
                                (long long)ocisbx_event_tracker_resume_from(&s->tracker), (long long)deadline_ms);
-        if (no_progress > 0) backoff(no_progress);
+        if (ocisbx_sys_sleep_ms(backoff_ms(no_progress), s->c->http->opt.cancel, s->c->http->opt.cancel_ud) != 0)
+            return ocisbx_fail(OCISBX_ECANCELED, "streaming events of %s from seq %lld: canceled",
+                               s->command_id ? s->command_id : "(unknown)",
+                               (long long)ocisbx_event_tracker_resume_from(&s->tracker));
     }
 }
 

@@ -83,7 +83,7 @@ static int check_ocid(const char *value, const char *key, const char *type)
         return 0;
     return ocisbx_fail(OCISBX_ECONFIG,
                        "key '%s' is not a %s OCID (expected ocid1.%s.<realm>..<unique>, got '%.100s')", key, type,
-                       type, value);
+                       type, OCISBX_SHOWN(value));
 }
 
 /* ^([0-9a-f]{2}:){15}[0-9a-f]{2}$ */
@@ -115,7 +115,7 @@ static int check_values(const char *tenancy, const char *user, const char *finge
         return ocisbx_fail(OCISBX_ECONFIG,
                            "key 'fingerprint' is malformed (expected 16 lowercase hex pairs joined by ':', "
                            "got '%.100s')",
-                           fingerprint);
+                           OCISBX_SHOWN(fingerprint));
     return 0;
 }
 
@@ -135,7 +135,7 @@ static int build(const char *tenancy, const char *user, const char *fingerprint,
         if (key_file)
             return ocisbx_fail(OCISBX_ECONFIG,
                                "key 'fingerprint' %s does not match the key in %s (its fingerprint is %s)",
-                               fingerprint, key_file, actual);
+                               fingerprint, OCISBX_SHOWN(key_file), actual);
         return ocisbx_fail(OCISBX_ECONFIG, "fingerprint %s does not match the key (its fingerprint is %s)",
                            fingerprint, actual);
     }
@@ -187,8 +187,8 @@ static int missing_keys(const ocisbx_config *cfg, const char *const *keys, size_
     int rc = 0;
     if (missing)
         rc = ocisbx_fail(OCISBX_ECONFIG, "config file %s, profile [%s]: missing key%s %s (needed for %s)",
-                         ocisbx_config_file(cfg), ocisbx_config_profile(cfg), missing > 1 ? "s" : "", b.data,
-                         OCISBX_AUTH_API_KEY);
+                         OCISBX_SHOWN(ocisbx_config_file(cfg)), OCISBX_SHOWN(ocisbx_config_profile(cfg)),
+                         missing > 1 ? "s" : "", b.data, OCISBX_AUTH_API_KEY);
     ocisbx_buf_free(&b);
     return rc;
 }
@@ -214,7 +214,8 @@ int ocisbx_credentials_api_key_from_config(const ocisbx_config *cfg, ocisbx_cred
     if (region_value && *region_value) {
         rc = ocisbx_region_resolve(region_value, &region);
         if (rc)
-            return ocisbx_error_wrap("config file %s, profile [%s], key 'region': ", file, profile);
+            return ocisbx_error_wrap("config file %s, profile [%s], key 'region': ", OCISBX_SHOWN(file),
+                                     OCISBX_SHOWN(profile));
     }
 
     /* Cheap value checks first, so a typo is reported without touching the key. */
@@ -222,7 +223,7 @@ int ocisbx_credentials_api_key_from_config(const ocisbx_config *cfg, ocisbx_cred
                       ocisbx_config_get(cfg, "fingerprint"));
     if (rc) {
         free(region);
-        return ocisbx_error_wrap("config file %s, profile [%s]: ", file, profile);
+        return ocisbx_error_wrap("config file %s, profile [%s]: ", OCISBX_SHOWN(file), OCISBX_SHOWN(profile));
     }
 
     ocisbx_key *key = NULL;
@@ -230,14 +231,15 @@ int ocisbx_credentials_api_key_from_config(const ocisbx_config *cfg, ocisbx_cred
     rc = ocisbx_key_load_file(key_file, pass && *pass ? pass : NULL, &key);
     if (rc) {
         free(region);
-        return ocisbx_error_wrap("config file %s, profile [%s], key 'key_file': ", file, profile);
+        return ocisbx_error_wrap("config file %s, profile [%s], key 'key_file': ", OCISBX_SHOWN(file),
+                                 OCISBX_SHOWN(profile));
     }
     rc = build(ocisbx_config_get(cfg, "tenancy"), ocisbx_config_get(cfg, "user"),
                ocisbx_config_get(cfg, "fingerprint"), key, key_file, out);
     ocisbx_key_free(key);
     if (rc) {
         free(region);
-        return ocisbx_error_wrap("config file %s, profile [%s]: ", file, profile);
+        return ocisbx_error_wrap("config file %s, profile [%s]: ", OCISBX_SHOWN(file), OCISBX_SHOWN(profile));
     }
     (*out)->region = region;
     return 0;

@@ -2,7 +2,9 @@
  * inherited by every profile, '#'/';' comment lines, `key = value`.
  * Strict like the SDKs' reader (Python configparser): duplicate sections or
  * keys are errors rather than silently shadowing each other. Values may be
- * secrets (pass_phrase), so no message ever quotes a line of the file. */
+ * secrets (pass_phrase), so no message ever quotes a line of the file; the
+ * names it quotes (file, section, key, profile) are escaped, so that a control
+ * byte in them cannot reach a terminal. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -172,6 +174,17 @@ static bool span_is(struct span a, const char *s)
     return a.n == strlen(s) && memcmp(a.p, s, a.n) == 0;
 }
 
+/* A name from the file for a message: at most 100 bytes, escaped. */
+static const char *span_shown(struct span s, char *out, size_t cap)
+{
+    char raw[101];
+    size_t n = s.n < sizeof raw - 1 ? s.n : sizeof raw - 1;
+    memcpy(raw, s.p, n);
+    raw[n] = '\0';
+    return ocisbx_shown(raw, out, cap);
+}
+#define SPAN_SHOWN(s) span_shown((s), (char[OCISBX_SHOWN_CAP]){0}, OCISBX_SHOWN_CAP)
+
 /* Names and lines of what has been seen: sections in the file, keys in the
  * current section (for the duplicate checks and the list of profiles). */
 struct seen {
@@ -200,8 +213,9 @@ static int seen_add(struct seen_list *l, struct span name, size_t line)
 }
 
 struct parser {
-    const char *name; /* the file name, for messages */
+    const char *name; /* the file name, escaped, for messages */
     const char *profile;
+    const char *profile_shown;
     ocisbx_config *cfg;
     struct seen_list sections;
     struct seen_list keys; /* of the current section */
@@ -227,9 +241,8 @@ static int parse_section(struct parser *ps, struct span line, size_t lineno)
                            MAX_SECTIONS);
     for (size_t i = 0; i < ps->sections.n; i++)
         if (span_eq(ps->sections.v[i].name, name))
-            return ocisbx_fail(OCISBX_ECONFIG, "config file %s:%zu: duplicate section [%.*s] (first at line %zu)",
-                               ps->name, lineno, (int)(name.n > 200 ? 200 : name.n), name.p,
-                               ps->sections.v[i].line);
+            return ocisbx_fail(OCISBX_ECONFIG, "config file %s:%zu: duplicate section [%s] (first at line %zu)",
+                               ps->name, lineno, SPAN_SHOWN(name), ps->sections.v[i].line);
     int rc = seen_add(&ps->sections, name, lineno);
     if (rc)
         return rc;
@@ -257,19 +270,17 @@ static int parse_key_value(struct parser *ps, struct span line, size_t lineno)
     if (key.n == 0)
         return ocisbx_fail(OCISBX_ECONFIG, "config file %s:%zu: malformed line (no key before '=')", ps->name,
                            lineno);
-    int kn = (int)(key.n > 100 ? 100 : key.n);
     if (!ps->in_section)
-        return ocisbx_fail(OCISBX_ECONFIG, "config file %s:%zu: key '%.*s' before any [section]", ps->name,
-                           lineno, kn, key.p);
+        return ocisbx_fail(OCISBX_ECONFIG, "config file %s:%zu: key '%s' before any [section]", ps->name,
+                           lineno, SPAN_SHOWN(key));
     if (ps->keys.n >= MAX_KEYS_PER_SECTION)
         return ocisbx_fail(OCISBX_ECONFIG, "config file %s:%zu: more than %d keys in one section", ps->name,
                            lineno, MAX_KEYS_PER_SECTION);
     for (size_t i = 0; i < ps->keys.n; i++)
         if (span_eq_nocase(ps->keys.v[i].name, key))
             return ocisbx_fail(OCISBX_ECONFIG,
-                               "config file %s:%zu: duplicate key '%.*s' in [%.*s] (first at line %zu)", ps->name,
-                               lineno, kn, key.p, (int)(ps->section.n > 200 ? 200 : ps->section.n),
-                               ps->section.p, ps->keys.v[i].line);
+                               "config file %s:%zu: duplicate key '%s' in [%s] (first at line %zu)", ps->name,
+                               lineno, SPAN_SHOWN(key), SPAN_SHOWN(ps->section), ps->keys.v[i].line);
     int rc = seen_add(&ps->keys, key, lineno);
     if (rc)
         return rc;
@@ -294,7 +305,7 @@ static int profile_not_found(const struct parser *ps)
     ocisbx_buf b = OCISBX_BUF_INIT;
     for (size_t i = 0; i < ps->sections.n; i++) {
         struct span s = ps->sections.v[i].name;
-        if (ocisbx_buf_appendf(&b, "%s%.*s", i ? ", " : "", (int)(s.n > 100 ? 100 : s.n), s.p)) {
+        if (ocisbx_buf_appendf(&b, "%s%s", i ? ", " : "", SPAN_SHOWN(s))) {
             ocisbx_buf_free(&b);
             return ocisbx_fail_nomem();
         }
@@ -302,10 +313,10 @@ static int profile_not_found(const struct parser *ps)
     int rc;
     if (ps->sections.n)
         rc = ocisbx_fail(OCISBX_ECONFIG, "config file %s: profile [%s] not found (profiles there: %s)", ps->name,
-                         ps->profile, b.data);
+                         ps->profile_shown, b.data);
     else
         rc = ocisbx_fail(OCISBX_ECONFIG, "config file %s: profile [%s] not found (the file has no profiles)",
-                         ps->name, ps->profile);
+                         ps->name, ps->profile_shown);
     ocisbx_buf_free(&b);
     return rc;
 }
@@ -331,7 +342,11 @@ int ocisbx_config_parse(const char *text, size_t len, const char *name, const ch
         ocisbx_config_free(cfg);
         return ocisbx_fail_nomem();
     }
-    struct parser ps = {.name = cfg->file, .profile = cfg->profile, .cfg = cfg};
+    char name_shown[OCISBX_SHOWN_CAP], profile_shown[OCISBX_SHOWN_CAP];
+    struct parser ps = {.name = ocisbx_shown(cfg->file, name_shown, sizeof name_shown),
+                        .profile = cfg->profile,
+                        .profile_shown = ocisbx_shown(cfg->profile, profile_shown, sizeof profile_shown),
+                        .cfg = cfg};
     int rc = 0;
     size_t lineno = 0, pos = 0;
     /* a UTF-8 byte order mark, as some Windows editors write */
@@ -371,22 +386,21 @@ int ocisbx_config_parse(const char *text, size_t len, const char *name, const ch
 /* Reads the whole file into a buffer the caller wipes (it holds pass_phrase). */
 static int read_config_file(const char *path, ocisbx_buf *b)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* a FIFO or a device is refused without waiting for a writer */
+    int fd = ocisbx_open_regular(path, NULL);
+    if (fd == OCISBX_OPEN_NOT_REGULAR)
+        return ocisbx_fail(OCISBX_ECONFIG, "config file %s: not a regular file", OCISBX_SHOWN(path));
     if (fd < 0) {
         int e = errno;
         if (e == ENOENT || e == ENOTDIR)
-            return ocisbx_fail(OCISBX_ECONFIG, "config file %s: not found", path);
-        return ocisbx_fail(OCISBX_ECONFIG, "config file %s: cannot open: %s", path, strerror(e));
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return ocisbx_fail(OCISBX_ECONFIG, "config file %s: not a regular file", path);
+            return ocisbx_fail(OCISBX_ECONFIG, "config file %s: not found", OCISBX_SHOWN(path));
+        return ocisbx_fail(OCISBX_ECONFIG, "config file %s: cannot open: %s", OCISBX_SHOWN(path), strerror(e));
     }
     int rc = 0;
     for (;;) {
         if (b->len > MAX_CONFIG_SIZE) {
-            rc = ocisbx_fail(OCISBX_ECONFIG, "config file %s: larger than %d bytes", path, MAX_CONFIG_SIZE);
+            rc = ocisbx_fail(OCISBX_ECONFIG, "config file %s: larger than %d bytes", OCISBX_SHOWN(path),
+                             MAX_CONFIG_SIZE);
             break;
         }
         rc = ocisbx_buf_reserve(b, 4096);
@@ -396,7 +410,8 @@ static int read_config_file(const char *path, ocisbx_buf *b)
         if (r < 0) {
             if (errno == EINTR)
                 continue;
-            rc = ocisbx_fail(OCISBX_ECONFIG, "config file %s: cannot read: %s", path, strerror(errno));
+            rc = ocisbx_fail(OCISBX_ECONFIG, "config file %s: cannot read: %s", OCISBX_SHOWN(path),
+                             strerror(errno));
             break;
         }
         if (r == 0)

@@ -34,9 +34,9 @@ int ocisbx_credentials_new(const char *auth, const ocisbx_config *cfg, ocisbx_cr
         return ocisbx_credentials_instance_principal(NULL, out);
     if (strcmp(auth, OCISBX_AUTH_RESOURCE_PRINCIPAL) == 0)
         return ocisbx_credentials_resource_principal(out);
-    return ocisbx_fail(OCISBX_EINVAL, "credentials: unknown auth '%.64s' (expected %s, %s, %s or %s)", auth,
-                       OCISBX_AUTH_API_KEY, OCISBX_AUTH_SECURITY_TOKEN, OCISBX_AUTH_INSTANCE_PRINCIPAL,
-                       OCISBX_AUTH_RESOURCE_PRINCIPAL);
+    return ocisbx_fail(OCISBX_EINVAL, "credentials: unknown auth '%.64s' (expected %s, %s, %s or %s)",
+                       OCISBX_SHOWN(auth), OCISBX_AUTH_API_KEY, OCISBX_AUTH_SECURITY_TOKEN,
+                       OCISBX_AUTH_INSTANCE_PRINCIPAL, OCISBX_AUTH_RESOURCE_PRINCIPAL);
 }
 
 const char *ocisbx_credentials_kind(const ocisbx_credentials *c)

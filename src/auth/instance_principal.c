@@ -177,27 +177,6 @@ static size_t on_header(char *data, size_t size, size_t n, void *user_data)
     return len;
 }
 
-/* http:// is for the link-local metadata service and for loopback test
- * servers; a federation answer carries a token and needs TLS elsewhere. */
-static bool is_loopback_url(const char *url)
-{
-    const char *h = strstr(url, "://");
-    if (!h)
-        return false;
-    h += 3;
-    if (strncmp(h, "[::1]", 5) == 0)
-        return h[5] == '\0' || h[5] == ':' || h[5] == '/';
-    size_t n = strcspn(h, ":/");
-    if (n == 9 && ocisbx_strncasecmp(h, "localhost", 9) == 0)
-        return true;
-    if (n < 4 || strncmp(h, "127.", 4) != 0)
-        return false;
-    for (size_t i = 4; i < n; i++)
-        if (!isdigit((unsigned char)h[i]) && h[i] != '.')
-            return false;
-    return true;
-}
-
 typedef struct ip_creds {
     struct ocisbx_credentials base;
     char *metadata_url;
@@ -602,7 +581,9 @@ int ocisbx_credentials_instance_principal(const ocisbx_instance_principal_option
         rc = load_region(c);
     if (!rc && !c->federation_url)
         rc = ocisbx_federation_default_url(c->base.region, &c->federation_url);
-    if (!rc && strncmp(c->federation_url, "http://", 7) == 0 && !is_loopback_url(c->federation_url))
+    /* http:// is for the link-local metadata service and for loopback test
+     * servers; a federation answer carries a token and needs TLS elsewhere. */
+    if (!rc && strncmp(c->federation_url, "http://", 7) == 0 && !ocisbx_url_host_is_loopback(c->federation_url))
         rc = ocisbx_fail(OCISBX_ECONFIG,
                          "instance principal: federation URL %s: plain http is only allowed on loopback",
                          c->federation_url);

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <openssl/bio.h>
 #include <openssl/err.h>
@@ -118,7 +120,8 @@ static int load_pem_named(const char *pem, size_t len, const char *passphrase, c
         return ocisbx_fail(OCISBX_ECONFIG, "%s: not a private key (no PEM block)", name);
     size_t ll = strlen(label);
     if (ll < 11 || strcmp(label + ll - 11, "PRIVATE KEY") != 0)
-        return ocisbx_fail(OCISBX_ECONFIG, "%s: not a private key (PEM block \"%s\")", name, label);
+        return ocisbx_fail(OCISBX_ECONFIG, "%s: not a private key (PEM block \"%s\")", name,
+                           OCISBX_SHOWN(label));
 
     size_t blen = len - (size_t)(block - pem);
     int encrypted = strcmp(label, "ENCRYPTED PRIVATE KEY") == 0;
@@ -145,7 +148,7 @@ static int load_pem_named(const char *pem, size_t len, const char *passphrase, c
         if (encrypted)
             return ocisbx_fail(OCISBX_ECONFIG, "%s: wrong passphrase (the key could not be decrypted)", name);
         return ocisbx_fail(OCISBX_ECONFIG, "%s: not a valid private key (PEM \"%s\" could not be decoded)", name,
-                           label);
+                           OCISBX_SHOWN(label));
     }
     if (!EVP_PKEY_is_a(pkey, "RSA")) {
         const char *type = EVP_PKEY_get0_type_name(pkey);
@@ -174,13 +177,23 @@ int ocisbx_key_load_file(const char *path, const char *passphrase, ocisbx_key **
     *out = NULL;
     if (!path || !*path)
         return ocisbx_fail(OCISBX_ECONFIG, "key file: no path given (key_file)");
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    /* A FIFO or a device is refused without waiting for a writer. */
+    struct stat st;
+    int fd = ocisbx_open_regular(path, &st);
+    if (fd == OCISBX_OPEN_NOT_REGULAR)
+        return ocisbx_fail(OCISBX_ECONFIG, "key file %s: not a regular file", OCISBX_SHOWN(path));
+    if (fd < 0) {
         int e = errno;
         if (e == ENOENT)
-            return ocisbx_fail(OCISBX_ECONFIG, "key file %s: not found", path);
-        return ocisbx_fail(OCISBX_ECONFIG, "key file %s: cannot be read (%s)", path, strerror(e));
+            return ocisbx_fail(OCISBX_ECONFIG, "key file %s: not found", OCISBX_SHOWN(path));
+        return ocisbx_fail(OCISBX_ECONFIG, "key file %s: cannot be read (%s)", OCISBX_SHOWN(path), strerror(e));
     }
+    /* As the OCI CLI does: a key others can read is worth a warning, not a failure. */
+    if (st.st_mode & (S_IRWXG | S_IRWXO))
+        ocisbx_log(OCISBX_LOG_WARN,
+                   "Permissions on %s are too open (mode %04o, group or others have access): a private key "
+                   "should be readable by its owner only (chmod 600)",
+                   OCISBX_SHOWN(path), (unsigned)(st.st_mode & 07777));
     /* The PEM text is a secret: read into a buffer that is wiped after. */
     ocisbx_buf b = OCISBX_BUF_INIT;
     int rc = ocisbx_buf_reserve(&b, 8192);
@@ -189,20 +202,25 @@ int ocisbx_key_load_file(const char *path, const char *passphrase, ocisbx_key **
             rc = ocisbx_buf_reserve(&b, b.cap);
         if (rc)
             break;
-        size_t n = fread(b.data + b.len, 1, b.cap - b.len - 1, f);
-        b.len += n;
-        b.data[b.len] = '\0';
-        if (n == 0) {
-            if (ferror(f))
-                rc = ocisbx_fail(OCISBX_ECONFIG, "key file %s: cannot be read (%s)", path, strerror(errno));
+        ssize_t n = read(fd, b.data + b.len, b.cap - b.len - 1);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = ocisbx_fail(OCISBX_ECONFIG, "key file %s: cannot be read (%s)", OCISBX_SHOWN(path),
+                             strerror(errno));
             break;
         }
+        if (n == 0)
+            break;
+        b.len += (size_t)n;
+        b.data[b.len] = '\0';
         if (b.len > KEY_FILE_MAX)
-            rc = ocisbx_fail(OCISBX_ECONFIG, "key file %s: larger than 1 MiB, not a key file", path);
+            rc = ocisbx_fail(OCISBX_ECONFIG, "key file %s: larger than 1 MiB, not a key file",
+                             OCISBX_SHOWN(path));
     }
-    fclose(f);
+    close(fd);
     if (rc == 0) {
-        char *name = ocisbx_asprintf("key file %s", path);
+        char *name = ocisbx_asprintf("key file %s", OCISBX_SHOWN(path));
         rc = name ? load_pem_named(b.data, b.len, passphrase, name, out) : ocisbx_fail_nomem();
         free(name);
     }

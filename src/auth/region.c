@@ -102,7 +102,8 @@ int ocisbx_region_resolve(const char *name_or_code, char **full_name)
         return ocisbx_fail(OCISBX_ECONFIG, "region: empty region name");
     size_t n = strlen(name_or_code);
     if (n > 64)
-        return ocisbx_fail(OCISBX_ECONFIG, "region '%.64s...': too long for a region name", name_or_code);
+        return ocisbx_fail(OCISBX_ECONFIG, "region '%.64s...': too long for a region name",
+                           OCISBX_SHOWN(name_or_code));
     char lower[65];
     for (size_t i = 0; i <= n; i++) {
         char ch = name_or_code[i];
@@ -118,7 +119,7 @@ int ocisbx_region_resolve(const char *name_or_code, char **full_name)
         return ocisbx_fail(OCISBX_ECONFIG,
                            "region '%s': neither a region name (like us-phoenix-1) nor a known "
                            "short code (like phx)",
-                           name_or_code);
+                           OCISBX_SHOWN(name_or_code));
     *full_name = ocisbx_strdup(result);
     return *full_name ? 0 : ocisbx_fail_nomem();
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "auth/credentials_internal.h"
 #include "auth/federation.h"
@@ -30,31 +31,43 @@ typedef struct rp_creds {
     int64_t expires_at;
 } rp_creds;
 
-/* A whole file, read into memory that is wiped when freed (it may be a key). */
+/* A whole file, read into memory that is wiped when freed (it may be a key).
+ * A FIFO or a device is refused without waiting for a writer. */
 static int read_secret_file(const char *var, const char *path, char **out)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return ocisbx_fail(OCISBX_ECONFIG, "%s: cannot open %s: %s", var, path, strerror(errno));
     struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > MAX_FILE_BYTES) {
-        fclose(f);
-        return ocisbx_fail(OCISBX_ECONFIG, "%s: %s is not a regular file of at most %d bytes", var, path,
-                           MAX_FILE_BYTES);
+    int fd = ocisbx_open_regular(path, &st);
+    if (fd < 0 && fd != OCISBX_OPEN_NOT_REGULAR)
+        return ocisbx_fail(OCISBX_ECONFIG, "%s: cannot open %s: %s", var, OCISBX_SHOWN(path), strerror(errno));
+    if (fd == OCISBX_OPEN_NOT_REGULAR || st.st_size > MAX_FILE_BYTES) {
+        if (fd >= 0)
+            close(fd);
+        return ocisbx_fail(OCISBX_ECONFIG, "%s: %s is not a regular file of at most %d bytes", var,
+                           OCISBX_SHOWN(path), MAX_FILE_BYTES);
     }
-    size_t cap = (size_t)st.st_size + 1;
+    /* sized from fstat, so that no partial copy of a secret is left by a realloc */
+    size_t cap = (size_t)st.st_size + 1, n = 0;
     char *data = malloc(cap);
     if (!data) {
-        fclose(f);
+        close(fd);
         return ocisbx_fail_nomem();
     }
-    size_t n = fread(data, 1, cap - 1, f);
-    int failed = ferror(f);
-    fclose(f);
+    int failed = 0;
+    while (n < cap - 1) {
+        ssize_t r = read(fd, data + n, cap - 1 - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            failed = 1;
+        if (r <= 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
     if (failed) {
         ocisbx_wipe(data, cap);
         free(data);
-        return ocisbx_fail(OCISBX_ECONFIG, "%s: cannot read %s", var, path);
+        return ocisbx_fail(OCISBX_ECONFIG, "%s: cannot read %s", var, OCISBX_SHOWN(path));
     }
     data[n] = '\0';
     *out = data;
@@ -90,7 +103,7 @@ static int env_value(const char *var, bool required, char **out)
         *out = NULL;
         if (required)
             return ocisbx_fail(OCISBX_ECONFIG, "resource principal: %s%s%s is empty", var,
-                               v[0] == '/' ? ": the file " : "", v[0] == '/' ? v : "");
+                               v[0] == '/' ? ": the file " : "", v[0] == '/' ? OCISBX_SHOWN(v) : "");
     }
     return 0;
 }
@@ -104,7 +117,7 @@ static int check_version(void)
     if (strcmp(v, "2.2") != 0)
         return ocisbx_fail(OCISBX_EUNSUPPORTED,
                            "resource principal: %s=\"%.40s\" is not supported (this library supports 2.2)",
-                           ENV_VERSION, v);
+                           ENV_VERSION, OCISBX_SHOWN(v));
     return 0;
 }
 

@@ -25,8 +25,9 @@ struct file_stamp {
 
 struct session_creds {
     struct ocisbx_credentials base; /* first: the common part */
-    char *where;      /* "config file F, profile [P]" for messages */
+    char *where;      /* "config file F, profile [P]" for messages, escaped */
     char *token_file;
+    char *token_file_shown; /* escaped, for messages */
     char *key_file;
     char *pass_phrase; /* secret */
     char *token;       /* secret */
@@ -55,28 +56,27 @@ static int stat_token_file(struct session_creds *s, struct stat *st)
     int e = errno;
     if (e == ENOENT || e == ENOTDIR)
         return ocisbx_fail(OCISBX_ECONFIG, "%s, key 'security_token_file': security token file %s: not found",
-                           s->where, s->token_file);
+                           s->where, s->token_file_shown);
     return ocisbx_fail(OCISBX_ECONFIG, "%s, key 'security_token_file': security token file %s: %s", s->where,
-                       s->token_file, strerror(e));
+                       s->token_file_shown, strerror(e));
 }
 
 /* Reads and trims the token; the buffer is wiped whatever happens. */
 static int read_token(struct session_creds *s, char **out, struct stat *st)
 {
-    int fd = open(s->token_file, O_RDONLY | O_CLOEXEC);
+    /* a FIFO or a device is refused without waiting for a writer */
+    int fd = ocisbx_open_regular(s->token_file, st);
+    if (fd == OCISBX_OPEN_NOT_REGULAR)
+        return ocisbx_fail(OCISBX_ECONFIG,
+                           "%s, key 'security_token_file': security token file %s: not a regular file", s->where,
+                           s->token_file_shown);
     if (fd < 0) {
         int e = errno;
         if (e == ENOENT || e == ENOTDIR)
             return ocisbx_fail(OCISBX_ECONFIG, "%s, key 'security_token_file': security token file %s: not found",
-                               s->where, s->token_file);
+                               s->where, s->token_file_shown);
         return ocisbx_fail(OCISBX_ECONFIG, "%s, key 'security_token_file': security token file %s: cannot open: %s",
-                           s->where, s->token_file, strerror(e));
-    }
-    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
-        close(fd);
-        return ocisbx_fail(OCISBX_ECONFIG,
-                           "%s, key 'security_token_file': security token file %s: not a regular file", s->where,
-                           s->token_file);
+                           s->where, s->token_file_shown, strerror(e));
     }
     ocisbx_buf b = OCISBX_BUF_INIT;
     int rc = 0;
@@ -84,7 +84,7 @@ static int read_token(struct session_creds *s, char **out, struct stat *st)
         if (b.len > TOKEN_FILE_MAX) {
             rc = ocisbx_fail(OCISBX_ECONFIG,
                              "%s, key 'security_token_file': security token file %s: larger than %d bytes",
-                             s->where, s->token_file, TOKEN_FILE_MAX);
+                             s->where, s->token_file_shown, TOKEN_FILE_MAX);
             break;
         }
         rc = ocisbx_buf_reserve(&b, 4096);
@@ -95,7 +95,7 @@ static int read_token(struct session_creds *s, char **out, struct stat *st)
             if (errno == EINTR)
                 continue;
             rc = ocisbx_fail(OCISBX_ECONFIG, "%s, key 'security_token_file': security token file %s: %s",
-                             s->where, s->token_file, strerror(errno));
+                             s->where, s->token_file_shown, strerror(errno));
             break;
         }
         if (r == 0)
@@ -115,12 +115,12 @@ static int read_token(struct session_creds *s, char **out, struct stat *st)
             n--;
         if (n == 0)
             rc = ocisbx_fail(OCISBX_ECONFIG, "%s, key 'security_token_file': security token file %s is empty",
-                             s->where, s->token_file);
+                             s->where, s->token_file_shown);
         else if (memchr(p, '\0', n) || memchr(p, '\n', n))
             rc = ocisbx_fail(OCISBX_ECONFIG,
                              "%s, key 'security_token_file': security token file %s: not a token (more than "
                              "one line or binary data)",
-                             s->where, s->token_file);
+                             s->where, s->token_file_shown);
         else if (!(*out = ocisbx_strndup(p, n)))
             rc = ocisbx_fail_nomem();
     }
@@ -192,11 +192,12 @@ static void session_destroy(struct ocisbx_credentials *c)
     struct session_creds *s = (struct session_creds *)c;
     free(s->where);
     free(s->token_file);
+    free(s->token_file_shown);
     free(s->key_file);
     ocisbx_free_secret(s->pass_phrase);
     ocisbx_free_secret(s->token);
     ocisbx_key_free(s->key);
-    s->where = s->token_file = s->key_file = s->pass_phrase = s->token = NULL;
+    s->where = s->token_file = s->token_file_shown = s->key_file = s->pass_phrase = s->token = NULL;
     s->key = NULL;
 }
 
@@ -220,12 +221,14 @@ int ocisbx_credentials_session_token_from_config(const ocisbx_config *cfg, ocisb
     bool no_token = !token_file || !*token_file, no_key = !key_file || !*key_file;
     if (no_token || no_key)
         return ocisbx_fail(OCISBX_ECONFIG, "config file %s, profile [%s]: missing key%s %s%s%s (needed for %s)",
-                           file, profile, no_token && no_key ? "s" : "", no_token ? "'security_token_file'" : "",
-                           no_token && no_key ? ", " : "", no_key ? "'key_file'" : "", OCISBX_AUTH_SECURITY_TOKEN);
+                           OCISBX_SHOWN(file), OCISBX_SHOWN(profile), no_token && no_key ? "s" : "",
+                           no_token ? "'security_token_file'" : "", no_token && no_key ? ", " : "",
+                           no_key ? "'key_file'" : "", OCISBX_AUTH_SECURITY_TOKEN);
     char *region = NULL;
     const char *region_value = ocisbx_config_get(cfg, "region");
     if (region_value && *region_value && ocisbx_region_resolve(region_value, &region))
-        return ocisbx_error_wrap("config file %s, profile [%s], key 'region': ", file, profile);
+        return ocisbx_error_wrap("config file %s, profile [%s], key 'region': ", OCISBX_SHOWN(file),
+                                 OCISBX_SHOWN(profile));
 
     struct session_creds *s = calloc(1, sizeof *s);
     if (!s) {
@@ -233,11 +236,12 @@ int ocisbx_credentials_session_token_from_config(const ocisbx_config *cfg, ocisb
         return ocisbx_fail_nomem();
     }
     const char *pass = ocisbx_config_get(cfg, "pass_phrase");
-    s->where = ocisbx_asprintf("config file %s, profile [%s]", file, profile);
+    s->where = ocisbx_asprintf("config file %s, profile [%s]", OCISBX_SHOWN(file), OCISBX_SHOWN(profile));
     s->token_file = ocisbx_strdup(token_file);
+    s->token_file_shown = ocisbx_strdup(OCISBX_SHOWN(token_file));
     s->key_file = ocisbx_strdup(key_file);
     s->pass_phrase = pass && *pass ? ocisbx_strdup(pass) : NULL;
-    if (!s->where || !s->token_file || !s->key_file || (pass && *pass && !s->pass_phrase)) {
+    if (!s->where || !s->token_file || !s->token_file_shown || !s->key_file || (pass && *pass && !s->pass_phrase)) {
         session_destroy(&s->base);
         free(s);
         free(region);

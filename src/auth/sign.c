@@ -122,7 +122,8 @@ int ocisbx_sign_request_new(const char *method, const char *url, ocisbx_sign_req
         return ocisbx_fail(OCISBX_EINVAL, "sign request: no HTTP method");
     for (const char *p = method; *p; p++) {
         if (!is_tchar((unsigned char)*p))
-            return ocisbx_fail(OCISBX_EINVAL, "sign request: \"%s\" is not an HTTP method", method);
+            return ocisbx_fail(OCISBX_EINVAL, "sign request: \"%s\" is not an HTTP method",
+                               OCISBX_SHOWN(method));
     }
     if (!url)
         return ocisbx_fail(OCISBX_EINVAL, "sign request: no URL");
@@ -191,7 +192,8 @@ int ocisbx_sign_request_set_host(ocisbx_sign_request *r, const char *host)
     if (!r)
         return ocisbx_fail(OCISBX_EINVAL, "ocisbx_sign_request_set_host: r is NULL");
     if (host && (!*host || strchr(host, ' ')))
-        return ocisbx_fail(OCISBX_EINVAL, "sign request: host \"%s\" is empty or has a space", host);
+        return ocisbx_fail(OCISBX_EINVAL, "sign request: host \"%s\" is empty or has a space",
+                           OCISBX_SHOWN(host));
     return replace_str(&r->host, host, "host");
 }
 
@@ -277,7 +279,8 @@ int ocisbx_sign_request_set_body_sha256(ocisbx_sign_request *r, const char *sha2
     int ok = n == OCISBX_SHA256_B64_LEN && sha256_b64[43] == '=' &&
              strspn(sha256_b64, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/") == 43;
     if (!ok)
-        return ocisbx_fail(OCISBX_EINVAL, "sign request: \"%s\" is not a base64 SHA-256 (44 characters)", sha256_b64);
+        return ocisbx_fail(OCISBX_EINVAL, "sign request: \"%s\" is not a base64 SHA-256 (44 characters)",
+                           OCISBX_SHOWN(sha256_b64));
     memcpy(r->sha256, sha256_b64, sizeof r->sha256);
     r->body_len = len;
     return 0;

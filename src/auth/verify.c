@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <openssl/bio.h>
 #include <openssl/decoder.h>
@@ -314,9 +315,17 @@ int ocisbx_pubkey_load_file(const char *path, ocisbx_pubkey **out)
     *out = NULL;
     if (!path)
         return ocisbx_fail(OCISBX_EINVAL, "ocisbx_pubkey_load_file: path is NULL");
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return ocisbx_fail(OCISBX_EIO, "public key file %s: %s", path, strerror(errno));
+    /* a FIFO or a device is refused without waiting for a writer */
+    int fd = ocisbx_open_regular(path, NULL);
+    if (fd == OCISBX_OPEN_NOT_REGULAR)
+        return ocisbx_fail(OCISBX_EIO, "public key file %s: not a regular file", OCISBX_SHOWN(path));
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (!f) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return ocisbx_fail(OCISBX_EIO, "public key file %s: %s", OCISBX_SHOWN(path), strerror(e));
+    }
     ocisbx_buf b = OCISBX_BUF_INIT;
     char chunk[4096];
     size_t n;
@@ -324,15 +333,15 @@ int ocisbx_pubkey_load_file(const char *path, ocisbx_pubkey **out)
     while (!rc && (n = fread(chunk, 1, sizeof chunk, f)) > 0) {
         rc = ocisbx_buf_append(&b, chunk, n);
         if (!rc && b.len > 1024 * 1024)
-            rc = ocisbx_fail(OCISBX_EPARSE, "public key file %s: larger than 1 MiB", path);
+            rc = ocisbx_fail(OCISBX_EPARSE, "public key file %s: larger than 1 MiB", OCISBX_SHOWN(path));
     }
     if (!rc && ferror(f))
-        rc = ocisbx_fail(OCISBX_EIO, "public key file %s: read error", path);
+        rc = ocisbx_fail(OCISBX_EIO, "public key file %s: read error", OCISBX_SHOWN(path));
     fclose(f);
     if (!rc) {
         rc = ocisbx_pubkey_load_pem(b.data ? b.data : "", b.len, out);
         if (rc)
-            rc = ocisbx_error_wrap("public key file %s: ", path);
+            rc = ocisbx_error_wrap("public key file %s: ", OCISBX_SHOWN(path));
     }
     ocisbx_buf_free(&b);
     return rc;

@@ -134,8 +134,5 @@ int ocisbx_backend_run_capture(ocisbx_backend *b, const char *script, char **out
 
 /* UTF-8: the largest n' <= n with data[0..n') not ending inside a character
  * (in the prefix sense); and the smallest start >= s at a character start. */
-size_t ocisbx_utf8_cut_prefix(const char *data, size_t n);
-size_t ocisbx_utf8_cut_start(const char *data, size_t len, size_t s);
-bool ocisbx_utf8_valid(const char *data, size_t len, bool allow_truncated_end);
 
 #endif

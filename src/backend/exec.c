@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "backend/backend_int.h"
+#include "util/utf8.h"
 #include "ocisbx/util.h"
 #include "util/internal.h"
 
@@ -287,13 +288,13 @@ static int finish_output(ocisbx_exec_result *r, const char *head, size_t hl, con
         r->dropped = 0;
         r->head_kept = hl + tl;
     } else {
-        size_t hk = ocisbx_utf8_cut_prefix(head, hl);
+        size_t hk = ocisbx_utf8_cut_back(head, hl);
         for (size_t i = hk; i > 0 && hk - i < LINE_NEAR; i--)
             if (head[i - 1] == '\n') {
                 hk = i;
                 break;
             }
-        size_t ts = ocisbx_utf8_cut_start(tail, tl, 0);
+        size_t ts = ocisbx_utf8_cut_forward(tail, tl, 0);
         for (size_t i = ts; i < tl && i - ts < LINE_NEAR; i++)
             if (tail[i] == '\n') {
                 ts = i + 1;

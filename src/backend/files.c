@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "backend/backend_int.h"
+#include "util/utf8.h"
 #include "ocisbx/util.h"
 #include "util/internal.h"
 
@@ -296,7 +297,7 @@ int ocisbx_backend_read_text(ocisbx_backend *b, const char *path, int64_t offset
     if (rc)
         goto cleanup;
     if (memchr(sample.data ? sample.data : "", '\0', sample.len) ||
-        !ocisbx_utf8_valid(sample.data ? sample.data : "", sample.len, size > sample.len)) {
+        !(size > sample.len ? ocisbx_utf8_valid_sample : ocisbx_utf8_valid)(sample.data ? sample.data : "", sample.len)) {
         r->binary = true;
         rc = ocisbx_fail(OCISBX_EBINARY, "read: /workspace/%s is binary (%llu bytes, sha256 %s)", rel, size, sum);
         goto cleanup;

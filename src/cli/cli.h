@@ -17,6 +17,9 @@
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_FAIL 1  /* a failure (service error, I/O, bad config) */
 #define CLI_EXIT_USAGE 2 /* bad command line */
+/* A command run in a sandbox finished without reporting an exit status
+ * (timed out by the service, canceled, or its exit lost): never 0. */
+#define CLI_EXIT_NO_STATUS 125
 
 #define CLI_DEFAULT_API_VERSION "20231130"
 
@@ -33,6 +36,7 @@ typedef struct cli_globals {
     const char *project_id;  /* OCI_SANDBOX_PROJECT_ID (commands add --project-id) */
     /* Transport limits, as the OCI CLI names them (applied to every command). */
     bool no_retry;                  /* --no-retry: one attempt per request */
+    bool debug;                     /* --debug: the library's debug log on stderr */
     const char *max_retries;        /* --max-retries N (text as given) */
     const char *connection_timeout; /* --connection-timeout SECONDS */
     const char *read_timeout;       /* --read-timeout SECONDS */
@@ -69,11 +73,20 @@ int cmd_create(cli_ctx *ctx, int argc, char **argv);
 int cmd_close(cli_ctx *ctx, int argc, char **argv);
 int cmd_exec(cli_ctx *ctx, int argc, char **argv);
 int cmd_cp(cli_ctx *ctx, int argc, char **argv);
+int cmd_evidence(cli_ctx *ctx, int argc, char **argv);
 
 /* ---- errors ---- */
 /* Notes whether retries are on and, when stderr is a terminal, prints a
- * progress line for each retry wait (main calls it once). */
+ * progress line for each retry wait (from the transport's retry callback);
+ * with --debug sets the library's debug log on stderr (main calls it once). */
 void cli_progress_setup(const cli_ctx *ctx);
+/* SIGINT/SIGTERM handlers that set a flag (main installs them once). */
+void cli_signals_install(void);
+/* The cancel callback given to every transport: non-zero once a signal came. */
+int cli_cancel_requested(void *user_data);
+/* 0 when no signal came; else prints "ocisbx: interrupted (SIGINT)" once and
+ * returns 128 + the signal (130, 143). */
+int cli_interrupt_status(void);
 
 /* Prints "ocisbx: <message>" (one line) on stderr; returns exit_code. */
 int cli_error(int exit_code, const char *fmt, ...)
@@ -82,7 +95,9 @@ int cli_error(int exit_code, const char *fmt, ...)
 #endif
     ;
 /* Prints the library's last error message as above (or the stdout failure
- * when stdout has failed); returns CLI_EXIT_FAIL. */
+ * when stdout has failed) and returns CLI_EXIT_FAIL; after a signal, the
+ * one "interrupted" line and 128 + the signal instead. Reads the error's
+ * fields (attempts), never its wording. */
 int cli_fail_last(void);
 /* stdout could not be written: prints "ocisbx: writing to standard output
  * failed: <reason>" once per process; returns CLI_EXIT_FAIL. */
@@ -112,8 +127,8 @@ int cli_credentials(cli_ctx *ctx, ocisbx_credentials **out);
 /* The region: --region / OCI_SANDBOX_REGION, else the profile's or the
  * provider's; resolved to a full name. NULL on failure (error printed). */
 const char *cli_region(cli_ctx *ctx);
-/* The service endpoint: --endpoint / OCI_SANDBOX_ENDPOINT, else
- * https://inference.generativeai.<region>.oci.<realm domain>. No trailing
+/* The service endpoint: --endpoint / OCI_SANDBOX_ENDPOINT, else the
+ * library's ocisbx_endpoint_for_region(cli_region(ctx)). No trailing
  * '/'. Prints and returns CLI_EXIT_FAIL on failure. */
 int cli_endpoint(cli_ctx *ctx, const char **out);
 /* A signed transport with the ctx's credentials and --ca-bundle. Plain
@@ -144,6 +159,7 @@ typedef struct cli_api_opts {
     const char *expires_in_minutes, *additional_duration, *command, *timeout, *cwd, *file_path;
     const char *from_file, *to_file, *from_seq, *wait_for_state, *limit, *page, *lifecycle_state;
     const char *max_wait_seconds, *wait_interval_seconds, *expiration_duration, *warmpool_name;
+    const char *if_match, *sort_by, *sort_order;
     int is_force; /* -1 not given */
     bool all;
     const char *env[CLI_API_MAX_REPEAT];
@@ -166,22 +182,33 @@ int cli_api_unknown_sub(const char *cmd, const char *sub, const char *subs);
  * states of the resource): else a usage error listing them. */
 int cli_api_check_state(const char *cmd, const char *state, const char *states);
 bool cli_api_wants_help(int argc, char **argv);
-void cli_api_usage_line(const char *cmd, const char *sub, const char *allowed);
+struct cli_api_sub;
+/* The usage line of one subcommand, under the OCI CLI's names (cmd: the
+ * file's legacy group, for which options are required). */
+void cli_api_usage_line(const char *cmd, const struct cli_api_sub *s);
 /* Each option of one subcommand with a one-line description; required
  * ones marked '*'. */
-void cli_api_usage_detail(const char *cmd, const char *sub, const char *allowed);
+void cli_api_usage_detail(const char *cmd, const struct cli_api_sub *s);
 
-/* A subcommand of an API command group and the options it allows. */
+/* A subcommand of an API command group and the options it allows, under
+ * the OCI CLI's names (`oci generative-ai-sandbox <group> <oci>`, the names
+ * --help shows) and this CLI's first short name (name, under the file's
+ * legacy group: "command run"), which stays an alias. */
 typedef struct cli_api_sub {
-    const char *name;
-    const char *allowed; /* option names, space-separated */
+    const char *name;    /* the short name, also what the command file tests */
+    const char *allowed; /* option names, space-separated (the OCI CLI's) */
+    const char *group;   /* the OCI CLI's group: "sandbox-command" */
+    const char *oci;     /* the OCI CLI's subcommand: "run" */
 } cli_api_sub;
-/* The common start of every API command group: finds sub in subs, answers
- * --help (all subcommands, or one with its option details), refuses a
- * missing or unknown subcommand, and parses the options after it into o.
- * cmd gets "group sub" (cap >= 64). Returns the index of sub, or -1 with
- * *exit_code set (help printed, or a usage error reported). */
-int cli_api_select(const char *group, const char *sub, const cli_api_sub *subs, size_t n, int argc, char **argv,
-                   cli_api_opts *o, char *cmd, size_t cmd_cap, int *exit_code);
+/* The common start of every API command group: finds the subcommand
+ * argv[1] of the group argv[0] (an OCI group name: by group and oci name;
+ * the legacy group: by short name, or by oci name), answers --help (the
+ * group's subcommands, or one with its option details, under the OCI
+ * names), refuses a missing or unknown subcommand, and parses the options
+ * after it into o. cmd gets "group sub" as typed (cap >= 64). Returns the
+ * index of the subcommand in subs, or -1 with *exit_code set. */
+int cli_api_select(const char *legacy, const cli_api_sub *subs, size_t n, int argc, char **argv, cli_api_opts *o,
+                   char *cmd, size_t cmd_cap, int *exit_code);
+
 
 #endif

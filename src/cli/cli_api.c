@@ -39,8 +39,27 @@ static const opt_def opt_defs[] = {
     {"wait-interval-seconds", F(wait_interval_seconds)},
     {"expiration-duration", F(expiration_duration)},
     {"warmpool-name", F(warmpool_name)},
+    {"if-match", F(if_match)},
+    {"sort-by", F(sort_by)},
+    {"sort-order", F(sort_order)},
+    /* the OCI CLI's names */
+    {"sandbox-file-path", F(file_path)},
+    {"file", F(from_file)},
+    {"local-file", F(to_file)},
+    {"source-snapshot-id", F(snapshot_id)},
     {"env", SIZE_MAX},
     {"arg", SIZE_MAX},
+};
+
+/* This CLI's first option names, still accepted where the OCI CLI's name
+ * (the one --help shows) is allowed and the old name itself is not. */
+static const struct {
+    const char *old_name, *oci_name;
+} opt_aliases[] = {
+    {"file-path", "sandbox-file-path"},
+    {"from-file", "file"},
+    {"to-file", "local-file"},
+    {"snapshot-id", "source-snapshot-id"},
 };
 
 static bool allowed_has(const char *allowed, const char *name)
@@ -82,6 +101,10 @@ int cli_api_parse(const char *cmd, int argc, char **argv, const char *allowed, c
             if (!allowed_has(allowed, opt_defs[d].name)) continue;
             const char *value = NULL;
             int m = cli_opt_value(argc, argv, &i, opt_defs[d].name, &value);
+            for (size_t a = 0; m == 0 && a < sizeof opt_aliases / sizeof opt_aliases[0]; a++)
+                if (strcmp(opt_aliases[a].oci_name, opt_defs[d].name) == 0 &&
+                    !allowed_has(allowed, opt_aliases[a].old_name))
+                    m = cli_opt_value(argc, argv, &i, opt_aliases[a].old_name, &value);
             if (m < 0) return CLI_EXIT_USAGE;
             if (m == 0) continue;
             taken = true;
@@ -181,25 +204,44 @@ int cli_api_unknown_sub(const char *cmd, const char *sub, const char *subs)
     return cli_error(CLI_EXIT_USAGE, "%s: unknown subcommand %s (one of: %s)", cmd, sub, subs);
 }
 
-int cli_api_select(const char *group, const char *sub, const cli_api_sub *subs, size_t n, int argc, char **argv,
-                   cli_api_opts *o, char *cmd, size_t cmd_cap, int *exit_code)
+/* Whether subs[i] belongs to the group as typed: an OCI group holds its
+ * own subcommands, the legacy group (not also an OCI group) all of them. */
+static bool in_group(const char *group, bool legacy_only, const cli_api_sub *s)
 {
-    size_t k = 0;
-    while (sub && k < n && strcmp(subs[k].name, sub) != 0) k++;
+    return legacy_only || strcmp(s->group, group) == 0;
+}
+
+int cli_api_select(const char *legacy, const cli_api_sub *subs, size_t n, int argc, char **argv, cli_api_opts *o,
+                   char *cmd, size_t cmd_cap, int *exit_code)
+{
+    const char *group = argv[0];
+    const char *sub = argc > 1 && argv[1][0] != '-' ? argv[1] : NULL;
+    bool is_legacy = strcmp(group, legacy) == 0;
+    bool legacy_only = true;
+    for (size_t i = 0; i < n; i++) legacy_only = legacy_only && strcmp(subs[i].group, group) != 0;
+    size_t k = n;
+    /* the OCI CLI's name first, then the short one under the legacy group */
+    for (size_t i = 0; sub && k == n && i < n; i++)
+        if (in_group(group, legacy_only, &subs[i]) && strcmp(subs[i].oci, sub) == 0) k = i;
+    for (size_t i = 0; sub && k == n && is_legacy && i < n; i++)
+        if (strcmp(subs[i].name, sub) == 0) k = i;
     if (cli_api_wants_help(argc, argv)) {
         printf("usage:\n");
         for (size_t i = 0; i < n; i++)
-            if (k == n || i == k) cli_api_usage_line(group, subs[i].name, subs[i].allowed);
-        if (k < n) cli_api_usage_detail(group, subs[k].name, subs[k].allowed);
+            if ((k == n && in_group(group, legacy_only, &subs[i])) || i == k)
+                cli_api_usage_line(legacy, &subs[i]);
+        if (k < n) cli_api_usage_detail(legacy, &subs[k]);
         *exit_code = CLI_EXIT_OK;
         return -1;
     }
     if (!sub || k == n) {
-        char names[256]; /* "create, get, ..." from the table */
+        char names[320]; /* "create, get, ..." from the table */
         size_t len = 0;
         names[0] = '\0';
         for (size_t i = 0; i < n && len < sizeof names; i++)
-            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "", subs[i].name);
+            if (in_group(group, legacy_only, &subs[i]))
+                len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "",
+                                        legacy_only ? subs[i].name : subs[i].oci);
         *exit_code = cli_api_unknown_sub(group, sub, names);
         return -1;
     }
@@ -246,22 +288,27 @@ static const struct {
     {"display-name", "NAME", "a display name"},
     {"runtime", "NAME", "the runtime image, e.g. python-3.11"},
     {"shape", "NAME", "the shape, e.g. SMALL"},
-    {"expires-in-minutes", "N", "lifetime in minutes (-1: the service's default)"},
+    {"expires-in-minutes", "N", "lifetime in minutes, 1-2880 (48 h), or -1: no automatic expiry"},
     {"additional-duration", "DURATION", "ISO 8601 time to add, e.g. PT30M"},
     {"command", "TEXT", "the shell command to run"},
     {"timeout", "DURATION", "ISO 8601 limit of the command, e.g. PT5M"},
     {"cwd", "PATH", "working directory (absolute, under /workspace)"},
-    {"file-path", "PATH", "the file in the sandbox (absolute)"},
-    {"from-file", "PATH", "local file to send ('-': standard input)"},
-    {"to-file", "PATH", "local file to write ('-' or absent: standard output, after the hash check)"},
+    {"sandbox-file-path", "PATH", "the file in the sandbox (absolute; alias --file-path)"},
+    {"file", "PATH", "local file to send ('-': standard input; alias --from-file)"},
+    {"local-file", "PATH",
+     "local file to write ('-' or absent: standard output, after the hash check; alias --to-file)"},
+    {"source-snapshot-id", "ID", "the snapshot the new sandbox starts from (alias --snapshot-id)"},
+    {"if-match", "ETAG", "act only if the resource's etag is still ETAG (else 412)"},
+    {"sort-by", "FIELD", "sort the list by FIELD"},
+    {"sort-order", "ORDER", "ASC or DESC"},
     {"from-seq", "N", "first event sequence number (absent: from the start)"},
-    {"wait-for-state", "STATE", "wait until the resource reaches STATE"},
+    {"wait-for-state", "STATE", "wait until the resource reaches STATE (commands: the derived state)"},
     {"limit", "N", "at most N items per page (1-1000)"},
     {"page", "TOKEN", "the page token of a previous answer"},
     {"lifecycle-state", "STATE", "only items in this state"},
     {"max-wait-seconds", "N", "give up waiting after N seconds"},
     {"wait-interval-seconds", "N", "seconds between checks while waiting"},
-    {"expiration-duration", "DURATION", "ISO 8601 lifetime of the snapshot, e.g. P7D"},
+    {"expiration-duration", "DURATION", "ISO 8601 lifetime, e.g. P7D (sandbox create: sent as whole minutes)"},
     {"warmpool-name", "NAME", "take the sandbox from this warm pool"},
     {"env", "NAME=VALUE", "an environment variable (repeatable)"},
     {"arg", "V", "an argument of the command (repeatable; or after --)"},
@@ -275,8 +322,10 @@ static bool opt_required(const char *cmd, const char *sub, const char *name)
 {
     bool run = strncmp(sub, "run", 3) == 0;
     if (strcmp(cmd, "sandbox") == 0) {
-        if (strcmp(name, "sandbox-id") == 0) return strcmp(sub, "create") != 0 && strcmp(sub, "list") != 0;
-        if (strcmp(name, "project-id") == 0) return strcmp(sub, "create") == 0;
+        if (strcmp(name, "sandbox-id") == 0)
+            return strcmp(sub, "create") != 0 && strcmp(sub, "create-from-snapshot") != 0 && strcmp(sub, "list") != 0;
+        if (strcmp(name, "source-snapshot-id") == 0) return strcmp(sub, "create-from-snapshot") == 0;
+        if (strcmp(name, "project-id") == 0) return strncmp(sub, "create", 6) == 0;
         if (strcmp(name, "additional-duration") == 0) return strcmp(sub, "extend") == 0;
         if (strcmp(name, "display-name") == 0) return strcmp(sub, "update") == 0;
     } else if (strcmp(cmd, "command") == 0) {
@@ -284,8 +333,8 @@ static bool opt_required(const char *cmd, const char *sub, const char *name)
         if (strcmp(name, "command") == 0) return run;
         if (strcmp(name, "command-id") == 0) return !run && strcmp(sub, "list") != 0;
     } else if (strcmp(cmd, "file") == 0) {
-        if (strcmp(name, "sandbox-id") == 0 || strcmp(name, "file-path") == 0) return true;
-        if (strcmp(name, "from-file") == 0) return strcmp(sub, "write") == 0;
+        if (strcmp(name, "sandbox-id") == 0 || strcmp(name, "sandbox-file-path") == 0) return true;
+        if (strcmp(name, "file") == 0) return strcmp(sub, "write") == 0;
     } else if (strcmp(cmd, "snapshot") == 0) {
         if (strcmp(name, "sandbox-id") == 0) return strcmp(sub, "create") == 0;
         if (strcmp(name, "snapshot-id") == 0) return strcmp(sub, "get") == 0 || strcmp(sub, "delete") == 0;
@@ -293,10 +342,11 @@ static bool opt_required(const char *cmd, const char *sub, const char *name)
     return false;
 }
 
-void cli_api_usage_detail(const char *cmd, const char *sub, const char *allowed)
+void cli_api_usage_detail(const char *cmd, const cli_api_sub *s)
 {
-    printf("\noptions of %s %s (* required):\n", cmd, sub);
-    const char *p = allowed;
+    const char *sub = s->name;
+    printf("\noptions of %s %s (* required):\n", s->group, s->oci);
+    const char *p = s->allowed;
     while (*p) {
         size_t n = strcspn(p, " ");
         char name[40];
@@ -313,10 +363,11 @@ void cli_api_usage_detail(const char *cmd, const char *sub, const char *allowed)
     }
 }
 
-void cli_api_usage_line(const char *cmd, const char *sub, const char *allowed)
+void cli_api_usage_line(const char *cmd, const cli_api_sub *s)
 {
-    printf("  ocisbx %s %s", cmd, sub);
-    const char *p = allowed;
+    const char *sub = s->name;
+    printf("  ocisbx %s %s", s->group, s->oci);
+    const char *p = s->allowed;
     while (*p) {
         size_t n = strcspn(p, " ");
         if (n == 3 && strncmp(p, "arg", 3) == 0)

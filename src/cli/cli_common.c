@@ -1,5 +1,6 @@
 /* Helpers shared by the CLI's commands. */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +8,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "util/utf8.h"
+#include "util/internal.h"
 
 int cli_error(int exit_code, const char *fmt, ...)
 {
@@ -15,10 +18,28 @@ int cli_error(int exit_code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    for (char *p = line; *p; p++) /* keep it one line */
-        if (*p == '\n' || *p == '\r')
-            *p = ' ';
-    fprintf(stderr, "ocisbx: %s\n", line);
+    /* One line, and nothing a terminal would act on: newlines become spaces,
+     * other control bytes (ESC...) and bytes that are not UTF-8 become \xNN
+     * (argv and file contents end up in messages). */
+    char shown[sizeof line * 4];
+    size_t o = 0;
+    const unsigned char *p = (const unsigned char *)line;
+    for (size_t i = 0; p[i] && o + 5 < sizeof shown;) {
+        size_t n = p[i] < 0x80 ? 1 : ocisbx_utf8_seq_len(p + i, strlen(line + i));
+        if (p[i] == '\n' || p[i] == '\r') {
+            shown[o++] = ' ';
+            i++;
+        } else if (n == 0 || p[i] < 0x20 || p[i] == 0x7f || (n == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0)) {
+            o += (size_t)snprintf(shown + o, sizeof shown - o, "\\x%02x", p[i]);
+            i++;
+        } else {
+            memcpy(shown + o, p + i, n);
+            o += n;
+            i += n;
+        }
+    }
+    shown[o] = 0;
+    fprintf(stderr, "ocisbx: %s\n", shown);
     return exit_code;
 }
 
@@ -35,10 +56,15 @@ int cli_stdout_failed(void)
     return CLI_EXIT_FAIL;
 }
 
+static volatile sig_atomic_t got_signal;
+
 int cli_finish_stdout(int status)
 {
     errno = 0;
     if (fflush(stdout) != 0 || ferror(stdout)) {
+        /* a write cut by the interrupt: the "interrupted" line says it all */
+        if (got_signal)
+            return status;
         cli_stdout_failed();
         return status == CLI_EXIT_OK ? CLI_EXIT_FAIL : status;
     }
@@ -48,48 +74,82 @@ int cli_finish_stdout(int status)
 /* Retries are on for this run (no --no-retry): a final error after several
  * attempts points at the option. */
 static bool retries_on;
+/* A terminal on stderr: each retry wait gets a progress line. */
+static bool show_progress;
 
-/* "after <n> attempts" with n > 1: the transport's words for a call retried */
-static bool after_retries(const char *m)
+/* ---- interruption: SIGINT/SIGTERM set a flag (got_signal, above) the
+ * library's cancel callback reads; the command unwinds, then main exits
+ * 128 + signal ---- */
+static bool interrupt_reported;
+
+static void on_signal(int sig)
 {
-    for (const char *p = m; (p = strstr(p, "after ")) != NULL; p += 6) {
-        int n = 0, used = 0;
-        if (sscanf(p, "after %d attempts%n", &n, &used) == 1 && used > 0 && n > 1)
-            return true;
+    if (got_signal)
+        _exit(128 + sig); /* a second one: the user means it */
+    got_signal = sig;
+}
+
+void cli_signals_install(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0; /* no SA_RESTART: a blocking wait wakes up at once */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+int cli_cancel_requested(void *user_data)
+{
+    (void)user_data;
+    return got_signal != 0;
+}
+
+int cli_interrupt_status(void)
+{
+    if (!got_signal)
+        return 0;
+    if (!interrupt_reported) {
+        interrupt_reported = true;
+        cli_error(0, "interrupted (%s)", got_signal == SIGINT ? "SIGINT" : "SIGTERM");
     }
-    return false;
+    return 128 + got_signal;
 }
 
 int cli_fail_last(void)
 {
+    /* Interrupted: the call's own ECANCELED message would only repeat it. */
+    if (got_signal)
+        return cli_interrupt_status();
     /* A callback that stopped because stdout broke: say that, not "canceled". */
     if (ferror(stdout))
         return cli_stdout_failed();
-    const char *m = ocisbx_error_message(ocisbx_error_last());
-    if (retries_on && after_retries(m))
+    const ocisbx_error *e = ocisbx_error_last();
+    const char *m = ocisbx_error_message(e);
+    if (retries_on && ocisbx_error_attempts(e) > 1)
         return cli_error(CLI_EXIT_FAIL, "%s; --no-retry makes one attempt only", m);
     return cli_error(CLI_EXIT_FAIL, "%s", m);
 }
 
-/* The transport's INFO line of each wait, "http: <METHOD> <url>: <cause>;
- * retrying in <ms> ms (attempt <k> of <n>, opc-request-id: <id>)", as one
- * short progress line. */
-static void progress_log(int level, const char *line, void *ud)
+/* The transport's retry callback: one short progress line per wait. */
+static void on_retry(int attempt, int max_attempts, int64_t delay_ms, int http_status, const char *cause,
+                     const char *request_id, void *ud)
+{
+    (void)http_status, (void)request_id, (void)ud;
+    if (!show_progress)
+        return;
+    fprintf(stderr, "ocisbx: %s; retrying in %.1f s (attempt %d of %d; --no-retry to stop)\n", cause,
+            (double)delay_ms / 1000.0, attempt, max_attempts);
+    fflush(stderr);
+}
+
+/* --debug: the library's debug log, already redacted by the library. */
+static void debug_log(int level, const char *line, void *ud)
 {
     (void)ud;
-    if (level != OCISBX_LOG_INFO || strncmp(line, "http: ", 6) != 0)
-        return;
-    const char *wait = strstr(line, "; retrying in ");
-    const char *cause = strstr(line + 6, ": ");
-    if (!wait || !cause || cause > wait)
-        return;
-    cause += 2;
-    long long ms = 0;
-    int k = 0, n = 0;
-    if (sscanf(wait, "; retrying in %lld ms (attempt %d of %d", &ms, &k, &n) != 3)
-        return;
-    fprintf(stderr, "ocisbx: %.*s; retrying in %.1f s (attempt %d of %d; --no-retry to stop)\n", (int)(wait - cause),
-            cause, (double)ms / 1000.0, k, n);
+    static const char *const names[] = {"error", "warn", "info", "debug"};
+    fprintf(stderr, "ocisbx: [%s] %s\n", level >= 0 && level <= 3 ? names[level] : "log", line);
     fflush(stderr);
 }
 
@@ -97,8 +157,9 @@ void cli_progress_setup(const cli_ctx *ctx)
 {
     retries_on = !ctx->g.no_retry;
     /* a terminal only: scripts and tests expect the one error line */
-    if (retries_on && isatty(STDERR_FILENO))
-        ocisbx_set_log(progress_log, OCISBX_LOG_INFO, NULL);
+    show_progress = retries_on && isatty(STDERR_FILENO);
+    if (ctx->g.debug)
+        ocisbx_set_log(debug_log, OCISBX_LOG_DEBUG, NULL);
 }
 
 int cli_opt_value(int argc, char **argv, int *i, const char *name, const char **value)
@@ -196,10 +257,11 @@ int cli_endpoint(cli_ctx *ctx, const char **out)
             const char *region = cli_region(ctx);
             if (!region)
                 return CLI_EXIT_FAIL;
-            size_t n = strlen(region) + strlen(ocisbx_region_domain(region)) + 64;
-            if ((ctx->endpoint = malloc(n)) != NULL)
-                snprintf(ctx->endpoint, n, "https://inference.generativeai.%s.oci.%s", region,
-                         ocisbx_region_domain(region));
+            char *ep = NULL;
+            if (ocisbx_endpoint_for_region(region, &ep) != 0)
+                return cli_fail_last();
+            ctx->endpoint = strdup(ep);
+            ocisbx_free(ep);
         }
         if (!ctx->endpoint)
             return cli_error(CLI_EXIT_FAIL, "out of memory");
@@ -211,32 +273,11 @@ int cli_endpoint(cli_ctx *ctx, const char **out)
     return 0;
 }
 
-/* http://<loopback>[:port]/... : the only plain-http URLs the CLI allows. */
+/* http://<loopback>[:port]/... : the only plain-http URLs the CLI allows
+ * (the library's one loopback rule). */
 static bool loopback_http(const char *url)
 {
-    if (!url || strncmp(url, "http://", 7) != 0)
-        return false;
-    const char *h = url + 7;
-    size_t n = strcspn(h, "/?#");
-    char host[256];
-    if (n >= sizeof host)
-        return false;
-    memcpy(host, h, n);
-    host[n] = '\0';
-    char *at = strrchr(host, '@');
-    char *hp = at ? at + 1 : host;
-    if (*hp == '[') {
-        char *rb = strchr(hp, ']');
-        if (!rb)
-            return false;
-        *rb = '\0';
-        hp++;
-    } else {
-        char *colon = strchr(hp, ':');
-        if (colon)
-            *colon = '\0';
-    }
-    return strcmp(hp, "localhost") == 0 || strcmp(hp, "::1") == 0 || strncmp(hp, "127.", 4) == 0;
+    return url && strncmp(url, "http://", 7) == 0 && ocisbx_url_host_is_loopback(url);
 }
 
 int cli_http_apply_globals(const cli_ctx *ctx, ocisbx_http_options *o)
@@ -256,6 +297,10 @@ int cli_http_apply_globals(const cli_ctx *ctx, ocisbx_http_options *o)
         rc = ocisbx_http_options_set_read_timeout_ms(o, (int64_t)g->read_timeout_s * 1000);
     if (rc == 0 && g->read_timeout_s > 0)
         rc = ocisbx_http_options_set_stream_idle_timeout_ms(o, (int64_t)g->read_timeout_s * 1000);
+    if (rc == 0)
+        rc = ocisbx_http_options_set_cancel(o, cli_cancel_requested, NULL);
+    if (rc == 0)
+        rc = ocisbx_http_options_set_retry_callback(o, on_retry, NULL);
     return rc;
 }
 

@@ -1,4 +1,7 @@
-/* ocisbx command run|run-and-wait|run-and-stream|get|list|output|events|cancel */
+/* ocisbx sandbox-command run|run-and-wait|get|cancel,
+ * sandbox-command-collection list, sandbox-command-event run-and-stream|stream,
+ * sandbox-command-output get-output (the OCI CLI's names); the legacy group
+ * "command" keeps run|run-and-wait|run-and-stream|get|list|output|events|cancel. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,37 +67,79 @@ static int on_event(const ocisbx_command_event *ev, void *ud)
     return 0;
 }
 
-static int stream_status(int rc, const stream_out *s, const char *what)
+/* The command's exit status as this program's; a command that reported none
+ * never gives 0 (CLI_EXIT_NO_STATUS). */
+static int exit_status_of(bool has_code, int code, const char *what)
+{
+    if (!has_code)
+        return cli_error(CLI_EXIT_NO_STATUS,
+                         "%s: the command finished without an exit status (timed out, canceled, or lost)", what);
+    return code & 0xff;
+}
+
+static int stream_status(int rc, const stream_out *s, const char *what, ocisbx_client *c, const char *sandbox_id,
+                         const char *command_id)
 {
     if (s->write_failed) return cli_error(CLI_EXIT_FAIL, "%s: writing the output failed", what);
     if (rc) return cli_fail_last();
-    if (!s->finished) return CLI_EXIT_OK; /* stopped at --until: nothing to report */
-    if (!s->has_code) return cli_error(CLI_EXIT_FAIL, "%s: the command finished without an exit status (timed out "
-                                                      "or canceled)", what);
-    return s->code & 0xff;
+    if (s->finished) return exit_status_of(s->has_code, s->code, what);
+    /* The stream ended without FINISHED because the command had ended before
+     * the first seq asked for (--from-seq past the end): its state says how. */
+    ocisbx_command *cm = NULL;
+    if (!command_id || ocisbx_client_get_command(c, sandbox_id, command_id, &cm) != 0)
+        return command_id ? cli_fail_last()
+                          : cli_error(CLI_EXIT_FAIL, "%s: the stream ended before the command finished", what);
+    int code = 0;
+    int state = ocisbx_command_state(cm);
+    bool has = ocisbx_command_exit_code(cm, &code) == 1;
+    ocisbx_command_free(cm);
+    if (state != OCISBX_COMMAND_FINISHED && state != OCISBX_COMMAND_FINISHED_NO_EXIT_CODE)
+        return cli_error(CLI_EXIT_FAIL, "%s: the stream ended while the command is %s", what,
+                         ocisbx_command_state_name(state));
+    return exit_status_of(has, code, what);
 }
 
 #define RUN_OPTS "sandbox-id command env cwd timeout arg"
+#define WAIT_OPTS " wait-for-state max-wait-seconds wait-interval-seconds"
+/* The states --wait-for-state takes: the client's derived command state
+ * (a SandboxCommand has no lifecycle state, docs/wire.md). */
+#define COMMAND_STATES "NOT_STARTED RUNNING FINISHED FINISHED_NO_EXIT_CODE"
+
+/* get/run with --wait-for-state: poll until the derived state, print it. */
+static int wait_and_print(ocisbx_client *c, const char *cmd, const cli_api_opts *o, const char *command_id)
+{
+    int64_t t, p;
+    int state = 0;
+    if (cli_api_wait_ms(cmd, o, &t, &p)) return CLI_EXIT_USAGE;
+    if (ocisbx_command_state_from_name(o->wait_for_state, &state)) return cli_fail_last();
+    ocisbx_command *cm = NULL;
+    int rc = ocisbx_client_wait_command(c, o->sandbox_id, command_id, state, t, p, &cm);
+    return print_command(rc, cm);
+}
 
 int cmd_command(cli_ctx *ctx, int argc, char **argv)
 {
-    const char *sub = argc > 1 ? argv[1] : NULL;
     static const cli_api_sub subs[] = {
-        {"run", RUN_OPTS},
-        {"run-and-wait", RUN_OPTS},
-        {"run-and-stream", RUN_OPTS},
-        {"get", "sandbox-id command-id"},
-        {"list", "sandbox-id limit page all"},
-        {"output", "sandbox-id command-id from-seq"},
-        {"events", "sandbox-id command-id from-seq"},
-        {"cancel", "sandbox-id command-id"},
+        {"run", RUN_OPTS WAIT_OPTS, "sandbox-command", "run"},
+        {"run-and-wait", RUN_OPTS, "sandbox-command", "run-and-wait"},
+        {"run-and-stream", RUN_OPTS, "sandbox-command-event", "run-and-stream"},
+        {"get", "sandbox-id command-id" WAIT_OPTS, "sandbox-command", "get"},
+        {"list", "sandbox-id command-id sort-by sort-order limit page all", "sandbox-command-collection", "list"},
+        {"output", "sandbox-id command-id from-seq", "sandbox-command-output", "get-output"},
+        {"events", "sandbox-id command-id from-seq", "sandbox-command-event", "stream"},
+        {"cancel", "sandbox-id command-id", "sandbox-command", "cancel"},
     };
     char cmd[64];
     cli_api_opts o;
     int exit_code;
-    if (cli_api_select("command", sub, subs, sizeof subs / sizeof subs[0], argc, argv, &o, cmd, sizeof cmd,
-                       &exit_code) < 0)
-        return exit_code;
+    int k = cli_api_select("command", subs, sizeof subs / sizeof subs[0], argc, argv, &o, cmd, sizeof cmd, &exit_code);
+    if (k < 0) return exit_code;
+    const char *sub = subs[k].name;
+    if (o.wait_for_state) { /* checked before any request is sent */
+        int64_t t, p;
+        if (cli_api_check_state(cmd, o.wait_for_state, COMMAND_STATES) || cli_api_wait_ms(cmd, &o, &t, &p))
+            return CLI_EXIT_USAGE;
+    }
     if (cli_api_require(cmd, "sandbox-id", o.sandbox_id)) return CLI_EXIT_USAGE;
     bool run = strncmp(sub, "run", 3) == 0;
     if (run && cli_api_require(cmd, "command", o.command)) return CLI_EXIT_USAGE;
@@ -115,19 +160,31 @@ int cmd_command(cli_ctx *ctx, int argc, char **argv)
     int st;
     ocisbx_command *cm = NULL;
     if (strcmp(sub, "run") == 0) {
+        /* the answer is a SandboxCommandIdentifier {id} [public] */
         int rc = ocisbx_client_run_command(c, o.sandbox_id, d, &cm);
-        st = print_command(rc, cm);
+        if (!rc && o.wait_for_state) {
+            char *id = strdup(ocisbx_command_id(cm));
+            ocisbx_command_free(cm);
+            st = id ? wait_and_print(c, cmd, &o, id) : cli_error(CLI_EXIT_FAIL, "%s: out of memory", cmd);
+            free(id);
+        } else {
+            st = print_command(rc, cm);
+        }
     } else if (strcmp(sub, "run-and-wait") == 0) {
         int rc = ocisbx_client_run_command_and_wait(c, o.sandbox_id, d, &cm);
         st = print_command(rc, cm);
     } else if (strcmp(sub, "run-and-stream") == 0) {
         stream_out s = {0};
-        int rc = ocisbx_client_run_command_and_stream(c, o.sandbox_id, d, on_event, &s, NULL);
-        st = stream_status(rc, &s, cmd);
+        char *id = NULL;
+        int rc = ocisbx_client_run_command_and_stream(c, o.sandbox_id, d, on_event, &s, &id);
+        st = stream_status(rc, &s, cmd, c, o.sandbox_id, id);
+        ocisbx_free(id);
     } else if (strcmp(sub, "events") == 0) {
         stream_out s = {0};
         int rc = ocisbx_client_stream_command_events(c, o.sandbox_id, o.command_id, from_seq, 0, on_event, &s);
-        st = stream_status(rc, &s, cmd);
+        st = stream_status(rc, &s, cmd, c, o.sandbox_id, o.command_id);
+    } else if (strcmp(sub, "get") == 0 && o.wait_for_state) {
+        st = wait_and_print(c, cmd, &o, o.command_id);
     } else if (strcmp(sub, "get") == 0) {
         int rc = ocisbx_client_get_command(c, o.sandbox_id, o.command_id, &cm);
         st = print_command(rc, cm);
@@ -145,6 +202,9 @@ int cmd_command(cli_ctx *ctx, int argc, char **argv)
         int rc = ocisbx_list_options_new(&lo);
         if (!rc) rc = ocisbx_list_options_set_limit(lo, (int)limit);
         if (!rc && o.page) rc = ocisbx_list_options_set(lo, "page", o.page);
+        if (!rc && o.command_id) rc = ocisbx_list_options_set(lo, "commandId", o.command_id);
+        if (!rc && o.sort_by) rc = ocisbx_list_options_set(lo, "sortBy", o.sort_by);
+        if (!rc && o.sort_order) rc = ocisbx_list_options_set(lo, "sortOrder", o.sort_order);
         cJSON *outj = cJSON_CreateObject();
         cJSON *items = cJSON_AddArrayToObject(outj, "items");
         if (!rc && o.all) {

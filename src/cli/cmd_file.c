@@ -1,4 +1,5 @@
-/* ocisbx file read|write */
+/* ocisbx sandbox-file read|write (the OCI CLI's names: --sandbox-file-path,
+ * --file, --local-file); the legacy "file" group and option names stay. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,20 +49,19 @@ static int read_to_stdout(ocisbx_client *c, const cli_api_opts *o)
 
 int cmd_file(cli_ctx *ctx, int argc, char **argv)
 {
-    const char *sub = argc > 1 && argv[1][0] != '-' ? argv[1] : NULL;
     static const cli_api_sub subs[] = {
-        {"read", "sandbox-id file-path to-file"},
-        {"write", "sandbox-id file-path from-file"},
+        {"read", "sandbox-id sandbox-file-path local-file", "sandbox-file", "read"},
+        {"write", "sandbox-id sandbox-file-path file", "sandbox-file", "write"},
     };
     char cmd[64];
     cli_api_opts o;
     int exit_code;
-    int k = cli_api_select("file", sub, subs, sizeof subs / sizeof subs[0], argc, argv, &o, cmd, sizeof cmd, &exit_code);
+    int k = cli_api_select("file", subs, sizeof subs / sizeof subs[0], argc, argv, &o, cmd, sizeof cmd, &exit_code);
     if (k < 0)
         return exit_code;
     bool write = k == 1;
-    if (cli_api_require(cmd, "sandbox-id", o.sandbox_id) || cli_api_require(cmd, "file-path", o.file_path) ||
-        (write && cli_api_require(cmd, "from-file", o.from_file)))
+    if (cli_api_require(cmd, "sandbox-id", o.sandbox_id) || cli_api_require(cmd, "sandbox-file-path", o.file_path) ||
+        (write && cli_api_require(cmd, "file", o.from_file)))
         return CLI_EXIT_USAGE;
     ocisbx_client *c = NULL;
     if (cli_api_client(ctx, &c)) return CLI_EXIT_FAIL;

@@ -9,7 +9,6 @@
 #include "ocisbx/api.h"
 
 /* ---- sandbox ---- */
-#define SANDBOX_MAX_MINUTES 2880 /* 48 h (service.md) */
 #define SANDBOX_STATES "CREATING RUNNING UPDATING STOPPING STOPPED SUSPENDING SUSPENDED RESUMING FAILED DELETED"
 
 static int print_sandbox(ocisbx_sandbox *s)
@@ -53,9 +52,56 @@ static int expiration_from_env(const char *cmd, const char *text, long long *min
     if (ms <= 0)
         return cli_error(CLI_EXIT_USAGE, "%s: OCI_SANDBOX_EXPIRATION %s: the lifetime must be more than 0 (one that "
                                          "never ends is refused)", cmd, text);
-    if (ms > (int64_t)SANDBOX_MAX_MINUTES * 60000)
+    if (ms > (int64_t)OCISBX_EXPIRES_IN_MINUTES_MAX * 60000)
         return cli_error(CLI_EXIT_USAGE, "%s: OCI_SANDBOX_EXPIRATION %s: more than 48 hours (PT48H)", cmd, text);
     *minutes = (ms + 59999) / 60000;
+    return 0;
+}
+
+/* --expiration-duration (the OCI CLI's option): an ISO 8601 duration, sent
+ * as expiresInMinutes (whole minutes, rounded up; the deprecated
+ * expirationDuration field is never sent); more than 0 and at most 48 h
+ * (no expiry at all is --expires-in-minutes -1). */
+static int expiration_option_minutes(const char *cmd, const char *text, long long *minutes)
+{
+    int64_t ms = 0;
+    if (ocisbx_duration_parse(text, &ms) != 0)
+        return cli_error(CLI_EXIT_USAGE, "%s: --expiration-duration: %s", cmd, ocisbx_error_message(ocisbx_error_last()));
+    if (ms <= 0)
+        return cli_error(CLI_EXIT_USAGE, "%s: --expiration-duration %s: the lifetime must be more than 0", cmd, text);
+    if (ms > (int64_t)OCISBX_EXPIRES_IN_MINUTES_MAX * 60000)
+        return cli_error(CLI_EXIT_USAGE, "%s: --expiration-duration %s: more than 48 hours (PT48H)", cmd, text);
+    *minutes = (ms + 59999) / 60000;
+    return 0;
+}
+
+/* The lifetime of create: --expires-in-minutes, else --expiration-duration,
+ * else OCI_SANDBOX_EXPIRATION; *given false when none. Checked before
+ * anything else is done (a usage error exits 2). */
+static int create_lifetime(const char *cmd, const cli_api_opts *o, long long *minutes_out, bool *given)
+{
+    if (o->expires_in_minutes && o->expiration_duration)
+        return cli_error(CLI_EXIT_USAGE, "%s: give --expires-in-minutes or --expiration-duration, not both", cmd);
+    const char *expiration = o->expires_in_minutes || o->expiration_duration ? NULL : env_value("OCI_SANDBOX_EXPIRATION");
+    long long minutes = 0;
+    if (o->expires_in_minutes) {
+        /* -1 disables automatic expiry [public]: passed through */
+        char *end = NULL;
+        const char *v = o->expires_in_minutes;
+        long long m = strtoll(v, &end, 10);
+        if (!*v || *end || (m != OCISBX_EXPIRES_NEVER && (m < 1 || m > OCISBX_EXPIRES_IN_MINUTES_MAX)))
+            return cli_error(CLI_EXIT_USAGE,
+                             "%s: --expires-in-minutes must be -1 (no automatic expiry) or from 1 to %d, not '%s'",
+                             cmd, OCISBX_EXPIRES_IN_MINUTES_MAX, v);
+        minutes = m;
+    }
+    /* the OCI CLI's --expiration-duration: the deprecated field is never
+     * sent; the ISO 8601 duration goes as whole minutes, rounded up */
+    if (o->expiration_duration && expiration_option_minutes(cmd, o->expiration_duration, &minutes))
+        return CLI_EXIT_USAGE;
+    if (expiration && expiration_from_env(cmd, expiration, &minutes)) return CLI_EXIT_USAGE;
+    *minutes_out = minutes;
+    *given = o->expires_in_minutes || o->expiration_duration || expiration;
     return 0;
 }
 
@@ -67,14 +113,12 @@ static int sandbox_create(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
     /* explicit options win over the environment, which wins over the service's defaults */
     const char *runtime = o->runtime ? o->runtime : env_value("OCI_SANDBOX_RUNTIME");
     const char *shape = o->shape ? o->shape : env_value("OCI_SANDBOX_SHAPE");
-    const char *expiration = o->expires_in_minutes ? NULL : env_value("OCI_SANDBOX_EXPIRATION");
     long long minutes = 0;
-    if (o->expires_in_minutes && cli_api_int(cmd, "expires-in-minutes", o->expires_in_minutes, -1, 1000000, &minutes))
-        return CLI_EXIT_USAGE;
-    if (expiration && expiration_from_env(cmd, expiration, &minutes)) return CLI_EXIT_USAGE;
+    bool given = false;
+    if (create_lifetime(cmd, o, &minutes, &given)) return CLI_EXIT_USAGE;
     ocisbx_create_sandbox_details *d = NULL;
     int rc = ocisbx_create_sandbox_details_new(&d);
-    if (!rc && (o->expires_in_minutes || expiration)) rc = ocisbx_create_sandbox_details_set_expires_in_minutes(d, minutes);
+    if (!rc && given) rc = ocisbx_create_sandbox_details_set_expires_in_minutes(d, minutes);
     if (!rc && o->display_name) rc = ocisbx_create_sandbox_details_set_display_name(d, o->display_name);
     if (!rc && runtime) rc = ocisbx_create_sandbox_details_set_runtime(d, runtime);
     if (!rc && shape) rc = ocisbx_create_sandbox_details_set_shape(d, shape);
@@ -120,6 +164,8 @@ static int sandbox_list(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
     if (!rc && project) rc = ocisbx_list_options_set(lo, "projectId", project);
     if (!rc && o->display_name) rc = ocisbx_list_options_set(lo, "displayName", o->display_name);
     if (!rc && o->lifecycle_state) rc = ocisbx_list_options_set(lo, "lifecycleState", o->lifecycle_state);
+    if (!rc && o->sort_by) rc = ocisbx_list_options_set(lo, "sortBy", o->sort_by);
+    if (!rc && o->sort_order) rc = ocisbx_list_options_set(lo, "sortOrder", o->sort_order);
     if (!rc && o->page) rc = ocisbx_list_options_set(lo, "page", o->page);
     if (!rc) rc = ocisbx_list_options_set_limit(lo, (int)limit);
     if (rc) {
@@ -162,26 +208,35 @@ static int sandbox_list(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
 
 #define WAIT_OPTS " wait-for-state max-wait-seconds wait-interval-seconds"
 
+#define CREATE_OPTS                                                                                        \
+    "project-id display-name runtime shape expires-in-minutes expiration-duration env warmpool-name " \
+    "source-snapshot-id" WAIT_OPTS
+
 int cmd_sandbox(cli_ctx *ctx, int argc, char **argv)
 {
-    const char *sub = argc > 1 ? argv[1] : NULL;
     static const cli_api_sub subs[] = {
-        {"create", "project-id display-name runtime shape expires-in-minutes env warmpool-name snapshot-id" WAIT_OPTS},
-        {"get", "sandbox-id"},
-        {"list", "project-id display-name lifecycle-state limit page all"},
-        {"update", "sandbox-id display-name" WAIT_OPTS},
-        {"stop", "sandbox-id is-force" WAIT_OPTS},
-        {"delete", "sandbox-id" WAIT_OPTS},
-        {"extend", "sandbox-id additional-duration"},
-        {"suspend", "sandbox-id" WAIT_OPTS},
-        {"resume", "sandbox-id" WAIT_OPTS},
+        {"create", CREATE_OPTS, "sandbox", "create"},
+        {"create-from-snapshot", CREATE_OPTS, "sandbox", "create-from-snapshot"},
+        {"get", "sandbox-id", "sandbox", "get"},
+        {"list", "project-id display-name lifecycle-state sort-by sort-order limit page all", "sandbox-collection",
+         "list"},
+        {"update", "sandbox-id display-name if-match" WAIT_OPTS, "sandbox", "update"},
+        {"stop", "sandbox-id is-force if-match" WAIT_OPTS, "sandbox", "stop"},
+        {"delete", "sandbox-id" WAIT_OPTS, "sandbox", "delete"},
+        {"extend", "sandbox-id additional-duration if-match", "sandbox", "extend"},
+        {"suspend", "sandbox-id" WAIT_OPTS, "sandbox", "suspend"},
+        {"resume", "sandbox-id" WAIT_OPTS, "sandbox", "resume"},
     };
     char cmd[64];
     cli_api_opts o;
     int exit_code;
-    if (cli_api_select("sandbox", sub, subs, sizeof subs / sizeof subs[0], argc, argv, &o, cmd, sizeof cmd,
-                       &exit_code) < 0)
-        return exit_code;
+    int k = cli_api_select("sandbox", subs, sizeof subs / sizeof subs[0], argc, argv, &o, cmd, sizeof cmd, &exit_code);
+    if (k < 0) return exit_code;
+    const char *sub = subs[k].name;
+    if (strcmp(sub, "create-from-snapshot") == 0) {
+        if (cli_api_require(cmd, "source-snapshot-id", o.snapshot_id)) return CLI_EXIT_USAGE;
+        sub = "create";
+    }
     if (o.wait_for_state) { /* checked before any request is sent */
         int64_t t, p;
         if (cli_api_check_state(cmd, o.wait_for_state, SANDBOX_STATES) || cli_api_wait_ms(cmd, &o, &t, &p))
@@ -193,6 +248,11 @@ int cmd_sandbox(cli_ctx *ctx, int argc, char **argv)
                                        cli_api_duration(cmd, "additional-duration", o.additional_duration)))
         return CLI_EXIT_USAGE;
     if (strcmp(sub, "update") == 0 && cli_api_require(cmd, "display-name", o.display_name)) return CLI_EXIT_USAGE;
+    if (strcmp(sub, "create") == 0) { /* the lifetime's usage errors come before credentials and requests */
+        long long minutes;
+        bool given;
+        if (create_lifetime(cmd, &o, &minutes, &given)) return CLI_EXIT_USAGE;
+    }
     ocisbx_client *c = NULL;
     if (cli_api_client(ctx, &c)) return CLI_EXIT_FAIL;
     int st;
@@ -204,16 +264,17 @@ int cmd_sandbox(cli_ctx *ctx, int argc, char **argv)
     } else if (strcmp(sub, "list") == 0) {
         st = sandbox_list(c, ctx, &o);
     } else if (strcmp(sub, "update") == 0) {
-        int rc = ocisbx_client_update_sandbox(c, o.sandbox_id, o.display_name, &s);
+        int rc = ocisbx_client_update_sandbox_if_match(c, o.sandbox_id, o.display_name, o.if_match, &s);
         st = rc ? cli_fail_last() : (o.wait_for_state ? (ocisbx_sandbox_free(s), finish_action(c, cmd, &o, 0))
                                                       : print_sandbox(s));
     } else if (strcmp(sub, "stop") == 0) {
-        st = finish_action(c, cmd, &o, ocisbx_client_stop_sandbox(c, o.sandbox_id, o.is_force == 1));
+        st = finish_action(c, cmd, &o, ocisbx_client_stop_sandbox_if_match(c, o.sandbox_id, o.is_force == 1, o.if_match));
     } else if (strcmp(sub, "delete") == 0) {
         st = finish_action(c, cmd, &o, ocisbx_client_delete_sandbox(c, o.sandbox_id));
     } else if (strcmp(sub, "extend") == 0) {
-        st = ocisbx_client_extend_sandbox(c, o.sandbox_id, o.additional_duration, &s) ? cli_fail_last()
-                                                                                      : print_sandbox(s);
+        st = ocisbx_client_extend_sandbox_if_match(c, o.sandbox_id, o.additional_duration, o.if_match, &s)
+                 ? cli_fail_last()
+                 : print_sandbox(s);
     } else if (strcmp(sub, "suspend") == 0) {
         st = finish_action(c, cmd, &o, ocisbx_client_suspend_sandbox(c, o.sandbox_id));
     } else {

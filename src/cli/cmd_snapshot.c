@@ -1,4 +1,5 @@
-/* ocisbx snapshot create|get|list|delete */
+/* ocisbx sandbox-snapshot create|get|delete, sandbox-snapshot-collection list
+ * (the OCI CLI's names); the legacy "snapshot" group stays. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,19 +19,20 @@ static int print_snapshot(int rc, ocisbx_snapshot *s)
 
 int cmd_snapshot(cli_ctx *ctx, int argc, char **argv)
 {
-    const char *sub = argc > 1 ? argv[1] : NULL;
+    /* CreateSandboxSnapshotDetails is {sandboxId, expirationDuration} [public]: no --display-name */
     static const cli_api_sub subs[] = {
-        {"create", "sandbox-id display-name expiration-duration" WAIT_OPTS},
-        {"get", "snapshot-id"},
-        {"list", "sandbox-id limit page all"},
-        {"delete", "snapshot-id" WAIT_OPTS},
+        {"create", "sandbox-id expiration-duration" WAIT_OPTS, "sandbox-snapshot", "create"},
+        {"get", "snapshot-id", "sandbox-snapshot", "get"},
+        {"list", "project-id display-name sandbox-id snapshot-id lifecycle-state sort-by sort-order limit page all",
+         "sandbox-snapshot-collection", "list"},
+        {"delete", "snapshot-id if-match" WAIT_OPTS, "sandbox-snapshot", "delete"},
     };
     char cmd[64];
     cli_api_opts o;
     int exit_code;
-    if (cli_api_select("snapshot", sub, subs, sizeof subs / sizeof subs[0], argc, argv, &o, cmd, sizeof cmd,
-                       &exit_code) < 0)
-        return exit_code;
+    int k = cli_api_select("snapshot", subs, sizeof subs / sizeof subs[0], argc, argv, &o, cmd, sizeof cmd, &exit_code);
+    if (k < 0) return exit_code;
+    const char *sub = subs[k].name;
     if (strcmp(sub, "create") == 0 && cli_api_require(cmd, "sandbox-id", o.sandbox_id)) return CLI_EXIT_USAGE;
     if ((strcmp(sub, "get") == 0 || strcmp(sub, "delete") == 0) && cli_api_require(cmd, "snapshot-id", o.snapshot_id))
         return CLI_EXIT_USAGE;
@@ -47,7 +49,7 @@ int cmd_snapshot(cli_ctx *ctx, int argc, char **argv)
     int st, rc;
     ocisbx_snapshot *s = NULL;
     if (strcmp(sub, "create") == 0) {
-        rc = ocisbx_client_create_snapshot(c, o.sandbox_id, o.display_name, o.expiration_duration, &s);
+        rc = ocisbx_client_create_snapshot(c, o.sandbox_id, o.expiration_duration, &s);
         if (!rc && o.wait_for_state) {
             char *id = strdup(ocisbx_snapshot_id(s));
             ocisbx_snapshot_free(s);
@@ -60,7 +62,7 @@ int cmd_snapshot(cli_ctx *ctx, int argc, char **argv)
         rc = ocisbx_client_get_snapshot(c, o.snapshot_id, &s);
         st = print_snapshot(rc, s);
     } else if (strcmp(sub, "delete") == 0) {
-        rc = ocisbx_client_delete_snapshot(c, o.snapshot_id);
+        rc = ocisbx_client_delete_snapshot_if_match(c, o.snapshot_id, o.if_match);
         if (!rc && o.wait_for_state) rc = ocisbx_client_wait_snapshot(c, o.snapshot_id, o.wait_for_state, wait_t, wait_p, &s);
         st = rc ? cli_fail_last() : (s ? print_snapshot(0, s) : CLI_EXIT_OK);
     } else {
@@ -68,6 +70,13 @@ int cmd_snapshot(cli_ctx *ctx, int argc, char **argv)
         rc = ocisbx_list_options_new(&lo);
         if (!rc) rc = ocisbx_list_options_set_limit(lo, (int)limit);
         if (!rc && o.sandbox_id) rc = ocisbx_list_options_set(lo, "sandboxId", o.sandbox_id);
+        const char *project = o.project_id ? o.project_id : ctx->g.project_id;
+        if (!rc && project) rc = ocisbx_list_options_set(lo, "projectId", project);
+        if (!rc && o.display_name) rc = ocisbx_list_options_set(lo, "displayName", o.display_name);
+        if (!rc && o.snapshot_id) rc = ocisbx_list_options_set(lo, "snapshotId", o.snapshot_id);
+        if (!rc && o.lifecycle_state) rc = ocisbx_list_options_set(lo, "lifecycleState", o.lifecycle_state);
+        if (!rc && o.sort_by) rc = ocisbx_list_options_set(lo, "sortBy", o.sort_by);
+        if (!rc && o.sort_order) rc = ocisbx_list_options_set(lo, "sortOrder", o.sort_order);
         if (!rc && o.page) rc = ocisbx_list_options_set(lo, "page", o.page);
         cJSON *outj = cJSON_CreateObject();
         cJSON *items = cJSON_AddArrayToObject(outj, "items");

@@ -11,14 +11,26 @@
 
 const cli_command cli_commands[] = {
     {"raw-request", "sign and send any request (or print it with --dry-run)", cmd_raw_request},
-    {"sandbox", "create|get|list|update|stop|delete|extend|suspend|resume", cmd_sandbox},
-    {"command", "run|run-and-wait|run-and-stream|get|list|output|events|cancel", cmd_command},
-    {"file", "read|write", cmd_file},
-    {"snapshot", "create|get|list|delete", cmd_snapshot},
+    /* the OCI CLI's groups (oci generative-ai-sandbox ...) */
+    {"sandbox", "create|create-from-snapshot|get|update|stop|delete|extend|suspend|resume", cmd_sandbox},
+    {"sandbox-collection", "list", cmd_sandbox},
+    {"sandbox-command", "run|run-and-wait|get|cancel", cmd_command},
+    {"sandbox-command-collection", "list", cmd_command},
+    {"sandbox-command-event", "run-and-stream|stream", cmd_command},
+    {"sandbox-command-output", "get-output", cmd_command},
+    {"sandbox-file", "read|write", cmd_file},
+    {"sandbox-snapshot", "create|get|delete", cmd_snapshot},
+    {"sandbox-snapshot-collection", "list", cmd_snapshot},
+    /* the workspace backend */
     {"create", "create a sandbox and wait until it is RUNNING (deleted again on any failure)", cmd_create},
     {"close", "stop and delete a sandbox (also fine when it is already gone)", cmd_close},
     {"exec", "run a command in a sandbox or a local directory (timeout, capped output)", cmd_exec},
     {"cp", "copy a file to or from a sandbox (sbx:<sandbox id>:<path>), checked", cmd_cp},
+    {"evidence", "verify: check the hash chain of a harness evidence file", cmd_evidence},
+    /* this CLI's first names, kept as aliases */
+    {"command", "alias: run|run-and-wait|run-and-stream|get|list|output|events|cancel", cmd_command},
+    {"file", "alias of sandbox-file: read|write", cmd_file},
+    {"snapshot", "alias: create|get|list|delete", cmd_snapshot},
     {NULL, NULL, NULL},
 };
 
@@ -26,7 +38,7 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: ocisbx [global options] <command> [<subcommand>] [options]\n\ncommands:\n");
     for (const cli_command *c = cli_commands; c->name; c++)
-        fprintf(out, "  %-12s %s\n", c->name, c->summary);
+        fprintf(out, "  %-28s %s\n", c->name, c->summary);
     fprintf(out, "\nglobal options (before or after the command):\n"
                  "  --config-file FILE   OCI config file (default $OCI_CONFIG_FILE or ~/.oci/config)\n"
                  "  --profile NAME       profile (env OCI_SANDBOX_PROFILE; default DEFAULT)\n"
@@ -37,6 +49,7 @@ static void usage(FILE *out)
                  "default " CLI_DEFAULT_API_VERSION ")\n"
                  "  --ca-bundle FILE     PEM CA bundle for https\n"
                  "  --no-retry           send each request once (no retries)\n"
+                 "  --debug              the library's debug log on stderr (secrets redacted)\n"
                  "  --max-retries N      retry a failed request at most N times (0-99; default 7)\n"
                  "  --connection-timeout SECONDS\n"
                  "                       time to connect (default 10)\n"
@@ -138,6 +151,10 @@ static int run(int argc, char **argv)
             ctx.g.no_retry = true;
             continue;
         }
+        if (cli_opt_flag(arg, "debug")) {
+            ctx.g.debug = true;
+            continue;
+        }
         bool taken = false;
         for (const global_opt *g = global_opts; g->name && !taken; g++) {
             const char *value = NULL;
@@ -206,12 +223,16 @@ static int run(int argc, char **argv)
         status = cli_fail_last();
     } else {
         cli_progress_setup(&ctx);
+        cli_signals_install();
         status = cmd->fn(&ctx, nrest, rest);
         ocisbx_set_log(NULL, 0, NULL);
         ocisbx_credentials_free(ctx.creds);
         ocisbx_config_free(ctx.config);
         free(ctx.endpoint);
         ocisbx_global_cleanup();
+        /* interrupted: cleaned up above; one line, exit 130 / 143 */
+        if (cli_interrupt_status())
+            status = cli_interrupt_status();
     }
     free(rest);
     return status;

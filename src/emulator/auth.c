@@ -1,4 +1,4 @@
-/* Request authentication per signing.md, with the shared verifier
+/* Request authentication per docs/auth.md ("The signing protocol"), with the shared verifier
  * (auth/verify.h). Nothing the request claims is trusted: the key comes from
  * the tenancy file, the signing string is rebuilt from what was received, and
  * the body hash and length are recomputed. */
@@ -8,6 +8,7 @@
 
 #include "auth/verify.h"
 #include "emulator/emu.h"
+#include "ocisbx/util.h"
 
 #define MAX_SKEW_S 300
 
@@ -131,12 +132,12 @@ int emu_authenticate(emu_server *s, const emu_request *req, emu_response *resp)
     }
 
     const char *date = emu_request_header(req, date_name);
-    int64_t ds;
-    if (emu_time_parse_rfc1123(date, &ds) != 0) {
+    time_t ds;
+    if (!date || ocisbx_time_parse_rfc1123(date, &ds) != 0) {
         DENY("the date header is not an RFC 1123 GMT date: %s", date);
         goto out;
     }
-    int64_t skew = ds - now / 1000;
+    int64_t skew = (int64_t)ds - now / 1000;
     if (skew > MAX_SKEW_S || skew < -MAX_SKEW_S) {
         DENY("the date header is more than 5 minutes away from the server's clock: %s", date);
         goto out;

@@ -180,7 +180,11 @@ void emu_commands_signal(emu_sandbox *b, int sig)
             ocisbx_proc_signal(b->cmds[i]->proc, sig);
 }
 
-cJSON *emu_command_json(const emu_server *s, const emu_command *c)
+/* SandboxCommand, or SandboxCommandSummary (summary: no
+ * environmentVariables, no output). The public attribute list has no
+ * lifecycle state and no timeout: neither is sent (c->state is the
+ * emulator's own bookkeeping). */
+cJSON *emu_command_json(const emu_server *s, const emu_command *c, bool summary)
 {
     (void)s;
     cJSON *o = cJSON_CreateObject();
@@ -192,10 +196,8 @@ cJSON *emu_command_json(const emu_server *s, const emu_command *c)
         cJSON_AddItemToArray(args, cJSON_CreateString(c->args[i]));
     cJSON_AddStringToObject(o, "cwd", c->cwd);
     /* names only: values are secrets and never echoed */
-    cJSON_AddItemToObject(o, "environmentVariables", emu_env_names_json(c->env, c->n_env));
-    if (c->timeout)
-        cJSON_AddStringToObject(o, "timeout", c->timeout);
-    cJSON_AddStringToObject(o, "lifecycleState", c->state);
+    if (!summary)
+        cJSON_AddItemToObject(o, "environmentVariables", emu_env_names_json(c->env, c->n_env));
     if (c->finished && c->exit_code >= 0)
         cJSON_AddNumberToObject(o, "exitCode", c->exit_code);
     emu_json_add_time(o, "timeCreated", c->t_created);
@@ -301,7 +303,8 @@ int emu_command_start(emu_server *s, emu_sandbox *b, const cJSON *details, emu_c
         return emu_error(resp, 500, "InternalServerError", "out of memory"), -1;
     c->refs = 1;
     c->exit_code = -1;
-    if (emu_json_str(details, "command", &command, resp) || emu_json_str(details, "cwd", &cwd, resp) ||
+    if (emu_json_only(details, "RunSandboxCommandDetails", "command args cwd environmentVariables timeout", resp) ||
+        emu_json_str(details, "command", &command, resp) || emu_json_str(details, "cwd", &cwd, resp) ||
         emu_json_str(details, "timeout", &timeout, resp) ||
         emu_json_env(details, "environmentVariables", &c->env, &c->n_env, resp))
         goto fail;
@@ -490,6 +493,81 @@ static void start_stream(emu_response *resp, const emu_request *req, emu_command
     emu_response_header(resp, "cache-control", "no-cache");
 }
 
+/* The sort key of a command: a time (0 when not yet set sorts first). */
+static int g_sort_key; /* 0 timeCreated, 1 timeStarted, 2 timeFinished; set under s->mu */
+
+static int64_t sort_time(const emu_command *c)
+{
+    return g_sort_key == 1 ? c->t_started : g_sort_key == 2 ? c->t_finished : c->t_created;
+}
+
+static int cmp_commands(const void *a, const void *b)
+{
+    const emu_command *x = *(emu_command *const *)a, *y = *(emu_command *const *)b;
+    int64_t tx = sort_time(x), ty = sort_time(y);
+    if (tx != ty)
+        return tx < ty ? -1 : 1;
+    if (x->t_created != y->t_created)
+        return x->t_created < y->t_created ? -1 : 1;
+    return strcmp(x->id, y->id);
+}
+
+/* ListSandboxCommands: commandId, sortBy (timeCreated, timeStarted,
+ * timeFinished), sortOrder (ASC, DESC; default ASC [decided]), limit, page.
+ * Items are SandboxCommandSummary. */
+static void list_commands(emu_server *s, const emu_request *req, emu_sandbox *b, emu_response *resp)
+{
+    bool bad = false;
+    char *f_id = emu_query_get(req->query, "commandId", &bad);
+    char *sort_by = emu_query_get(req->query, "sortBy", &bad);
+    char *sort_order = emu_query_get(req->query, "sortOrder", &bad);
+    emu_command **sel = NULL;
+    size_t offset, limit;
+    if (bad) {
+        emu_error(resp, 400, "InvalidParameter", "malformed percent-encoding in the query");
+        goto out;
+    }
+    if (sort_by && strcmp(sort_by, "timeCreated") && strcmp(sort_by, "timeStarted") &&
+        strcmp(sort_by, "timeFinished")) {
+        emu_error(resp, 400, "InvalidParameter", "sortBy must be timeCreated, timeStarted or timeFinished");
+        goto out;
+    }
+    if (sort_order && strcmp(sort_order, "ASC") && strcmp(sort_order, "DESC")) {
+        emu_error(resp, 400, "InvalidParameter", "sortOrder must be ASC or DESC");
+        goto out;
+    }
+    if (emu_page_params(req, resp, &offset, &limit))
+        goto out;
+    sel = calloc(b->n_cmds + 1, sizeof *sel);
+    if (!sel) {
+        emu_error(resp, 500, "InternalServerError", "out of memory");
+        goto out;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < b->n_cmds; i++)
+        if (!f_id || !strcmp(b->cmds[i]->id, f_id))
+            sel[n++] = b->cmds[i];
+    g_sort_key = !sort_by ? 0 : !strcmp(sort_by, "timeStarted") ? 1 : !strcmp(sort_by, "timeFinished") ? 2 : 0;
+    qsort(sel, n, sizeof *sel, cmp_commands);
+    if (sort_order && !strcmp(sort_order, "DESC"))
+        for (size_t i = 0; i < n / 2; i++) {
+            emu_command *t = sel[i];
+            sel[i] = sel[n - 1 - i];
+            sel[n - 1 - i] = t;
+        }
+    cJSON *o = cJSON_CreateObject();
+    cJSON *items = cJSON_AddArrayToObject(o, "items");
+    for (size_t i = offset; i < n && i < offset + limit; i++)
+        cJSON_AddItemToArray(items, emu_command_json(s, sel[i], true));
+    emu_page_next(resp, offset, limit, n);
+    emu_json(resp, 200, o);
+out:
+    free(sel);
+    free(f_id);
+    free(sort_by);
+    free(sort_order);
+}
+
 void emu_h_command(emu_server *s, const emu_request *req, const emu_route *rt, emu_response *resp)
 {
     emu_sandbox *b = emu_sandbox_find(s, rt->sandbox_id);
@@ -512,29 +590,23 @@ void emu_h_command(emu_server *s, const emu_request *req, const emu_route *rt, e
         if (emu_command_start(s, b, body, &c, resp))
             break;
         if (rt->id == EMU_R_COMMAND_RUN) {
-            emu_json(resp, 200, emu_command_json(s, c));
+            /* SandboxCommandIdentifier [public]: the id only */
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "id", c->id);
+            emu_json(resp, 200, o);
         } else if (rt->id == EMU_R_COMMAND_RUN_WAIT) {
             while (!c->finished && !s->stopping)
                 pthread_cond_wait(&s->cv, &s->mu);
-            cJSON *o = emu_command_json(s, c);
+            cJSON *o = emu_command_json(s, c, false);
             cJSON_AddItemToObject(o, "output", emu_command_output_json(s, c, 1));
             emu_json(resp, 200, o);
         } else {
             start_stream(resp, req, c, 1, 0);
         }
         break;
-    case EMU_R_COMMAND_LIST: {
-        size_t offset, limit;
-        if (emu_page_params(req, resp, &offset, &limit))
-            break;
-        cJSON *o = cJSON_CreateObject();
-        cJSON *items = cJSON_AddArrayToObject(o, "items");
-        for (size_t i = offset; i < b->n_cmds && i < offset + limit; i++)
-            cJSON_AddItemToArray(items, emu_command_json(s, b->cmds[i]));
-        emu_page_next(resp, offset, limit, b->n_cmds);
-        emu_json(resp, 200, o);
+    case EMU_R_COMMAND_LIST:
+        list_commands(s, req, b, resp);
         break;
-    }
     default: {
         c = emu_command_find(b, rt->command_id);
         if (!c) {
@@ -544,7 +616,7 @@ void emu_h_command(emu_server *s, const emu_request *req, const emu_route *rt, e
         }
         int64_t from = 1, until = 0;
         if (rt->id == EMU_R_COMMAND_GET) {
-            emu_json(resp, 200, emu_command_json(s, c));
+            emu_json(resp, 200, emu_command_json(s, c, false));
         } else if (rt->id == EMU_R_COMMAND_OUTPUT) {
             if (parse_seq(req, resp, "fromSeq", 1, &from) == 0)
                 emu_json(resp, 200, emu_command_output_json(s, c, from));
@@ -557,7 +629,7 @@ void emu_h_command(emu_server *s, const emu_request *req, const emu_route *rt, e
                     start_stream(resp, req, c, from, until);
             }
         } else if (rt->id == EMU_R_COMMAND_CANCEL) {
-            if (emu_body_json(req, resp, &body))
+            if (emu_body_json(req, resp, &body) || emu_json_only(body, "CancelSandboxCommandDetails", "", resp))
                 break;
             if (c->finished) {
                 emu_error(resp, 409, "IncorrectState", "command %s has already finished (%s)", c->id, c->state);

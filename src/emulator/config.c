@@ -11,6 +11,8 @@
 
 #include "auth/verify.h"
 #include "emulator/emu.h"
+#include "ocisbx/api.h"
+#include "ocisbx/util.h"
 
 typedef struct ctx {
     yaml_document_t *doc;
@@ -193,7 +195,7 @@ static int token_pair(ctx *c, const char *key, yaml_node_t *v, yaml_node_t *k, v
     if (!strcmp(key, "token"))
         return get_str(c, v, key, &t->token);
     if (!strcmp(key, "expires")) {
-        if (!scalar(v) || emu_time_parse_rfc3339(scalar(v), &t->expires_ms) != 0)
+        if (!scalar(v) || ocisbx_time_parse_rfc3339(scalar(v), &t->expires_ms) != 0)
             return bad(c, v, key, "expected an RFC 3339 time like 2030-01-01T00:00:00Z");
         return 0;
     }
@@ -475,7 +477,7 @@ int emu_config_parse(const char *text, size_t len, const char *path, bool load_k
     cfg->path = ocisbx_strdup(path ? path : "tenancy.yaml");
     cfg->limits.max_body_bytes = 8388608;
     cfg->limits.output_loss_bytes = 1048576;
-    cfg->limits.max_lifetime_minutes = 2880;
+    cfg->limits.max_lifetime_minutes = OCISBX_EXPIRES_IN_MINUTES_MAX; /* the service's 48 h */
     cfg->limits.create_delay_ms = 300;
     cfg->limits.stop_delay_ms = 100;
     cfg->limits.minute_ms = 60000;

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "emulator/emu.h"
+#include "sys/sleep.h"
 
 #define RETRY_KEEP_MS (24LL * 3600 * 1000)
 
@@ -188,13 +189,6 @@ static void route(emu_server *s, const emu_request *req, const emu_route *rt, em
     }
 }
 
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0) {
-    }
-}
-
 void emu_handle(emu_server *s, const emu_request *req, emu_response *resp)
 {
     const char *rid = emu_request_header(req, "opc-request-id");
@@ -236,7 +230,7 @@ void emu_handle(emu_server *s, const emu_request *req, emu_response *resp)
         return;
     }
     if (delay > 0)
-        sleep_ms(delay);
+        ocisbx_sys_sleep_ms(delay, NULL, NULL); /* the one sleep (src/sys) */
 
     if (req->body_too_large) {
         emu_error(resp, 413, "PayloadTooLarge", "the request body is larger than %lld bytes",

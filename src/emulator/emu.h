@@ -139,6 +139,9 @@ int emu_json(emu_response *r, int status, cJSON *json);
 /* JSON request bodies; each returns -1 with a 400 in resp on a wrong type. */
 struct emu_env;
 int emu_body_json(const emu_request *req, emu_response *resp, cJSON **out);
+/* A member of obj not named in fields (space-separated): 400 naming it and
+ * the model. The service refuses fields its public model does not have. */
+int emu_json_only(const cJSON *obj, const char *model, const char *fields, emu_response *resp);
 int emu_json_str(const cJSON *obj, const char *name, const char **out, emu_response *resp);
 int emu_json_int(const cJSON *obj, const char *name, int64_t *out, bool *present, emu_response *resp);
 int emu_json_bool(const cJSON *obj, const char *name, bool *out, emu_response *resp);
@@ -268,11 +271,14 @@ typedef struct emu_sandbox {
 typedef struct emu_snapshot {
     char id[32];
     char sandbox_id[32];
+    char *project_id; /* the sandbox's; may be NULL in an old state file */
     char *display_name;
     char *runtime;
+    char *expiration; /* expirationDuration as given, NULL when none */
     char state[16];
     int64_t size_bytes;
-    int64_t t_created, t_expires; /* t_expires 0: never */
+    int64_t t_created, t_updated, t_expires; /* t_expires 0: never */
+    int64_t version; /* etag */
 } emu_snapshot;
 
 typedef struct emu_retry {
@@ -357,7 +363,7 @@ int emu_command_start(emu_server *s, emu_sandbox *b, const cJSON *details, emu_c
 void emu_commands_terminate(emu_server *s, emu_sandbox *b, int grace_ms, bool stop);
 void emu_commands_signal(emu_sandbox *b, int sig);
 bool emu_commands_active(const emu_sandbox *b);
-cJSON *emu_command_json(const emu_server *s, const emu_command *c);
+cJSON *emu_command_json(const emu_server *s, const emu_command *c, bool summary);
 cJSON *emu_event_json(const emu_server *s, const emu_command *c, const emu_event *e);
 cJSON *emu_command_output_json(const emu_server *s, const emu_command *c, int64_t from_seq);
 /* Formats the next available events of a stream into out; returns 1 when the
@@ -384,6 +390,8 @@ int emu_state_lock(const char *state_dir);
 int emu_tls_check(const char *cert_file, const char *key_file);
 
 /* util.c */
+/* RFC 3339 UTC with milliseconds (ocisbx_time_format_rfc3339; the parsers
+ * are the library's too: ocisbx_time_parse_rfc3339/rfc1123). */
 void emu_time_rfc3339(int64_t ms, char out[32]);
 /* Adds name: the RFC 3339 time of ms to o, nothing when ms <= 0 (not set). */
 void emu_json_add_time(cJSON *o, const char *name, int64_t ms);
@@ -391,8 +399,6 @@ void emu_json_add_time(cJSON *o, const char *name, int64_t ms);
  * cJSON strings end at NUL, so the member is written as a raw JSON literal
  * with NUL as \u0000. data must be valid UTF-8 (emu_utf8_sanitize). */
 void emu_json_add_bytes(cJSON *o, const char *name, const char *data, size_t len);
-int emu_time_parse_rfc3339(const char *text, int64_t *ms);
-int emu_time_parse_rfc1123(const char *text, int64_t *unix_s);
 int64_t emu_now_ms(void);
 void emu_sha256_b64(const void *data, size_t len, char out[45]);
 void emu_new_id(const char *prefix, char *out, size_t cap); /* prefix + 16 base32 */

@@ -230,7 +230,7 @@ int emu_http_parse_listen(const char *listen, struct sockaddr_in *out)
         snprintf(host, sizeof host, "127.0.0.1");
     if (inet_pton(AF_INET, host, &out->sin_addr) != 1)
         return ocisbx_fail(OCISBX_EINVAL, "--listen %s: the host must be an IPv4 loopback address", listen);
-    if ((ntohl(out->sin_addr.s_addr) >> 24) != 127)
+    if (!ocisbx_host_is_loopback(host))
         return ocisbx_fail(OCISBX_EINVAL, "--listen %s: refusing a non-loopback address (only 127.0.0.0/8)", listen);
     out->sin_port = htons((uint16_t)port);
     return 0;

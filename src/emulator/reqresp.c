@@ -154,6 +154,31 @@ int emu_body_json(const emu_request *req, emu_response *resp, cJSON **out)
     return 0;
 }
 
+int emu_json_only(const cJSON *obj, const char *model, const char *fields, emu_response *resp)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, obj)
+    {
+        const char *n = it->string ? it->string : "";
+        size_t len = strlen(n);
+        bool known = false;
+        for (const char *p = fields; *p && !known;) {
+            size_t k = strcspn(p, " ");
+            known = len > 0 && k == len && !strncmp(p, n, len);
+            p += k;
+            while (*p == ' ')
+                p++;
+        }
+        if (!known) {
+            /* like the service: a field the public model does not have is refused */
+            emu_error(resp, 400, "InvalidParameter", "%s has no field '%.100s' (its fields: %s)", model, n,
+                      fields[0] ? fields : "none");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int emu_json_str(const cJSON *obj, const char *name, const char **out, emu_response *resp)
 {
     *out = NULL;
@@ -235,6 +260,10 @@ int emu_json_env(const cJSON *obj, const char *name, emu_env **out, size_t *n, e
     const cJSON *it;
     cJSON_ArrayForEach(it, v)
     {
+        if (cJSON_IsObject(it) && emu_json_only(it, "EnvironmentVariable", "name value", resp)) {
+            emu_env_free(env, k);
+            return -1;
+        }
         const cJSON *nm = cJSON_GetObjectItemCaseSensitive(it, "name");
         const cJSON *val = cJSON_GetObjectItemCaseSensitive(it, "value");
         if (cJSON_IsObject(it) && cJSON_IsString(nm) && env_name_ok(nm->valuestring) && !cJSON_IsString(val)) {

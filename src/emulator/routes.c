@@ -1,5 +1,5 @@
 /* The emulator's route table: ONE place for every [decided] path of
- * service.md, relative to the /<apiVersion> prefix; plus query decoding. */
+ * docs/wire.md, relative to the /<apiVersion> prefix; plus query decoding. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

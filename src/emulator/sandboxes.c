@@ -162,7 +162,11 @@ static void do_create(emu_server *s, const emu_request *req, emu_response *resp)
         emu_error(resp, 404, "NotAuthorizedOrNotFound", "project %s not found or not authorized", project_id);
         goto out;
     }
-    if (emu_body_json(req, resp, &body))
+    if (emu_body_json(req, resp, &body) ||
+        emu_json_only(body, "CreateSandboxDetails",
+                      "displayName runtime shape expiresInMinutes expirationDuration environmentVariables "
+                      "warmpoolName publishPorts publishedPortAuthMode credentialProfileLabel source",
+                      resp))
         goto out;
     const char *display = NULL, *runtime = NULL, *shape = NULL, *duration = NULL, *warmpool = NULL, *mode = NULL,
                *label = NULL;
@@ -201,12 +205,9 @@ static void do_create(emu_server *s, const emu_request *req, emu_response *resp)
     }
     if (!has_minutes)
         minutes = DEFAULT_EXPIRES_MIN < maxmin ? DEFAULT_EXPIRES_MIN : maxmin;
-    if (minutes == -1) {
-        emu_error(resp, 400, "InvalidParameter", "expiresInMinutes -1 (a lifetime that never ends) is not allowed");
-        goto out;
-    }
-    if (minutes < 1 || minutes > maxmin) {
-        emu_error(resp, 400, "InvalidParameter", "expiresInMinutes must be from 1 to %lld, not %lld",
+    /* -1 disables automatic expiration [public] */
+    if (minutes != -1 && (minutes < 1 || minutes > maxmin)) {
+        emu_error(resp, 400, "InvalidParameter", "expiresInMinutes must be -1 (no expiry) or from 1 to %lld, not %lld",
                   (long long)maxmin, (long long)minutes);
         goto out;
     }
@@ -246,7 +247,8 @@ static void do_create(emu_server *s, const emu_request *req, emu_response *resp)
             emu_error(resp, 400, "InvalidParameter", "source must be {sourceType, snapshotId}");
             goto out;
         }
-        if (emu_json_str(src, "sourceType", &type, resp) || emu_json_str(src, "snapshotId", &snap_id, resp))
+        if (emu_json_only(src, "SandboxSource", "sourceType snapshotId", resp) ||
+            emu_json_str(src, "sourceType", &type, resp) || emu_json_str(src, "snapshotId", &snap_id, resp))
             goto out;
         if (!type || strcmp(type, "SNAPSHOT") || !snap_id) {
             emu_error(resp, 400, "InvalidParameter", "source.sourceType must be SNAPSHOT with a snapshotId");
@@ -281,7 +283,7 @@ static void do_create(emu_server *s, const emu_request *req, emu_response *resp)
     b->credential_label = label ? ocisbx_strdup(label) : NULL;
     b->expires_in_minutes = minutes;
     b->t_created = b->t_updated = now;
-    b->t_expires = now + minutes * s->cfg->limits.minute_ms;
+    b->t_expires = minutes == -1 ? 0 : now + minutes * s->cfg->limits.minute_ms; /* 0: never */
     b->ready_at_ms = now + s->cfg->limits.create_delay_ms;
     b->version = 1;
     snprintf(b->state, sizeof b->state, "%s", s->cfg->limits.create_delay_ms > 0 ? "CREATING" : "RUNNING");
@@ -441,6 +443,7 @@ void emu_h_sandbox(emu_server *s, const emu_request *req, const emu_route *rt, e
     case EMU_R_SANDBOX_UPDATE: {
         const char *name = NULL;
         if (if_match(req, b, resp) || emu_body_json(req, resp, &body) ||
+            emu_json_only(body, "UpdateSandboxDetails", "displayName", resp) ||
             emu_json_str(body, "displayName", &name, resp))
             break;
         if (name) {
@@ -462,7 +465,9 @@ void emu_h_sandbox(emu_server *s, const emu_request *req, const emu_route *rt, e
         break;
     case EMU_R_SANDBOX_STOP: {
         bool force = false;
-        if (emu_body_json(req, resp, &body) || emu_json_bool(body, "isForce", &force, resp))
+        if (if_match(req, b, resp) || emu_body_json(req, resp, &body) ||
+            emu_json_only(body, "StopSandboxDetails", "isForce", resp) ||
+            emu_json_bool(body, "isForce", &force, resp))
             break;
         if (strcmp(b->state, "RUNNING") && strcmp(b->state, "SUSPENDED")) {
             incorrect(resp, b, "stop");
@@ -475,7 +480,9 @@ void emu_h_sandbox(emu_server *s, const emu_request *req, const emu_route *rt, e
     case EMU_R_SANDBOX_EXTEND: {
         const char *dur = NULL;
         int64_t ms = 0;
-        if (emu_body_json(req, resp, &body) || emu_json_str(body, "additionalDuration", &dur, resp))
+        if (if_match(req, b, resp) || emu_body_json(req, resp, &body) ||
+            emu_json_only(body, "ExtendSandboxDetails", "additionalDuration", resp) ||
+            emu_json_str(body, "additionalDuration", &dur, resp))
             break;
         if (!dur || ocisbx_duration_parse(dur, &ms) != 0 || ms <= 0) {
             emu_error(resp, 400, "InvalidParameter",
@@ -484,6 +491,11 @@ void emu_h_sandbox(emu_server *s, const emu_request *req, const emu_route *rt, e
         }
         if (strcmp(b->state, "RUNNING")) {
             incorrect(resp, b, "extend");
+            break;
+        }
+        if (b->t_expires == 0) {
+            emu_error(resp, 409, "IncorrectState", "sandbox %s does not expire (expiresInMinutes -1): nothing to extend",
+                      b->id);
             break;
         }
         int64_t minute = s->cfg->limits.minute_ms;
@@ -506,6 +518,8 @@ void emu_h_sandbox(emu_server *s, const emu_request *req, const emu_route *rt, e
         break;
     }
     case EMU_R_SANDBOX_SUSPEND:
+        if (emu_body_json(req, resp, &body) || emu_json_only(body, "SuspendSandboxDetails", "", resp))
+            break;
         if (strcmp(b->state, "RUNNING")) {
             incorrect(resp, b, "suspend");
             break;
@@ -516,7 +530,7 @@ void emu_h_sandbox(emu_server *s, const emu_request *req, const emu_route *rt, e
         resp->status = 202;
         break;
     case EMU_R_SANDBOX_RESUME:
-        if (emu_body_json(req, resp, &body))
+        if (emu_body_json(req, resp, &body) || emu_json_only(body, "ResumeSandboxDetails", "", resp))
             break;
         if (strcmp(b->state, "SUSPENDED")) {
             incorrect(resp, b, "resume");
@@ -552,7 +566,7 @@ void emu_sandbox_tick(emu_server *s, int64_t now)
                 continue;
             }
         }
-        if (now >= b->t_expires && !b->delete_after_stop) {
+        if (b->t_expires > 0 && now >= b->t_expires && !b->delete_after_stop) {
             b->delete_after_stop = true;
             if (!strcmp(b->state, "STOPPED") || !strcmp(b->state, "FAILED")) {
                 emu_sandbox_mark_deleted(s, b);

@@ -9,6 +9,7 @@
 
 #include "emulator/emu.h"
 #include "sys/proc.h"
+#include "sys/sleep.h"
 
 #define TICK_MS 50
 #define SAVE_EVERY_MS 250
@@ -121,8 +122,7 @@ static void *ticker(void *arg)
             free_procs(s, d, n);
         else
             free(d);
-        struct timespec ts = {0, TICK_MS * 1000000L};
-        nanosleep(&ts, NULL);
+        ocisbx_sys_sleep_ms(TICK_MS, NULL, NULL); /* the one sleep (src/sys) */
         pthread_mutex_lock(&s->mu);
     }
     pthread_mutex_unlock(&s->mu);

@@ -151,6 +151,12 @@ int emu_store_save(emu_server *s)
         put_str(o, "sandboxId", n->sandbox_id);
         put_str(o, "displayName", n->display_name);
         put_str(o, "runtime", n->runtime);
+        if (n->project_id)
+            put_str(o, "projectId", n->project_id);
+        if (n->expiration)
+            put_str(o, "expirationDuration", n->expiration);
+        put_num(o, "tUpdated", n->t_updated);
+        put_num(o, "version", n->version);
         put_str(o, "state", n->state);
         put_num(o, "sizeBytes", n->size_bytes);
         put_num(o, "tCreated", n->t_created);
@@ -401,6 +407,8 @@ int emu_store_load(emu_server *s)
         get_fixed(it, "sandboxId", n->sandbox_id, sizeof n->sandbox_id);
         n->display_name = get_s(it, "displayName");
         n->runtime = get_s(it, "runtime");
+        n->project_id = get_s(it, "projectId");
+        n->expiration = get_s(it, "expirationDuration");
         if (!n->display_name)
             n->display_name = ocisbx_strdup(n->id);
         if (!n->runtime)
@@ -409,6 +417,10 @@ int emu_store_load(emu_server *s)
         n->size_bytes = get_n(it, "sizeBytes");
         n->t_created = get_n(it, "tCreated");
         n->t_expires = get_n(it, "tExpires");
+        n->t_updated = get_n(it, "tUpdated");
+        if (n->t_updated <= 0)
+            n->t_updated = n->t_created;
+        n->version = get_n(it, "version");
         if (EMU_GROW(s->snaps, s->n_snaps, s->cap_snaps, 8) != 0) {
             emu_snapshot_free(n);
             break;

@@ -13,24 +13,16 @@
 #include <openssl/rand.h>
 
 #include "emulator/emu.h"
+#include "ocisbx/util.h"
 #include "sys/proc.h"
 
-int64_t emu_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+/* The library's clock and RFC 3339 formatter: one of each in the tree. */
+int64_t emu_now_ms(void) { return ocisbx_time_now_ms(); }
 
 void emu_time_rfc3339(int64_t ms, char out[32])
 {
-    time_t t = (time_t)(ms / 1000);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    char tmp[96];
-    snprintf(tmp, sizeof tmp, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-             tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
-    snprintf(out, 32, "%.31s", tmp);
+    if (ocisbx_time_format_rfc3339(ms, out) != 0)
+        out[0] = '\0';
 }
 
 void emu_json_add_bytes(cJSON *o, const char *name, const char *data, size_t len)
@@ -69,92 +61,6 @@ void emu_json_add_time(cJSON *o, const char *name, int64_t ms)
     char t[32];
     emu_time_rfc3339(ms, t);
     cJSON_AddStringToObject(o, name, t);
-}
-
-/* Days from 1970-01-01 for a proleptic Gregorian date (no timegm needed). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + doe - 719468;
-}
-
-static int digits(const char *p, int n, int *out)
-{
-    int v = 0;
-    for (int i = 0; i < n; i++) {
-        if (p[i] < '0' || p[i] > '9')
-            return -1;
-        v = v * 10 + (p[i] - '0');
-    }
-    *out = v;
-    return 0;
-}
-
-int emu_time_parse_rfc3339(const char *s, int64_t *ms)
-{
-    int y, mo, d, h, mi, se;
-    if (!s || strlen(s) < 20 || digits(s, 4, &y) || s[4] != '-' || digits(s + 5, 2, &mo) || s[7] != '-' ||
-        digits(s + 8, 2, &d) || (s[10] != 'T' && s[10] != 't') || digits(s + 11, 2, &h) || s[13] != ':' ||
-        digits(s + 14, 2, &mi) || s[16] != ':' || digits(s + 17, 2, &se))
-        return -1;
-    if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
-        return -1;
-    const char *p = s + 19;
-    int frac = 0;
-    if (*p == '.') {
-        p++;
-        int n = 0;
-        while (*p >= '0' && *p <= '9') {
-            if (n < 3)
-                frac = frac * 10 + (*p - '0');
-            n++;
-            p++;
-        }
-        if (n == 0)
-            return -1;
-        for (; n < 3; n++)
-            frac *= 10;
-    }
-    int64_t off = 0;
-    if (*p == 'Z' || *p == 'z') {
-        p++;
-    } else if (*p == '+' || *p == '-') {
-        int oh, om;
-        if (digits(p + 1, 2, &oh) || p[3] != ':' || digits(p + 4, 2, &om))
-            return -1;
-        off = (int64_t)(oh * 60 + om) * 60 * (*p == '+' ? 1 : -1);
-        p += 6;
-    } else {
-        return -1;
-    }
-    if (*p)
-        return -1;
-    int64_t secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se - off;
-    *ms = secs * 1000 + frac;
-    return 0;
-}
-
-int emu_time_parse_rfc1123(const char *s, int64_t *unix_s)
-{
-    static const char *const months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                         "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-    /* "Thu, 05 Jan 2014 21:31:40 GMT" */
-    int d, y, h, mi, se, mo = -1;
-    if (!s || strlen(s) != 29 || s[3] != ',' || s[4] != ' ' || digits(s + 5, 2, &d) || s[7] != ' ' ||
-        s[11] != ' ' || digits(s + 12, 4, &y) || s[16] != ' ' || digits(s + 17, 2, &h) || s[19] != ':' ||
-        digits(s + 20, 2, &mi) || s[22] != ':' || digits(s + 23, 2, &se) || strcmp(s + 25, " GMT") != 0)
-        return -1;
-    for (int i = 0; i < 12; i++)
-        if (strncmp(s + 8, months[i], 3) == 0)
-            mo = i + 1;
-    if (mo < 0 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60)
-        return -1;
-    *unix_s = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
-    return 0;
 }
 
 void emu_sha256_b64(const void *data, size_t len, char out[45])

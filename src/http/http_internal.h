@@ -31,6 +31,12 @@ struct ocisbx_http_options {
     bool allow_plain_http;
     bool ignore_proxy_env;
     char *ua_suffix;
+    ocisbx_cancel_fn cancel;
+    void *cancel_ud;
+    ocisbx_http_retry_fn retry_fn;
+    void *retry_ud;
+    ocisbx_http_attempt_fn attempt_fn;
+    void *attempt_ud;
 };
 
 void ocisbx_http_options_defaults(struct ocisbx_http_options *o);
@@ -110,8 +116,6 @@ int ocisbx_url_normalize(const char *url, char **out);
 /* Parses an absolute http(s) URL; errors name the URL. */
 int ocisbx_url_parse(const char *url, ocisbx_url *out);
 void ocisbx_url_clear(ocisbx_url *u);
-/* 127.0.0.0/8, ::1, localhost (and *.localhost). */
-bool ocisbx_host_is_loopback(const char *host);
 /* The plain-http rule: https always, http only when allowed and loopback. */
 int ocisbx_url_check_scheme(const ocisbx_url *u, const char *url, bool allow_plain_http);
 

@@ -178,3 +178,30 @@ int ocisbx_http_options_set_user_agent_suffix(ocisbx_http_options *o, const char
         return ocisbx_fail(OCISBX_EINVAL, "http options: user agent suffix contains a line break");
     return set_str(o, o ? &o->ua_suffix : NULL, suffix);
 }
+
+int ocisbx_http_options_set_cancel(ocisbx_http_options *o, ocisbx_cancel_fn fn, void *user_data)
+{
+    if (!o)
+        return ocisbx_fail(OCISBX_EINVAL, "http options: NULL");
+    o->cancel = fn;
+    o->cancel_ud = fn ? user_data : NULL;
+    return 0;
+}
+
+int ocisbx_http_options_set_retry_callback(ocisbx_http_options *o, ocisbx_http_retry_fn fn, void *user_data)
+{
+    if (!o)
+        return ocisbx_fail(OCISBX_EINVAL, "http options: NULL");
+    o->retry_fn = fn;
+    o->retry_ud = fn ? user_data : NULL;
+    return 0;
+}
+
+int ocisbx_http_options_set_attempt_callback(ocisbx_http_options *o, ocisbx_http_attempt_fn fn, void *user_data)
+{
+    if (!o)
+        return ocisbx_fail(OCISBX_EINVAL, "http options: NULL");
+    o->attempt_fn = fn;
+    o->attempt_ud = fn ? user_data : NULL;
+    return 0;
+}

@@ -11,6 +11,8 @@
 #include "auth/credentials_internal.h"
 #include "http/http_internal.h"
 #include "ocisbx/util.h"
+#include "sys/sleep.h"
+#include "util/dest.h"
 
 int ocisbx_http_new(const ocisbx_http_options *opts, ocisbx_http **out)
 {
@@ -66,8 +68,10 @@ typedef struct attempt {
     char reason[128];   /* its reason phrase */
     size_t body_offset; /* progress through a buffer body */
     int body_rc;        /* error from the body source */
-    FILE *sink_fp;
+    ocisbx_dest *dest; /* SINK_FILE: the destination, opened at the first byte */
     int sink_rc;
+    size_t header_bytes; /* of this answer, all header blocks */
+    bool headers_too_large;
     bool sink_canceled;
     bool headers_done;     /* the headers callback ran for this answer */
     bool headers_canceled; /* ... and asked to stop */
@@ -78,12 +82,22 @@ typedef struct attempt {
     curl_off_t last_progress;
     bool idle_expired;
     bool deadline_expired;
+    ocisbx_cancel_fn cancel;
+    void *cancel_ud;
+    bool canceled; /* the cancel callback stopped the transfer */
+    CURL *curl;
+    bool connected; /* the request could go out (connect and TLS done) */
 } attempt;
 
 static size_t on_header(char *data, size_t size, size_t n, void *ud)
 {
     attempt *a = ud;
     size_t len = size * n;
+    a->header_bytes += len;
+    if (a->header_bytes > OCISBX_HTTP_HEADERS_MAX) {
+        a->headers_too_large = true;
+        return 0;
+    }
     while (len > 0 && (data[len - 1] == '\n' || data[len - 1] == '\r'))
         len--;
     if (len == 0) {
@@ -147,6 +161,13 @@ static size_t on_body(char *data, size_t size, size_t n, void *ud)
         size_t room = len;
         if (a->status >= 300 && a->resp->body.len + room > OCISBX_HTTP_ERROR_BODY_MAX)
             room = OCISBX_HTTP_ERROR_BODY_MAX - a->resp->body.len; /* keep the head, drop the rest */
+        if (a->status < 300 && a->resp->body.len + room > OCISBX_HTTP_BODY_MAX) {
+            /* a buffered answer that never ends must not take the memory */
+            a->sink_rc = ocisbx_fail(OCISBX_ETOOLARGE,
+                                     "the answer's body is larger than the %d bytes a buffered answer may have",
+                                     OCISBX_HTTP_BODY_MAX);
+            return 0;
+        }
         if (room && ocisbx_buf_append(&a->resp->body, data, room) != 0) {
             a->sink_rc = OCISBX_ENOMEM;
             return 0;
@@ -154,11 +175,11 @@ static size_t on_body(char *data, size_t size, size_t n, void *ud)
         return len;
     }
     if (r->sink == SINK_FILE) {
-        if (!a->sink_fp && !(a->sink_fp = fopen(r->sink_path, "wb"))) {
-            a->sink_rc = ocisbx_fail(OCISBX_EIO, "response file %s: %s", r->sink_path, strerror(errno));
+        if (!a->dest->fp && ocisbx_dest_open(a->dest, r->sink_path, "response file") != 0) {
+            a->sink_rc = ocisbx_error_code(ocisbx_error_last());
             return 0;
         }
-        if (fwrite(data, 1, len, a->sink_fp) != len) {
+        if (fwrite(data, 1, len, a->dest->fp) != len) {
             a->sink_rc = ocisbx_fail(OCISBX_EIO, "response file %s: write failed", r->sink_path);
             return 0;
         }
@@ -199,12 +220,24 @@ static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_
     (void)dltotal;
     (void)ultotal;
     attempt *a = ud;
+    if (ocisbx_sys_canceled(a->cancel, a->cancel_ud)) {
+        a->canceled = true;
+        return 1;
+    }
     int64_t now = ocisbx_time_monotonic_ms();
     if (a->deadline_at && now > a->deadline_at) {
         a->deadline_expired = true;
         return 1;
     }
-    if (a->streaming) {
+    if (!a->connected) {
+        /* the read timeout counts from the moment the request can go out:
+         * connecting has its own timeout */
+        curl_off_t t = 0;
+        if (curl_easy_getinfo(a->curl, CURLINFO_PRETRANSFER_TIME_T, &t) == CURLE_OK && t > 0) {
+            a->connected = true;
+            a->last_activity = now;
+        }
+    } else {
         curl_off_t p = dlnow + ulnow;
         if (p != a->last_progress) {
             a->last_progress = p;
@@ -245,7 +278,9 @@ static int setup_attempt(ocisbx_http *h, attempt *a, const ocisbx_headers *hl, s
         curl_easy_setopt(c, CURLOPT_PROXY, "");
     curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)h->opt.connect_timeout_ms);
     int64_t now = ocisbx_time_monotonic_ms();
-    int64_t total = a->streaming ? 0 : h->opt.connect_timeout_ms + h->opt.read_timeout_ms;
+    /* No limit on the whole attempt: the read timeout is a limit on the gap
+     * between bytes once connected (on_progress), the deadline one on the call. */
+    int64_t total = 0;
     if (a->deadline_at) {
         int64_t left = a->deadline_at - now;
         if (left <= 0)
@@ -387,13 +422,6 @@ static int64_t backoff_ms(const ocisbx_http *h, int attempt_no)
     return d;
 }
 
-static void sleep_ms(int64_t ms)
-{
-    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
-}
-
 static int fail_answer(ocisbx_http_request *r, ocisbx_http_response *resp, const char *reason)
 {
     char *code = NULL, *msg = NULL;
@@ -413,10 +441,19 @@ static int fail_answer(ocisbx_http_request *r, ocisbx_http_response *resp, const
     else
         ocisbx_buf_appendf(&m, " (opc-request-id: %s)", resp->request_id ? resp->request_id : "none");
     ocisbx_fail_http(rc, resp->status, code, resp->request_id, "%s", m.data ? m.data : "HTTP error");
+    ocisbx_error_set_attempts(resp->attempts);
     ocisbx_buf_free(&m);
     free(code);
     free(msg);
     return rc;
+}
+
+static int fail_canceled(ocisbx_http_request *r, int attempts)
+{
+    ocisbx_fail(OCISBX_ECANCELED, "%s %.300s: canceled after %d attempt%s (opc-request-id: %s)", r->method, r->url,
+                attempts, attempts == 1 ? "" : "s", r->request_id);
+    ocisbx_error_set_attempts(attempts);
+    return OCISBX_ECANCELED;
 }
 
 static int fail_transport(ocisbx_http_request *r, attempt *a, CURLcode cc, const char *errbuf, int attempts)
@@ -425,9 +462,21 @@ static int fail_transport(ocisbx_http_request *r, attempt *a, CURLcode cc, const
         return ocisbx_error_wrap("%s %.300s: request body: ", r->method, r->url);
     if (a->sink_rc)
         return ocisbx_error_wrap("%s %.300s: ", r->method, r->url);
+    if (a->canceled)
+        return fail_canceled(r, attempts);
     if (a->sink_canceled || a->headers_canceled)
         return ocisbx_fail(OCISBX_ECANCELED, "%s %.300s: canceled by the %s callback (opc-request-id: %s)",
                            r->method, r->url, a->headers_canceled ? "headers" : "response", r->request_id);
+    if (a->headers_too_large || (cc == CURLE_OUT_OF_MEMORY && !a->headers_done)) {
+        /* libcurl refuses one header line above its own limit (100 KiB) with
+         * "out of memory"; more than ours in all is refused by on_header */
+        ocisbx_fail(OCISBX_ETOOLARGE,
+                    "%s %.300s: the answer's headers are too large (more than %d bytes in all, or a line above "
+                    "libcurl's 100 KiB limit) (opc-request-id: %s)",
+                    r->method, r->url, OCISBX_HTTP_HEADERS_MAX, r->request_id);
+        ocisbx_error_set_attempts(attempts);
+        return OCISBX_ETOOLARGE;
+    }
     int code = OCISBX_ETRANSPORT;
     char idle_msg[96];
     const char *what = errbuf && *errbuf ? errbuf : curl_easy_strerror(cc);
@@ -441,8 +490,10 @@ static int fail_transport(ocisbx_http_request *r, attempt *a, CURLcode cc, const
     } else if (cc == CURLE_OPERATION_TIMEDOUT) {
         code = OCISBX_ETIMEOUT;
     }
-    return ocisbx_fail(code, "%s %.300s: %s after %d attempt%s (opc-request-id: %s)", r->method, r->url, what,
-                       attempts, attempts == 1 ? "" : "s", r->request_id);
+    ocisbx_fail(code, "%s %.300s: %s after %d attempt%s (opc-request-id: %s)", r->method, r->url, what, attempts,
+                attempts == 1 ? "" : "s", r->request_id);
+    ocisbx_error_set_attempts(attempts);
+    return code;
 }
 
 static int check_url(ocisbx_http *h, ocisbx_http_request *r, ocisbx_url *u)
@@ -486,13 +537,23 @@ int ocisbx_http_send(ocisbx_http *h, ocisbx_http_request *r, ocisbx_http_respons
     int64_t deadline_at = h->opt.deadline_ms > 0 ? start + h->opt.deadline_ms : 0;
     int max_attempts = h->opt.retries && r->retry_class != OCISBX_HTTP_RETRY_NEVER ? h->opt.max_attempts : 1;
     bool refreshed = false;
+    ocisbx_dest dest = {0};
     int n = 0;
     for (;;) {
+        if (ocisbx_sys_canceled(h->opt.cancel, h->opt.cancel_ud)) {
+            rc = fail_canceled(r, n);
+            resp->status = 0;
+            break;
+        }
         n++;
         attempt a;
         memset(&a, 0, sizeof a);
         a.r = r;
         a.resp = resp;
+        a.cancel = h->opt.cancel;
+        a.cancel_ud = h->opt.cancel_ud;
+        a.dest = &dest;
+        a.curl = h->curl;
         /* Streams, and file/callback bodies or sinks (any size), get a limit
          * on the gap between bytes instead of one on the whole attempt. */
         bool unbounded = r->body == BODY_FILE || r->body == BODY_CALLBACK || r->sink != SINK_BUFFER;
@@ -524,8 +585,6 @@ int ocisbx_http_send(ocisbx_http *h, ocisbx_http_request *r, ocisbx_http_respons
         CURLcode cc = curl_easy_perform(h->curl);
         free_slist_wiped(sl);
         curl_easy_setopt(h->curl, CURLOPT_HTTPHEADER, NULL);
-        if (a.sink_fp && fclose(a.sink_fp) != 0 && cc == CURLE_OK)
-            a.sink_rc = ocisbx_fail(OCISBX_EIO, "response file %s: write failed", r->sink_path);
         long status = 0, new_conns = 0, request_bytes = 0;
         curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &status);
         curl_easy_getinfo(h->curl, CURLINFO_NUM_CONNECTS, &new_conns);
@@ -548,14 +607,17 @@ int ocisbx_http_send(ocisbx_http *h, ocisbx_http_request *r, ocisbx_http_respons
         ocisbx_log(OCISBX_LOG_DEBUG, "http: %s %.300s -> %d%s%s (opc-request-id: %s, attempt %d/%d, %s)", r->method,
                    r->url, resp->status, cc ? " " : "", cc ? curl_easy_strerror(cc) : "",
                    resp->request_id ? resp->request_id : "-", n, max_attempts, conn);
+        if (h->opt.attempt_fn)
+            h->opt.attempt_fn(r->method, r->url, n, resp->status, resp->request_id ? resp->request_id : r->request_id,
+                              h->opt.attempt_ud);
 
         bool can_retry = n < max_attempts && ocisbx_http_body_replayable(r) &&
                          !(r->sink == SINK_CALLBACK && a.sink_bytes > 0);
         int64_t wait = -1;
         if (cc != CURLE_OK) {
             bool timed_out = a.idle_expired || cc == CURLE_OPERATION_TIMEDOUT;
-            if (!a.deadline_expired && !a.sink_canceled && !a.headers_canceled && !a.sink_rc && !a.body_rc &&
-                (curl_retryable(cc) || timed_out) && can_retry)
+            if (!a.deadline_expired && !a.canceled && !a.sink_canceled && !a.headers_canceled && !a.sink_rc &&
+                !a.body_rc && (curl_retryable(cc) || timed_out) && can_retry)
                 wait = backoff_ms(h, n);
             if (wait < 0) {
                 rc = fail_transport(r, &a, cc, errbuf, n);
@@ -582,11 +644,9 @@ int ocisbx_http_send(ocisbx_http *h, ocisbx_http_request *r, ocisbx_http_respons
         }
         if (wait < 0) {
             rc = resp->status >= 400 ? fail_answer(r, resp, a.reason) : 0;
-            if (rc == 0 && r->sink == SINK_FILE && a.sink_bytes == 0) {
-                FILE *f = fopen(r->sink_path, "wb"); /* an empty answer still makes the file */
-                if (!f || fclose(f) != 0)
-                    rc = ocisbx_fail(OCISBX_EIO, "response file %s: %s", r->sink_path, strerror(errno));
-            }
+            if (rc == 0 && r->sink == SINK_FILE && !dest.fp) /* an empty answer still makes the file */
+                rc = ocisbx_dest_open(&dest, r->sink_path, "response file");
+            if (rc == 0 && r->sink == SINK_FILE) rc = ocisbx_dest_commit(&dest, "response file");
             break;
         }
         if (deadline_at && ocisbx_time_monotonic_ms() + wait >= deadline_at) {
@@ -602,9 +662,17 @@ int ocisbx_http_send(ocisbx_http *h, ocisbx_http_request *r, ocisbx_http_respons
             snprintf(cause, sizeof cause, "HTTP %d%s%s", resp->status, a.reason[0] ? " " : "", a.reason);
         ocisbx_log(OCISBX_LOG_INFO, "http: %s %.300s: %s; retrying in %lld ms (attempt %d of %d, opc-request-id: %s)",
                    r->method, r->url, cause, (long long)wait, n + 1, max_attempts, r->request_id);
-        if (wait > 0)
-            sleep_ms(wait);
+        if (h->opt.retry_fn)
+            h->opt.retry_fn(n + 1, max_attempts, wait, cc == CURLE_OK ? resp->status : 0, cause, r->request_id,
+                            h->opt.retry_ud);
+        ocisbx_dest_abort(&dest); /* the next attempt starts the file again */
+        if (ocisbx_sys_sleep_ms(wait, h->opt.cancel, h->opt.cancel_ud) != 0) {
+            rc = fail_canceled(r, n);
+            resp->status = 0;
+            break;
+        }
     }
+    ocisbx_dest_abort(&dest); /* nothing partial stays (a no-op after a commit) */
     ocisbx_http_body_end(r);
     ocisbx_url_clear(&u);
     /* a failure that is no error answer still names the call: its request id,

@@ -1,6 +1,5 @@
 /* URL pieces the transport needs: scheme, the authority (signed as the Host
  * value exactly as written), the host for the loopback rule. */
-#include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,24 +157,6 @@ static int parse(const char *url, const char *shown, ocisbx_url *out)
         return ocisbx_fail_nomem();
     }
     return 0;
-}
-
-bool ocisbx_host_is_loopback(const char *host)
-{
-    if (!host)
-        return false;
-    size_t n = strlen(host);
-    if (ocisbx_strcasecmp(host, "localhost") == 0 ||
-        (n > 10 && ocisbx_strcasecmp(host + n - 10, ".localhost") == 0))
-        return true;
-    unsigned char addr[16];
-    if (inet_pton(AF_INET, host, addr) == 1)
-        return addr[0] == 127;
-    if (inet_pton(AF_INET6, host, addr) == 1) {
-        static const unsigned char one[16] = {[15] = 1};
-        return memcmp(addr, one, 16) == 0;
-    }
-    return false;
 }
 
 int ocisbx_url_check_scheme(const ocisbx_url *u, const char *url, bool allow_plain_http)

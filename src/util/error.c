@@ -11,6 +11,7 @@
 struct ocisbx_error {
     int code;
     int http_status;
+    int attempts;
     char message[MSG_CAP];
     char service_code[128];
     char request_id[128];
@@ -34,6 +35,7 @@ const ocisbx_error *ocisbx_error_last(void)
 int ocisbx_error_code(const ocisbx_error *e) { return e ? e->code : OCISBX_EINVAL; }
 const char *ocisbx_error_message(const ocisbx_error *e) { return e ? e->message : "no error object"; }
 int ocisbx_error_http_status(const ocisbx_error *e) { return e ? e->http_status : 0; }
+int ocisbx_error_attempts(const ocisbx_error *e) { return e ? e->attempts : 0; }
 const char *ocisbx_error_service_code(const ocisbx_error *e)
 {
     return e && e->has_service_code ? e->service_code : NULL;
@@ -49,10 +51,19 @@ void ocisbx_error_clear(void)
     memcpy(last_error.message, "no error", sizeof "no error");
 }
 
-OCISBX_PRINTF(1, 0) static void set_message(const char *fmt, va_list ap)
+/* The message (redacted), and the debug line every error gets. */
+OCISBX_PRINTF(1, 0) static int set_message(const char *fmt, va_list ap)
 {
     vsnprintf(last_error.message, MSG_CAP, fmt, ap);
     ocisbx_log_redact(last_error.message);
+    ocisbx_log(OCISBX_LOG_DEBUG, "error %s: %s", ocisbx_strerror(last_error.code), last_error.message);
+    return last_error.code;
+}
+
+static void set_field(char *dst, size_t cap, bool *has, const char *value)
+{
+    snprintf(dst, cap, "%s", value);
+    *has = true;
 }
 
 int ocisbx_fail(int code, const char *fmt, ...)
@@ -63,7 +74,6 @@ int ocisbx_fail(int code, const char *fmt, ...)
     va_start(ap, fmt);
     set_message(fmt, ap);
     va_end(ap);
-    ocisbx_log(OCISBX_LOG_DEBUG, "error %s: %s", ocisbx_strerror(code), last_error.message);
     return code;
 }
 
@@ -73,19 +83,14 @@ int ocisbx_fail_http(int code, int http_status, const char *svc_code, const char
     ocisbx_error_clear();
     last_error.code = code;
     last_error.http_status = http_status;
-    if (svc_code) {
-        snprintf(last_error.service_code, sizeof last_error.service_code, "%s", svc_code);
-        last_error.has_service_code = true;
-    }
-    if (request_id) {
-        snprintf(last_error.request_id, sizeof last_error.request_id, "%s", request_id);
-        last_error.has_request_id = true;
-    }
+    if (svc_code)
+        set_field(last_error.service_code, sizeof last_error.service_code, &last_error.has_service_code, svc_code);
+    if (request_id)
+        set_field(last_error.request_id, sizeof last_error.request_id, &last_error.has_request_id, request_id);
     va_list ap;
     va_start(ap, fmt);
     set_message(fmt, ap);
     va_end(ap);
-    ocisbx_log(OCISBX_LOG_DEBUG, "error %s: %s", ocisbx_strerror(code), last_error.message);
     return code;
 }
 
@@ -111,16 +116,20 @@ int ocisbx_error_wrap(const char *fmt, ...)
     return last_error.code;
 }
 
+void ocisbx_error_set_attempts(int attempts)
+{
+    if (last_error.code != OCISBX_OK && attempts > 0)
+        last_error.attempts = attempts;
+}
+
 void ocisbx_error_annotate(int http_status, const char *request_id)
 {
     if (last_error.code == OCISBX_OK)
         return;
     if (http_status > 0 && last_error.http_status == 0)
         last_error.http_status = http_status;
-    if (request_id && *request_id && !last_error.has_request_id) {
-        snprintf(last_error.request_id, sizeof last_error.request_id, "%s", request_id);
-        last_error.has_request_id = true;
-    }
+    if (request_id && *request_id && !last_error.has_request_id)
+        set_field(last_error.request_id, sizeof last_error.request_id, &last_error.has_request_id, request_id);
 }
 
 int ocisbx_fail_nomem(void)
@@ -166,30 +175,22 @@ int ocisbx_status_from_http(int status)
 
 const char *ocisbx_strerror(int code)
 {
+#define MESSAGE_CASE(name, value, message) \
+    case OCISBX_##name: return message;
     switch (code) {
-    case OCISBX_OK: return "success";
-    case OCISBX_EINVAL: return "invalid argument";
-    case OCISBX_ENOMEM: return "out of memory";
-    case OCISBX_ENOTFOUND: return "not found";
-    case OCISBX_ECONFLICT: return "conflict";
-    case OCISBX_ERATELIMIT: return "rate limited";
-    case OCISBX_ETIMEOUT: return "timed out";
-    case OCISBX_ECANCELED: return "canceled";
-    case OCISBX_EDENIED: return "denied by the gate";
-    case OCISBX_ENOTUNIQUE: return "not unique";
-    case OCISBX_EINTEGRITY: return "integrity check failed";
-    case OCISBX_ECONFIG: return "bad configuration";
-    case OCISBX_EAUTH: return "authentication failed";
-    case OCISBX_ETRANSPORT: return "transport error";
-    case OCISBX_EIO: return "I/O error";
-    case OCISBX_EPARSE: return "malformed data";
-    case OCISBX_ESERVICE: return "service error";
-    case OCISBX_ETOOLARGE: return "too large";
-    case OCISBX_EUNSUPPORTED: return "not supported";
-    case OCISBX_EFORBIDDEN: return "forbidden";
-    case OCISBX_ENOMATCH: return "no match";
-    case OCISBX_EISDIR: return "is a directory";
-    case OCISBX_EBINARY: return "binary file";
+        OCISBX_STATUS_MAP(MESSAGE_CASE)
     default: return "unknown error";
     }
+#undef MESSAGE_CASE
+}
+
+const char *ocisbx_status_name(int code)
+{
+#define NAME_CASE(name, value, message) \
+    case OCISBX_##name: return "OCISBX_" #name;
+    switch (code) {
+        OCISBX_STATUS_MAP(NAME_CASE)
+    default: return "OCISBX_UNKNOWN";
+    }
+#undef NAME_CASE
 }

@@ -49,11 +49,42 @@ void ocisbx_wipe(void *p, size_t n);
 /* Copies in to out (cap bytes) with bytes outside printable ASCII and '\\'
  * written as \xNN, so that a message quoting input stays one line. */
 void ocisbx_escape_shown(const char *in, char *out, size_t cap);
+/* The same, but valid UTF-8 (other than the C1 controls) is kept as it is:
+ * what a message quoting a name or path given by the user uses. Returns out.
+ * OCISBX_SHOWN(in) is it as an expression for a message argument: the copy
+ * lives in a buffer of the enclosing block, cut to OCISBX_SHOWN_CAP bytes:
+ *   ocisbx_fail(OCISBX_ECONFIG, "key file %s: not found", OCISBX_SHOWN(path)); */
+#define OCISBX_SHOWN_CAP 512
+#define OCISBX_SHOWN(in) ocisbx_shown((in), (char[OCISBX_SHOWN_CAP]){0}, OCISBX_SHOWN_CAP)
+const char *ocisbx_shown(const char *in, char *out, size_t cap);
 /* The value of a hex digit (either case), -1 for any other byte. */
 int ocisbx_hex_digit(char c);
 /* n bytes as lowercase (or uppercase) hex pairs joined by ':', NUL-ended:
  * out holds 3 * n bytes. The form key fingerprints are shown in. */
 void ocisbx_hex_colon(const unsigned char *in, size_t n, bool upper, char *out);
+
+/* ---- loopback: the one rule (plain http, the emulator's --listen) ---- */
+/* 127.0.0.0/8, ::1, localhost and names ending in .localhost (any case). */
+bool ocisbx_host_is_loopback(const char *host);
+/* The host of an absolute URL "scheme://[userinfo@]host[:port][/?#...]"
+ * ("[::1]" unbracketed) is a loopback host. False for anything else. */
+bool ocisbx_url_host_is_loopback(const char *url);
+
+/* ---- files ---- */
+struct stat;
+/* Opens a file the user named, for reading, without blocking on a FIFO or a
+ * device (O_NONBLOCK, fstat, then blocking again; close-on-exec). Returns the
+ * descriptor of a regular file (its stat in *st when st is not NULL),
+ * OCISBX_OPEN_NOT_REGULAR when it is anything else, or -1 with errno set. */
+#define OCISBX_OPEN_NOT_REGULAR (-2)
+int ocisbx_open_regular(const char *path, struct stat *st);
+/* Reads path (a regular file of at most max bytes) into *data (NUL-ended,
+ * freed with free(); wipe it first if it may hold a secret) and *len.
+ * `what` names the file's role in errors ("policy file"). Errors:
+ * OCISBX_ENOTFOUND (missing), OCISBX_EINVAL (not a regular file: a FIFO,
+ * a device, a directory; refused without blocking), OCISBX_ETOOLARGE (above
+ * max), OCISBX_EIO. */
+int ocisbx_file_read_all(const char *path, size_t max, const char *what, char **data, size_t *len);
 
 /* ---- errors ----
  * Every failing internal function sets the thread's last error and returns
@@ -69,6 +100,8 @@ int ocisbx_error_wrap(const char *fmt, ...) OCISBX_PRINTF(1, 2);
  * the HTTP status of an answer that was received (e.g. a 200 whose body failed
  * a check) and the call's opc-request-id. NULL / 0 leave a field as it is. */
 void ocisbx_error_annotate(int http_status, const char *request_id);
+/* The number of attempts of the HTTP call the current error ended (> 0). */
+void ocisbx_error_set_attempts(int attempts);
 /* Out of memory: sets a static message without allocating. */
 int ocisbx_fail_nomem(void);
 /* Saves and restores the thread's last error (cleanup code that must not

@@ -101,6 +101,56 @@ void ocisbx_escape_shown(const char *in, char *out, size_t cap)
         out[o < cap ? o : cap - 1] = '\0';
 }
 
+/* The length of the valid UTF-8 sequence at p (2..4), or 0: overlong forms,
+ * surrogates, code points above U+10FFFF and the C1 controls (U+0080..U+009F,
+ * which terminals obey too) do not count. */
+static size_t utf8_printable_len(const unsigned char *p)
+{
+    unsigned c = p[0];
+    size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (n == 0)
+        return 0;
+    unsigned cp = c & (0xff >> (n + 1));
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80) /* also stops at the NUL */
+            return 0;
+        cp = (cp << 6) | (p[i] & 0x3fu);
+    }
+    static const unsigned min[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < min[n] || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff || cp <= 0x9f)
+        return 0;
+    return n;
+}
+
+const char *ocisbx_shown(const char *in, char *out, size_t cap)
+{
+    static const char hex[] = "0123456789abcdef";
+    if (!in)
+        in = "(null)";
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)in; *p && o + 5 < cap;) {
+        size_t n = *p >= 0x80 ? utf8_printable_len(p) : 0;
+        if (n) {
+            if (o + n + 1 > cap)
+                break;
+            memcpy(out + o, p, n);
+            o += n;
+            p += n;
+        } else if (*p < 0x20 || *p >= 0x7f || *p == '\\') {
+            out[o++] = '\\';
+            out[o++] = 'x';
+            out[o++] = hex[*p >> 4];
+            out[o++] = hex[*p & 15];
+            p++;
+        } else {
+            out[o++] = (char)*p++;
+        }
+    }
+    if (cap)
+        out[o < cap ? o : cap - 1] = '\0';
+    return out;
+}
+
 void ocisbx_hex_colon(const unsigned char *in, size_t n, bool upper, char *out)
 {
     const char *hex = upper ? "0123456789ABCDEF" : "0123456789abcdef";

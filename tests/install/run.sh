@@ -7,6 +7,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 test -f "$work/prefix/include/ocisbx/ocisbx.h"
+test -f "$work/prefix/include/ocisbx/version.h"
 test -f "$work/prefix/lib/cmake/ocisbx/ocisbxConfig.cmake"
 soname=$(objdump -p "$work"/prefix/lib/libocisbx.so | awk '/SONAME/ {print $2}')
 [ "$soname" = "libocisbx.so.0" ] || { echo "SONAME is '$soname', want libocisbx.so.0"; exit 1; }

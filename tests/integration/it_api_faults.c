@@ -42,15 +42,35 @@ typedef struct world {
     char sandbox[128];
 } world;
 
-/* The transport's debug lines tell which statuses each attempt got. */
+/* The transport's attempt and retry callbacks tell which statuses each
+ * attempt got and which waits were made, in this test's own lines
+ * ("<METHOD> <url> -> <status>", "retrying in <ms> after <status>"): no
+ * dependence on the library's log wording. */
 static char log_lines[64 * 1024];
 
-static void on_log(int level, const char *line, void *ud)
+static void add_line(const char *line)
 {
-    (void)level, (void)ud;
-    if (strncmp(line, "http: ", 6) != 0 || strlen(log_lines) + strlen(line) + 2 > sizeof log_lines) return;
+    if (strlen(log_lines) + strlen(line) + 2 > sizeof log_lines) return;
     strcat(log_lines, line);
     strcat(log_lines, "\n");
+}
+
+static void on_attempt(const char *method, const char *url, int attempt, int http_status, const char *request_id,
+                       void *ud)
+{
+    (void)attempt, (void)request_id, (void)ud;
+    char line[1024];
+    snprintf(line, sizeof line, "%s %.900s -> %d", method, url, http_status);
+    add_line(line);
+}
+
+static void on_retry(int attempt, int max_attempts, int64_t delay_ms, int http_status, const char *cause,
+                     const char *request_id, void *ud)
+{
+    (void)attempt, (void)max_attempts, (void)cause, (void)request_id, (void)ud;
+    char line[128];
+    snprintf(line, sizeof line, "retrying in %lld after %d", (long long)delay_ms, http_status);
+    add_line(line);
 }
 
 static int count(const char *needle)
@@ -60,7 +80,7 @@ static int count(const char *needle)
     return n;
 }
 
-static void dump_log(void) { fprintf(stderr, "--- transport log ---\n%s---\n", log_lines); }
+static void dump_log(void) { fprintf(stderr, "--- attempts ---\n%s---\n", log_lines); }
 
 static void check(int rc, const char *what)
 {
@@ -80,6 +100,8 @@ static ocisbx_client *client_for(emu_fixture *emu, int64_t read_timeout_ms)
     assert_int_equal(ocisbx_http_options_set_ca_bundle(h, emu_fixture_ca_path(emu)), 0);
     assert_int_equal(ocisbx_http_options_set_backoff_ms(h, 50, 200), 0);
     assert_int_equal(ocisbx_http_options_set_max_jitter_ms(h, 10), 0);
+    assert_int_equal(ocisbx_http_options_set_attempt_callback(h, on_attempt, NULL), 0);
+    assert_int_equal(ocisbx_http_options_set_retry_callback(h, on_retry, NULL), 0);
     if (read_timeout_ms) { /* the attempt's time limit is connect + read timeout */
         assert_int_equal(ocisbx_http_options_set_read_timeout_ms(h, read_timeout_ms), 0);
         assert_int_equal(ocisbx_http_options_set_connect_timeout_ms(h, read_timeout_ms), 0);
@@ -107,7 +129,6 @@ static int setup(void **state)
      * first of the two delayed creates, the test the second */
     if (emu_fixture_new_sandbox(w->emu, NULL, NULL, w->sandbox, sizeof w->sandbox) != 0) return -1;
     w->c = client_for(w->emu, 0);
-    ocisbx_set_log(on_log, OCISBX_LOG_DEBUG, NULL);
     *state = w;
     return 0;
 }
@@ -115,7 +136,6 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     world *w = *state;
-    ocisbx_set_log(NULL, 0, NULL);
     ocisbx_client_free(w->c);
     int st = emu_fixture_stop(w->emu);
     emu_fixture_free(w->emu);
@@ -136,6 +156,7 @@ static void test_429_retry_after(void **state)
     const char *r = strstr(log_lines, "retrying in ");
     assert_non_null(r);
     assert_true(atol(r + 12) >= 1000);
+    assert_non_null(strstr(r, " after 429"));
 }
 
 static void test_503_twice(void **state)
@@ -177,6 +198,7 @@ static void test_reset(void **state)
     ocisbx_client_free(fresh);
     if (count("-> 200") != 1 || count("retrying in") != 1) dump_log();
     assert_int_equal(count("retrying in"), 1); /* after the reset attempt */
+    assert_int_equal(count(" after 0\n"), 1);  /* which had no answer */
     assert_int_equal(count("-> 200"), 1);
 }
 

@@ -169,10 +169,33 @@ static void test_sandbox_lifecycle(void **state)
     assert_int_equal(ocisbx_client_get_sandbox(w->c, id, &s), OCISBX_ENOTFOUND);
     assert_int_equal(ocisbx_error_http_status(ocisbx_error_last()), 404);
 
-    /* the client refuses a lifetime that never ends without asking */
+    /* -1 disables expiry [public]: the client passes it through, the
+     * service keeps the sandbox without a timeExpires */
     check(ocisbx_create_sandbox_details_from_json("{}", 2, &d), "details");
-    assert_int_equal(ocisbx_create_sandbox_details_set_expires_in_minutes(d, -1), OCISBX_EINVAL);
+    check(ocisbx_create_sandbox_details_set_expires_in_minutes(d, OCISBX_EXPIRES_NEVER), "-1");
+    check(ocisbx_client_create_sandbox(w->c, EMU_FIXTURE_PROJECT, d, &s), "create without expiry");
     ocisbx_create_sandbox_details_free(d);
+    int64_t mins = 0;
+    assert_int_equal(ocisbx_sandbox_expires_in_minutes(s, &mins), 1);
+    assert_int_equal(mins, -1);
+    assert_null(ocisbx_sandbox_time_expires(s));
+    /* if-match: the etag of get; a stale one is 412 */
+    char nid[128];
+    snprintf(nid, sizeof nid, "%s", ocisbx_sandbox_id(s));
+    ocisbx_sandbox_free(s);
+    check(ocisbx_client_wait_sandbox(w->c, nid, "RUNNING", 60000, 50, &s), "wait running");
+    char etag[128];
+    assert_non_null(ocisbx_sandbox_etag(s));
+    snprintf(etag, sizeof etag, "%s", ocisbx_sandbox_etag(s));
+    ocisbx_sandbox_free(s);
+    assert_int_equal(ocisbx_client_update_sandbox_if_match(w->c, nid, "x", "\"stale\"", NULL), OCISBX_ECONFLICT);
+    assert_int_equal(ocisbx_error_http_status(ocisbx_error_last()), 412);
+    check(ocisbx_client_update_sandbox_if_match(w->c, nid, "x", etag, &s), "update if-match");
+    assert_string_equal(ocisbx_sandbox_display_name(s), "x");
+    ocisbx_sandbox_free(s);
+    assert_int_equal(ocisbx_client_stop_sandbox_if_match(w->c, nid, 1, etag), OCISBX_ECONFLICT); /* now stale */
+    assert_int_equal(ocisbx_error_http_status(ocisbx_error_last()), 412);
+    check(ocisbx_client_delete_sandbox(w->c, nid), "delete the one without expiry");
 }
 
 typedef struct collected {
@@ -216,21 +239,17 @@ static void collected_free(collected *c)
     ocisbx_buf_free(&c->order);
 }
 
-static void wait_command(ocisbx_client *c, const char *sbx, const char *cmd, const char *state)
+/* The waiter on the derived state: the emulator sends no lifecycleState. */
+static void wait_command(ocisbx_client *c, const char *sbx, const char *cmd, int state)
 {
-    for (int i = 0; i < 600; i++) {
-        ocisbx_command *cm = NULL;
-        check(ocisbx_client_get_command(c, sbx, cmd, &cm), "get command");
-        const char *st = ocisbx_command_lifecycle_state(cm);
-        bool done = st && strcmp(st, state) == 0;
-        bool other_end = st && !done && (strcmp(st, "SUCCEEDED") == 0 || strcmp(st, "FAILED") == 0 ||
-                                         strcmp(st, "CANCELED") == 0 || strcmp(st, "TIMED_OUT") == 0);
-        if (other_end) fail_msg("command %s ended %s, expected %s", cmd, st, state);
-        ocisbx_command_free(cm);
-        if (done) return;
-        usleep(50000);
-    }
-    fail_msg("command %s never reached %s", cmd, state);
+    ocisbx_command *cm = NULL;
+    check(ocisbx_client_wait_command(c, sbx, cmd, state, 60000, 50, &cm), "wait command");
+    assert_int_equal(ocisbx_command_state(cm), state);
+    char *json = NULL;
+    check(ocisbx_command_to_json(cm, &json), "to_json");
+    assert_null(strstr(json, "lifecycleState"));
+    ocisbx_free(json);
+    ocisbx_command_free(cm);
 }
 
 static void test_commands(void **state)
@@ -243,12 +262,19 @@ static void test_commands(void **state)
     check(ocisbx_run_command_details_set_cwd(d, "/workspace"), "cwd");
     check(ocisbx_run_command_details_set_timeout(d, "PT1M"), "timeout");
 
-    /* run: returns at once */
+    /* run: returns at once, with the SandboxCommandIdentifier {id} only */
     check(ocisbx_client_run_command(w->c, w->sandbox, d, &cm), "run");
     char cid[128];
     snprintf(cid, sizeof cid, "%s", ocisbx_command_id(cm));
+    char *idj = NULL;
+    check(ocisbx_command_to_json(cm, &idj), "to_json");
+    char want_idj[200];
+    snprintf(want_idj, sizeof want_idj, "{\"id\":\"%s\"}", cid);
+    assert_string_equal(idj, want_idj);
+    ocisbx_free(idj);
+    assert_int_equal(ocisbx_command_state(cm), OCISBX_COMMAND_NOT_STARTED);
     ocisbx_command_free(cm);
-    wait_command(w->c, w->sandbox, cid, "FAILED"); /* exit 3 */
+    wait_command(w->c, w->sandbox, cid, OCISBX_COMMAND_FINISHED); /* exit 3 */
     check(ocisbx_client_get_command(w->c, w->sandbox, cid, &cm), "get");
     int code = -1;
     assert_int_equal(ocisbx_command_exit_code(cm, &code), 1);
@@ -334,14 +360,18 @@ static void test_commands(void **state)
     ocisbx_command_free(cm);
     ocisbx_run_command_details_free(d);
     check(ocisbx_client_cancel_command(w->c, w->sandbox, cid), "cancel");
-    wait_command(w->c, w->sandbox, cid, "CANCELED");
+    /* waiting for an exit code fails at once: a canceled command has none */
+    int wrc = ocisbx_client_wait_command(w->c, w->sandbox, cid, OCISBX_COMMAND_FINISHED, 60000, 50, NULL);
+    if (wrc != OCISBX_ECONFLICT) wait_command(w->c, w->sandbox, cid, OCISBX_COMMAND_FINISHED_NO_EXIT_CODE);
+    wait_command(w->c, w->sandbox, cid, OCISBX_COMMAND_FINISHED_NO_EXIT_CODE);
 
     /* the service's timeout backstop: TIMED_OUT, no exit code */
     check(ocisbx_run_command_details_new("sleep 30", &d), "d");
     check(ocisbx_run_command_details_set_timeout(d, "PT0.3S"), "timeout");
     check(ocisbx_client_run_command_and_wait(w->c, w->sandbox, d, &cm), "run timeout");
     ocisbx_run_command_details_free(d);
-    assert_string_equal(ocisbx_command_lifecycle_state(cm), "TIMED_OUT");
+    assert_int_equal(ocisbx_command_state(cm), OCISBX_COMMAND_FINISHED_NO_EXIT_CODE);
+    assert_string_equal(ocisbx_command_lifecycle_state(cm), "FINISHED_NO_EXIT_CODE");
     assert_int_equal(ocisbx_command_exit_code(cm, &code), 0);
     ocisbx_command_free(cm);
 
@@ -452,13 +482,16 @@ static void test_snapshots(void **state)
     world *w = *state;
     check(ocisbx_client_write_file(w->c, w->sandbox, "/workspace/snap-me.txt", "kept", 4, NULL), "write");
     ocisbx_snapshot *s = NULL;
-    check(ocisbx_client_create_snapshot(w->c, w->sandbox, "snap one", "P1D", &s), "create snapshot");
+    check(ocisbx_client_create_snapshot(w->c, w->sandbox, "P1D", &s), "create snapshot");
     char sid[128];
     snprintf(sid, sizeof sid, "%s", ocisbx_snapshot_id(s));
     assert_string_equal(ocisbx_snapshot_sandbox_id(s), w->sandbox);
     ocisbx_snapshot_free(s);
     check(ocisbx_client_wait_snapshot(w->c, sid, "ACTIVE", 60000, 50, &s), "wait active");
-    assert_string_equal(ocisbx_snapshot_display_name(s), "snap one");
+    assert_string_equal(ocisbx_snapshot_display_name(s), sid); /* none can be given [public] */
+    assert_string_equal(ocisbx_snapshot_project_id(s), EMU_FIXTURE_PROJECT);
+    assert_string_equal(ocisbx_snapshot_expiration_duration(s), "P1D");
+    assert_non_null(ocisbx_snapshot_time_updated(s));
     ocisbx_snapshot_free(s);
     check(ocisbx_client_get_snapshot(w->c, sid, &s), "get snapshot");
     assert_string_equal(ocisbx_snapshot_id(s), sid);

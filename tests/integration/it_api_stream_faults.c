@@ -34,6 +34,15 @@ static int collect(const ocisbx_command_event *ev, void *ud)
     return 0;
 }
 
+static int connects;
+/* each attempt of an events request that got no answer */
+static void count_attempts(const char *method, const char *url, int attempt, int http_status,
+                           const char *request_id, void *ud)
+{
+    (void)method, (void)attempt, (void)request_id, (void)ud;
+    if (strstr(url, "/events?fromSeq=") && http_status == 0) connects++;
+}
+
 static ocisbx_client *make_client(const char *url, int attempts, int64_t deadline_ms)
 {
     ocisbx_http_options *ho = NULL;
@@ -44,6 +53,7 @@ static ocisbx_client *make_client(const char *url, int attempts, int64_t deadlin
     assert_int_equal(ocisbx_http_options_set_backoff_ms(ho, 5, 10), 0);
     assert_int_equal(ocisbx_http_options_set_max_jitter_ms(ho, 1), 0);
     if (deadline_ms) assert_int_equal(ocisbx_http_options_set_deadline_ms(ho, deadline_ms), 0);
+    assert_int_equal(ocisbx_http_options_set_attempt_callback(ho, count_attempts, NULL), 0);
     ocisbx_client_options *o = NULL;
     assert_int_equal(ocisbx_client_options_new(&o), 0);
     assert_int_equal(ocisbx_client_options_set_endpoint(o, url), 0);
@@ -55,13 +65,6 @@ static ocisbx_client *make_client(const char *url, int attempts, int64_t deadlin
     return c;
 }
 
-static int connects;
-static void count_attempts(int level, const char *line, void *ud)
-{
-    (void)level;
-    (void)ud;
-    if (strstr(line, "/events?fromSeq=") && strstr(line, "-> 0")) connects++;
-}
 
 /* Nothing listens: 3 attempts of the transport, no resumption on top, and
  * the message says which stream and why. */
@@ -74,14 +77,13 @@ static void test_service_gone_fails_at_once(void **state)
     ths_stop(srv); /* the port now refuses connections */
     ocisbx_client *c = make_client(url, 3, 0);
     connects = 0;
-    ocisbx_set_log(count_attempts, OCISBX_LOG_DEBUG, NULL);
     seen s = {0};
     int rc = ocisbx_client_stream_command_events(c, "sb1", "cmd-1", 5, 0, collect, &s);
-    ocisbx_set_log(NULL, 0, NULL);
     const char *m = ocisbx_error_message(ocisbx_error_last());
     fprintf(stderr, "error: %s\n", m);
     assert_int_equal(rc, OCISBX_ETRANSPORT);
     assert_int_equal(connects, 3);
+    assert_int_equal(ocisbx_error_attempts(ocisbx_error_last()), 3);
     assert_non_null(strstr(m, "streaming events of cmd-1 from seq 5: "));
     assert_non_null(strstr(m, "after 3 attempts"));
     assert_null(strstr(m, "FINISHED"));
@@ -152,6 +154,61 @@ static void test_nul_bytes_in_chunks(void **state)
     ths_stop(srv);
 }
 
+/* A gap (2 then 5) is not accepted: the stream is resumed from seq 3, and
+ * the events come in order without a hole. */
+static void test_gap_is_resumed(void **state)
+{
+    (void)state;
+    ths *srv = NULL;
+    assert_int_equal(ths_start(&srv), 0);
+    ths_push(srv, 200, "content-type: application/x-ndjson",
+             "{\"seq\":1,\"event\":\"STDOUT\",\"data\":\"a\"}\n"
+             "{\"seq\":2,\"event\":\"STDOUT\",\"data\":\"b\"}\n"
+             "{\"seq\":5,\"event\":\"STDOUT\",\"data\":\"e\"}\n"
+             "{\"seq\":6,\"event\":\"FINISHED\",\"exitCode\":0}\n");
+    ths_push(srv, 200, "content-type: application/x-ndjson",
+             "{\"seq\":3,\"event\":\"STDOUT\",\"data\":\"c\"}\n"
+             "{\"seq\":4,\"event\":\"STDOUT\",\"data\":\"d\"}\n"
+             "{\"seq\":5,\"event\":\"STDOUT\",\"data\":\"e\"}\n"
+             "{\"seq\":6,\"event\":\"FINISHED\",\"exitCode\":0}\n");
+    char *url = ths_url(srv, "");
+    ocisbx_client *c = make_client(url, 1, 0);
+    seen s = {0};
+    assert_int_equal(ocisbx_client_stream_command_events(c, "sb1", "cmd-5", OCISBX_SEQ_START, 0, collect, &s), 0);
+    assert_int_equal(s.len, 5);
+    assert_memory_equal(s.data, "abcde", 5);
+    assert_int_equal(ths_count(srv), 2);
+    assert_non_null(strstr(ths_get(srv, 1)->target, "fromSeq=3"));
+    ocisbx_client_free(c);
+    free(url);
+    ths_stop(srv);
+}
+
+/* A gap that never fills fails, naming the missing events. */
+static void test_gap_that_never_fills_fails(void **state)
+{
+    (void)state;
+    ths *srv = NULL;
+    assert_int_equal(ths_start(&srv), 0);
+    ths_set_default(srv, 200, "content-type: application/x-ndjson",
+                    "{\"seq\":5,\"event\":\"STDOUT\",\"data\":\"e\"}\n"
+                    "{\"seq\":6,\"event\":\"FINISHED\",\"exitCode\":0}\n");
+    ths_push(srv, 200, "content-type: application/x-ndjson",
+             "{\"seq\":1,\"event\":\"STDOUT\",\"data\":\"a\"}\n"
+             "{\"seq\":5,\"event\":\"STDOUT\",\"data\":\"e\"}\n");
+    char *url = ths_url(srv, "");
+    ocisbx_client *c = make_client(url, 1, 0);
+    seen s = {0};
+    assert_int_equal(ocisbx_client_stream_command_events(c, "sb1", "cmd-6", OCISBX_SEQ_START, 0, collect, &s),
+                     OCISBX_EINTEGRITY);
+    const char *m = ocisbx_error_message(ocisbx_error_last());
+    if (!strstr(m, "events 2 to 4 never came")) fail_msg("%s", m);
+    assert_int_equal(s.len, 1); /* only what came in order */
+    ocisbx_client_free(c);
+    free(url);
+    ths_stop(srv);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -159,6 +216,8 @@ int main(void)
         cmocka_unit_test(test_deadline_bounds_resumption),
         cmocka_unit_test(test_html_answer_names_content_type),
         cmocka_unit_test(test_nul_bytes_in_chunks),
+        cmocka_unit_test(test_gap_is_resumed),
+        cmocka_unit_test(test_gap_that_never_fills_fails),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -233,7 +233,8 @@ static void test_everything(void **state)
     RUN(&r, NULL, "command", "get", "--sandbox-id", sbx, "--command-id", cmd);
     expect_ok(&r, "command get");
     j = json_of(&r);
-    assert_string_equal(str(j, "lifecycleState"), "SUCCEEDED");
+    assert_null(cJSON_GetObjectItem(j, "lifecycleState")); /* a SandboxCommand has none [public] */
+    assert_non_null(str(j, "timeFinished"));
     cJSON_Delete(j);
     result_free(&r);
 
@@ -274,10 +275,29 @@ static void test_everything(void **state)
     RUN(&r, NULL, "command", "cancel", "--sandbox-id", sbx, "--command-id", cmd);
     expect_ok(&r, "command cancel");
     result_free(&r);
-    /* a canceled command reports no exit status: events exit non-zero with a line */
+    /* a canceled command reports no exit status: events exit 125 with a line,
+     * also when asked from past its last event (it exited 0 there) */
     RUN(&r, NULL, "command", "events", "--sandbox-id", sbx, "--command-id", cmd);
-    assert_int_not_equal(r.status, 0);
+    assert_int_equal(r.status, 125);
     assert_true(one_line(r.err));
+    assert_non_null(strstr(r.err, "without an exit status"));
+    result_free(&r);
+    RUN(&r, NULL, "command", "events", "--sandbox-id", sbx, "--command-id", cmd, "--from-seq", "99");
+    assert_int_equal(r.status, 125);
+    assert_true(one_line(r.err));
+    result_free(&r);
+    RUN(&r, NULL, "command", "run", "--sandbox-id", sbx, "--command", "exit 3");
+    expect_ok(&r, "command run exit 3");
+    j = json_of(&r);
+    snprintf(cmd, sizeof cmd, "%s", str(j, "id"));
+    cJSON_Delete(j);
+    result_free(&r);
+    RUN(&r, NULL, "command", "get", "--sandbox-id", sbx, "--command-id", cmd, "--wait-for-state", "FINISHED",
+        "--wait-interval-seconds", "0");
+    expect_ok(&r, "wait exit 3");
+    result_free(&r);
+    RUN(&r, NULL, "command", "events", "--sandbox-id", sbx, "--command-id", cmd, "--from-seq", "99");
+    assert_int_equal(r.status, 3); /* past the end: the exit status all the same */
     result_free(&r);
 
     /* files: from a local file and from stdin, read to stdout and to a file */
@@ -312,7 +332,11 @@ static void test_everything(void **state)
     result_free(&r);
 
     /* snapshots */
-    RUN(&r, NULL, "snapshot", "create", "--sandbox-id", sbx, "--display-name", "snap", "--wait-for-state", "ACTIVE",
+    RUN(&r, NULL, "snapshot", "create", "--sandbox-id", sbx, "--display-name", "snap");
+    assert_int_equal(r.status, 2); /* CreateSandboxSnapshotDetails has no displayName [public] */
+    assert_non_null(strstr(r.err, "--display-name"));
+    result_free(&r);
+    RUN(&r, NULL, "snapshot", "create", "--sandbox-id", sbx, "--wait-for-state", "ACTIVE",
         "--wait-interval-seconds", "0");
     expect_ok(&r, "snapshot create");
     j = json_of(&r);
@@ -355,6 +379,264 @@ static void test_everything(void **state)
     result_free(&r);
 }
 
+/* The OCI CLI's names (oci generative-ai-sandbox), name by name, and the
+ * short names they replace: both answer --help with the same text (the OCI
+ * names), so both reach the same subcommand. */
+static void test_oci_names(void **state)
+{
+    (void)state;
+    static const char *const names[][4] = {
+        /* OCI group, OCI sub, legacy group, legacy sub */
+        {"sandbox", "create", "sandbox", "create"},
+        {"sandbox", "create-from-snapshot", NULL, NULL},
+        {"sandbox", "get", "sandbox", "get"},
+        {"sandbox", "update", "sandbox", "update"},
+        {"sandbox", "delete", "sandbox", "delete"},
+        {"sandbox", "stop", "sandbox", "stop"},
+        {"sandbox", "extend", "sandbox", "extend"},
+        {"sandbox", "suspend", "sandbox", "suspend"},
+        {"sandbox", "resume", "sandbox", "resume"},
+        {"sandbox-collection", "list", "sandbox", "list"},
+        {"sandbox-command", "run", "command", "run"},
+        {"sandbox-command", "run-and-wait", "command", "run-and-wait"},
+        {"sandbox-command", "get", "command", "get"},
+        {"sandbox-command", "cancel", "command", "cancel"},
+        {"sandbox-command-collection", "list", "command", "list"},
+        {"sandbox-command-event", "run-and-stream", "command", "run-and-stream"},
+        {"sandbox-command-event", "stream", "command", "events"},
+        {"sandbox-command-output", "get-output", "command", "output"},
+        {"sandbox-file", "write", "file", "write"},
+        {"sandbox-file", "read", "file", "read"},
+        {"sandbox-snapshot", "create", "snapshot", "create"},
+        {"sandbox-snapshot", "get", "snapshot", "get"},
+        {"sandbox-snapshot", "delete", "snapshot", "delete"},
+        {"sandbox-snapshot-collection", "list", "snapshot", "list"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        run_result a, b;
+        RUN(&a, NULL, names[i][0], names[i][1], "--help");
+        expect_ok(&a, names[i][1]);
+        char line[200];
+        snprintf(line, sizeof line, "  ocisbx %s %s", names[i][0], names[i][1]);
+        if (!strstr(a.out, line)) fprintf(stderr, "%s %s --help:\n%s", names[i][0], names[i][1], a.out);
+        assert_non_null(strstr(a.out, line));
+        snprintf(line, sizeof line, "options of %s %s", names[i][0], names[i][1]);
+        assert_non_null(strstr(a.out, line));
+        if (names[i][2]) {
+            RUN(&b, NULL, names[i][2], names[i][3], "--help");
+            expect_ok(&b, names[i][3]);
+            if (strcmp(a.out, b.out)) fprintf(stderr, "%s %s differs from %s %s\n", names[i][0], names[i][1], names[i][2], names[i][3]);
+            assert_string_equal(a.out, b.out);
+            result_free(&b);
+        }
+        result_free(&a);
+    }
+    /* the OCI option names are the ones help shows; the old ones stay accepted */
+    run_result r;
+    RUN(&r, NULL, "sandbox-file", "read", "--help");
+    assert_non_null(strstr(r.out, "--sandbox-file-path PATH"));
+    assert_non_null(strstr(r.out, "--local-file PATH"));
+    assert_null(strstr(r.out, "--to-file PATH"));
+    result_free(&r);
+    RUN(&r, NULL, "--help");
+    expect_ok(&r, "--help");
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char line[64];
+        snprintf(line, sizeof line, "  %s ", names[i][0]);
+        assert_non_null(strstr(r.out, line));
+    }
+    assert_null(strstr(r.out, "the service's default"));
+    result_free(&r);
+    RUN(&r, NULL, "sandbox", "create", "--help");
+    assert_non_null(strstr(r.out, "--expiration-duration DURATION"));
+    assert_non_null(strstr(r.out, "-1: no automatic expiry"));
+    assert_null(strstr(r.out, "the service's default"));
+    result_free(&r);
+    /* unknown under an OCI group: the group's OCI names are listed */
+    RUN(&r, NULL, "sandbox-command-event", "events");
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "run-and-stream, stream"));
+    result_free(&r);
+}
+
+/* The OCI CLI's names at work against the emulator: create with
+ * --expiration-duration, files with --sandbox-file-path/--file/--local-file,
+ * commands under sandbox-command*, --wait-for-state on the derived state,
+ * --if-match, snapshots and create-from-snapshot. */
+static void test_oci_names_at_work(void **state)
+{
+    (void)state;
+    run_result r;
+    RUN(&r, NULL, "sandbox", "create", "--project-id", EMU_FIXTURE_PROJECT, "--expiration-duration", "PT90M30S",
+        "--wait-for-state", "RUNNING", "--wait-interval-seconds", "0");
+    expect_ok(&r, "sandbox create --expiration-duration");
+    cJSON *j = json_of(&r);
+    char sbx[128];
+    snprintf(sbx, sizeof sbx, "%s", str(j, "id"));
+    assert_int_equal(cJSON_GetObjectItem(j, "expiresInMinutes")->valueint, 91); /* rounded up */
+    cJSON_Delete(j);
+    result_free(&r);
+    /* -1: no expiry, passed through */
+    RUN(&r, NULL, "sandbox", "create", "--project-id", EMU_FIXTURE_PROJECT, "--expires-in-minutes", "-1");
+    expect_ok(&r, "sandbox create -1");
+    j = json_of(&r);
+    assert_int_equal(cJSON_GetObjectItem(j, "expiresInMinutes")->valueint, -1);
+    assert_null(cJSON_GetObjectItem(j, "timeExpires"));
+    char forever[128];
+    snprintf(forever, sizeof forever, "%s", str(j, "id"));
+    cJSON_Delete(j);
+    result_free(&r);
+    RUN(&r, NULL, "sandbox", "delete", "--sandbox-id", forever);
+    expect_ok(&r, "delete the one without expiry");
+    result_free(&r);
+
+    char local[600], back[600];
+    snprintf(local, sizeof local, "%s/oci-names.txt", tmpdir);
+    snprintf(back, sizeof back, "%s/oci-names-back.txt", tmpdir);
+    FILE *f = fopen(local, "wb");
+    fputs("oci names\n", f);
+    fclose(f);
+    RUN(&r, NULL, "sandbox-file", "write", "--sandbox-id", sbx, "--sandbox-file-path", "/workspace/o.txt", "--file",
+        local);
+    expect_ok(&r, "sandbox-file write");
+    result_free(&r);
+    RUN(&r, NULL, "sandbox-file", "read", "--sandbox-id", sbx, "--sandbox-file-path", "/workspace/o.txt",
+        "--local-file", back);
+    expect_ok(&r, "sandbox-file read");
+    char *got = slurp(back, NULL);
+    assert_string_equal(got, "oci names\n");
+    free(got);
+    result_free(&r);
+    /* the old option names under the new group */
+    RUN(&r, NULL, "sandbox-file", "read", "--sandbox-id", sbx, "--file-path", "/workspace/o.txt", "--to-file", "-");
+    expect_ok(&r, "sandbox-file read, old option names");
+    assert_string_equal(r.out, "oci names\n");
+    result_free(&r);
+
+    /* run answers {id}; --wait-for-state waits on the derived state */
+    RUN(&r, NULL, "sandbox-command", "run", "--sandbox-id", sbx, "--command", "echo hi; exit 4");
+    expect_ok(&r, "sandbox-command run");
+    j = json_of(&r);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "%s", str(j, "id"));
+    assert_int_equal(cJSON_GetArraySize(j), 1);
+    cJSON_Delete(j);
+    result_free(&r);
+    RUN(&r, NULL, "sandbox-command", "get", "--sandbox-id", sbx, "--command-id", cmd, "--wait-for-state", "FINISHED",
+        "--wait-interval-seconds", "0");
+    expect_ok(&r, "sandbox-command get --wait-for-state FINISHED");
+    j = json_of(&r);
+    assert_int_equal(cJSON_GetObjectItem(j, "exitCode")->valueint, 4);
+    cJSON_Delete(j);
+    result_free(&r);
+    RUN(&r, NULL, "sandbox-command-output", "get-output", "--sandbox-id", sbx, "--command-id", cmd);
+    expect_ok(&r, "get-output");
+    j = json_of(&r);
+    assert_string_equal(str(j, "stdout"), "hi\n");
+    cJSON_Delete(j);
+    result_free(&r);
+    RUN(&r, NULL, "sandbox-command-event", "stream", "--sandbox-id", sbx, "--command-id", cmd);
+    assert_int_equal(r.status, 4);
+    assert_string_equal(r.out, "hi\n");
+    result_free(&r);
+    RUN(&r, NULL, "sandbox-command-event", "run-and-stream", "--sandbox-id", sbx, "--command", "echo streamed");
+    expect_ok(&r, "run-and-stream");
+    assert_string_equal(r.out, "streamed\n");
+    result_free(&r);
+    /* a canceled command never gets an exit code: waiting for FINISHED fails at once */
+    RUN(&r, NULL, "sandbox-command", "run", "--sandbox-id", sbx, "--command", "sleep 30");
+    j = json_of(&r);
+    snprintf(cmd, sizeof cmd, "%s", str(j, "id"));
+    cJSON_Delete(j);
+    result_free(&r);
+    RUN(&r, NULL, "sandbox-command", "cancel", "--sandbox-id", sbx, "--command-id", cmd);
+    expect_ok(&r, "cancel");
+    result_free(&r);
+    RUN(&r, NULL, "sandbox-command", "get", "--sandbox-id", sbx, "--command-id", cmd, "--wait-for-state",
+        "FINISHED_NO_EXIT_CODE", "--wait-interval-seconds", "0");
+    expect_ok(&r, "wait FINISHED_NO_EXIT_CODE");
+    result_free(&r);
+    RUN(&r, NULL, "sandbox-command", "get", "--sandbox-id", sbx, "--command-id", cmd, "--wait-for-state", "FINISHED",
+        "--wait-interval-seconds", "0");
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "FINISHED_NO_EXIT_CODE"));
+    result_free(&r);
+    RUN(&r, NULL, "sandbox-command-collection", "list", "--sandbox-id", sbx, "--sort-by", "timeCreated", "--sort-order",
+        "DESC", "--limit", "1");
+    expect_ok(&r, "sandbox-command-collection list");
+    j = json_of(&r);
+    assert_string_equal(str(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "items"), 0), "id"), cmd);
+    cJSON_Delete(j);
+    result_free(&r);
+
+    /* --if-match: a stale etag is refused (412), the current one taken */
+    RUN(&r, NULL, "sandbox", "update", "--sandbox-id", sbx, "--display-name", "n", "--if-match", "\"stale\"");
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "412"));
+    result_free(&r);
+    RUN(&r, NULL, "sandbox", "extend", "--sandbox-id", sbx, "--additional-duration", "PT1M", "--if-match", "\"stale\"");
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "412"));
+    result_free(&r);
+
+    /* snapshots under the OCI names; a sandbox from one */
+    RUN(&r, NULL, "sandbox-snapshot", "create", "--sandbox-id", sbx, "--expiration-duration", "P1D");
+    expect_ok(&r, "sandbox-snapshot create");
+    j = json_of(&r);
+    char snap[128];
+    snprintf(snap, sizeof snap, "%s", str(j, "id"));
+    assert_string_equal(str(j, "expirationDuration"), "P1D");
+    cJSON_Delete(j);
+    result_free(&r);
+    RUN(&r, NULL, "sandbox-snapshot-collection", "list", "--snapshot-id", snap, "--lifecycle-state", "ACTIVE");
+    expect_ok(&r, "sandbox-snapshot-collection list");
+    j = json_of(&r);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "items")), 1);
+    cJSON_Delete(j);
+    result_free(&r);
+    RUN(&r, NULL, "sandbox", "create-from-snapshot", "--project-id", EMU_FIXTURE_PROJECT, "--source-snapshot-id", snap,
+        "--wait-for-state", "RUNNING", "--wait-interval-seconds", "0");
+    expect_ok(&r, "create-from-snapshot");
+    j = json_of(&r);
+    char sbx2[128];
+    snprintf(sbx2, sizeof sbx2, "%s", str(j, "id"));
+    cJSON_Delete(j);
+    result_free(&r);
+    RUN(&r, NULL, "sandbox-file", "read", "--sandbox-id", sbx2, "--sandbox-file-path", "/workspace/o.txt");
+    expect_ok(&r, "read from the restored sandbox");
+    assert_string_equal(r.out, "oci names\n");
+    result_free(&r);
+    /* the old form: sandbox create --snapshot-id (an alias of --source-snapshot-id) */
+    RUN(&r, NULL, "sandbox", "create", "--project-id", EMU_FIXTURE_PROJECT, "--snapshot-id", snap,
+        "--wait-for-state", "RUNNING", "--wait-interval-seconds", "0");
+    expect_ok(&r, "create --snapshot-id");
+    j = json_of(&r);
+    char sbx3[128];
+    snprintf(sbx3, sizeof sbx3, "%s", str(j, "id"));
+    cJSON_Delete(j);
+    result_free(&r);
+    RUN(&r, NULL, "file", "read", "--sandbox-id", sbx3, "--file-path", "/workspace/o.txt");
+    expect_ok(&r, "read from the third");
+    assert_string_equal(r.out, "oci names\n");
+    result_free(&r);
+    RUN(&r, NULL, "sandbox", "delete", "--sandbox-id", sbx3);
+    expect_ok(&r, "delete the third");
+    result_free(&r);
+    RUN(&r, NULL, "sandbox-snapshot", "delete", "--snapshot-id", snap, "--if-match", "\"stale\"");
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "412"));
+    result_free(&r);
+    RUN(&r, NULL, "sandbox-snapshot", "delete", "--snapshot-id", snap);
+    expect_ok(&r, "sandbox-snapshot delete");
+    result_free(&r);
+    RUN(&r, NULL, "sandbox", "delete", "--sandbox-id", sbx2);
+    expect_ok(&r, "delete");
+    result_free(&r);
+    RUN(&r, NULL, "sandbox", "stop", "--sandbox-id", sbx, "--is-force");
+    expect_ok(&r, "stop");
+    result_free(&r);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -372,10 +654,31 @@ static void test_bad_input(void **state)
     assert_int_equal(r.status, 2);
     assert_true(one_line(r.err));
     result_free(&r);
-    RUN(&r, NULL, "sandbox", "create", "--project-id", EMU_FIXTURE_PROJECT, "--expires-in-minutes", "-1");
-    assert_int_not_equal(r.status, 0);
-    assert_true(one_line(r.err));
-    assert_non_null(strstr(r.err, "expiresInMinutes"));
+    /* --expires-in-minutes: -1 (no expiry) or 1..2880; anything else is a usage error (2) naming both */
+    const char *bad_minutes[] = {"0", "-2", "2881", "ten", ""};
+    for (size_t i = 0; i < sizeof bad_minutes / sizeof bad_minutes[0]; i++) {
+        RUN(&r, NULL, "sandbox", "create", "--project-id", EMU_FIXTURE_PROJECT, "--expires-in-minutes", bad_minutes[i]);
+        assert_int_equal(r.status, 2);
+        assert_true(one_line(r.err));
+        assert_non_null(strstr(r.err, "--expires-in-minutes must be -1 (no automatic expiry) or from 1 to 2880"));
+        result_free(&r);
+    }
+    RUN(&r, NULL, "sandbox", "create", "--project-id", EMU_FIXTURE_PROJECT, "--expires-in-minutes", "5",
+        "--expiration-duration", "PT5M");
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "not both"));
+    result_free(&r);
+    RUN(&r, NULL, "sandbox", "create", "--project-id", EMU_FIXTURE_PROJECT, "--expiration-duration", "P3D");
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "48 hours"));
+    result_free(&r);
+    RUN(&r, NULL, "sandbox", "create-from-snapshot", "--project-id", EMU_FIXTURE_PROJECT);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "--source-snapshot-id is required"));
+    result_free(&r);
+    RUN(&r, NULL, "sandbox-command", "get", "--sandbox-id", "s", "--command-id", "c", "--wait-for-state", "SUCCEEDED");
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "NOT_STARTED, RUNNING, FINISHED, FINISHED_NO_EXIT_CODE"));
     result_free(&r);
     RUN(&r, NULL, "command", "run", "--sandbox-id", "s", "--command", "x", "--timeout", "2 minutes");
     assert_int_equal(r.status, 2);
@@ -538,6 +841,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_everything),       cmocka_unit_test(test_bad_input),
                                        cmocka_unit_test(test_json_format),      cmocka_unit_test(test_wait_for_state_checked),
-                                       cmocka_unit_test(test_create_environment), cmocka_unit_test(test_double_dash_api)};
+                                       cmocka_unit_test(test_create_environment), cmocka_unit_test(test_double_dash_api),
+                                       cmocka_unit_test(test_oci_names),        cmocka_unit_test(test_oci_names_at_work)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

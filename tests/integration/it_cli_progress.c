@@ -18,11 +18,8 @@
 #include <cmocka.h>
 
 #include "test_http_server.h"
+#include "test_keys.h"
 
-#define TENANCY "ocid1.tenancy.oc1..aaaaaaaaba3pv6wkcr4jqae5f15p2b2m2yt2j6rx32uzr4h25vqstifsfdsq"
-#define USER "ocid1.user.oc1..aaaaaaaat5nvwcna5j6aqzjcaty5eqbb6qt2jvpkanghtgdaqedqw3rynjq"
-#define FP "73:61:a2:21:67:e0:df:be:7e:4b:93:1e:15:98:a5:b7"
-#define KEY OCISBX_SOURCE_DIR "/tests/data/cavage-test-key.pem"
 
 static char dir[] = "/tmp/ocisbx-it-cli-progress-XXXXXX";
 static char config[128];
@@ -136,11 +133,7 @@ static int setup(void **state)
     (void)state;
     if (!mkdtemp(dir)) return -1;
     snprintf(config, sizeof config, "%s/config", dir);
-    FILE *f = fopen(config, "w");
-    if (!f) return -1;
-    fprintf(f, "[VECTOR]\nuser=%s\nfingerprint=%s\nkey_file=%s\ntenancy=%s\nregion=us-phoenix-1\n", USER, FP, KEY,
-            TENANCY);
-    fclose(f);
+    if (test_write_vector_config(config) != 0) return -1;
     if (ths_start(&srv) != 0) return -1;
     endpoint = ths_url(srv, "");
     return 0;
@@ -304,6 +297,15 @@ static void test_bad_values_exit_2(void **state)
     run_pipes(&r, snap);
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.err, "--expiration-duration"));
+    /* the lifetime: -1 or 1..2880, named with its range */
+    const char *const life[] = {"sandbox", "create", "--project-id", "p1", "--expires-in-minutes", "2881", NULL};
+    run_pipes(&r, life);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "-1 (no automatic expiry) or from 1 to 2880, not '2881'"));
+    const char *const dur[] = {"sandbox", "create", "--project-id", "p1", "--expiration-duration", "P3D", NULL};
+    run_pipes(&r, dur);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "--expiration-duration P3D: more than 48 hours"));
     assert_int_equal(ths_count(srv), 0);
 }
 
@@ -320,7 +322,9 @@ static void test_subcommand_help(void **state)
     assert_non_null(strstr(r.out, "ISO 8601"));
     const char *const f[] = {"file", "write", "--help", NULL};
     run_pipes(&r, f);
-    assert_non_null(strstr(r.out, "* --from-file PATH"));
+    /* the OCI CLI's option name, the old one given as its alias */
+    assert_non_null(strstr(r.out, "* --file PATH"));
+    assert_non_null(strstr(r.out, "alias --from-file"));
 }
 
 int main(void)

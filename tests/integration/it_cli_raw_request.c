@@ -356,7 +356,7 @@ static void test_send_to_loopback(void **state)
     const ths_request *rec = ths_get(srv, 0);
     assert_string_equal(rec->target, "/20231130/sandboxes/sb1?x=1");
     assert_non_null(strstr(ths_header(rec, "authorization"), "keyId=\"" TENANCY));
-    {   /* signing.md: exactly libocisbx/<version> (<os>/<arch>; <libcurl version>), no suffix */
+    {   /* docs/auth.md: exactly libocisbx/<version> (<os>/<arch>; <libcurl version>), no suffix */
         const char *ua = ths_header(rec, "user-agent");
         assert_non_null(ua);
         assert_int_equal(strncmp(ua, "libocisbx/", 10), 0);

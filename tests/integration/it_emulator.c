@@ -35,6 +35,19 @@ static double jnum(const cJSON *o, const char *k, double dflt)
     return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
+/* A SandboxCommand carries no lifecycleState [public]: the state the
+ * client derives from timeStarted, timeFinished and exitCode. */
+static const char *cmd_state(const cJSON *j)
+{
+    assert_null(cJSON_GetObjectItemCaseSensitive(j, "lifecycleState"));
+    assert_null(cJSON_GetObjectItemCaseSensitive(j, "timeout"));
+    if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(j, "exitCode")))
+        return "FINISHED";
+    if (jstr(j, "timeFinished"))
+        return "FINISHED_NO_EXIT_CODE";
+    return jstr(j, "timeStarted") ? "RUNNING" : "NOT_STARTED";
+}
+
 static void sleep_ms(int ms)
 {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
@@ -88,7 +101,7 @@ static void test_signal_exit_codes(void **state)
             fprintf(stderr, "%s (isolated: %d): exitCode %d, want %d\n", cmds[i], emu_fixture_isolated(f),
                     (int)jnum(j, "exitCode", -1), want[i]);
         assert_int_equal((int)jnum(j, "exitCode", -1), want[i]);
-        assert_string_equal(jstr(j, "lifecycleState"), want[i] ? "FAILED" : "SUCCEEDED");
+        assert_string_equal(cmd_state(j), "FINISHED");
         if (i == 2)
             assert_string_equal(jstr(cJSON_GetObjectItem(j, "output"), "stdout"), "137\n");
         cJSON_Delete(j);
@@ -96,7 +109,7 @@ static void test_signal_exit_codes(void **state)
     /* the timeout backstop: no exit code */
     cJSON *j = NULL;
     assert_int_equal(emu_fixture_json(f, "POST", p, "{\"command\":\"sleep 30\",\"timeout\":\"PT1S\"}", 200, &j), 0);
-    assert_string_equal(jstr(j, "lifecycleState"), "TIMED_OUT");
+    assert_string_equal(cmd_state(j), "FINISHED_NO_EXIT_CODE");
     assert_null(cJSON_GetObjectItem(j, "exitCode"));
     cJSON_Delete(j);
 }
@@ -190,7 +203,8 @@ static void test_create_validation(void **state)
     emu_fixture *f = *state;
     cJSON *j = NULL;
     const char *p = "/sandboxes?projectId=" EMU_FIXTURE_PROJECT;
-    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"expiresInMinutes\":-1}", 400, &j), 0);
+    /* -1 is no expiry [public] (test_no_expiry_if_match_command_lists); 0 and -2 are not */
+    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"expiresInMinutes\":0}", 400, &j), 0);
     assert_string_equal(jstr(j, "code"), "InvalidParameter");
     cJSON_Delete(j);
     assert_int_equal(emu_fixture_json(f, "POST", p, "{\"expiresInMinutes\":11}", 400, NULL), 0);
@@ -258,14 +272,14 @@ static void test_lifecycle(void **state)
     assert_int_equal(emu_fixture_wait_state(f, id, "RUNNING"), 0);
     for (int i = 0; i < 200; i++) {
         assert_int_equal(emu_fixture_json(f, "GET", cp, NULL, 200, &j), 0);
-        bool done = !strcmp(jstr(j, "lifecycleState"), "SUCCEEDED");
+        bool done = !strcmp(cmd_state(j), "FINISHED");
         cJSON_Delete(j);
         if (done)
             break;
         sleep_ms(50);
     }
     assert_int_equal(emu_fixture_json(f, "GET", cp, NULL, 200, &j), 0);
-    assert_string_equal(jstr(j, "lifecycleState"), "SUCCEEDED");
+    assert_string_equal(cmd_state(j), "FINISHED");
     assert_int_equal((int)jnum(j, "exitCode", -1), 0);
     cJSON_Delete(j);
 
@@ -286,7 +300,7 @@ static void test_lifecycle(void **state)
     assert_int_equal(emu_fixture_json(f, "POST", act, "{\"isForce\":false}", 202, NULL), 0);
     assert_int_equal(emu_fixture_wait_state(f, id, "STOPPED"), 0);
     assert_int_equal(emu_fixture_json(f, "GET", cp, NULL, 200, &j), 0);
-    assert_string_equal(jstr(j, "lifecycleState"), "CANCELED");
+    assert_string_equal(cmd_state(j), "FINISHED_NO_EXIT_CODE");
     assert_null(cJSON_GetObjectItem(j, "exitCode"));
     cJSON_Delete(j);
     assert_int_equal(emu_fixture_json(f, "GET", path, NULL, 200, &j), 0);
@@ -335,8 +349,8 @@ static cJSON *wait_command(emu_fixture *f, const char *sid, const char *cid)
         cJSON *j = NULL;
         if (emu_fixture_json(f, "GET", p, NULL, 200, &j) != 0)
             return NULL;
-        const char *st = jstr(j, "lifecycleState");
-        if (st && strcmp(st, "RUNNING") && strcmp(st, "ACCEPTED"))
+        const char *st = cmd_state(j);
+        if (!strncmp(st, "FINISHED", 8))
             return j;
         cJSON_Delete(j);
         sleep_ms(50);
@@ -371,7 +385,7 @@ static void test_commands(void **state)
     assert_null(strstr(text, "sandbox-secret-1"));
     assert_null(strstr(text, "command-secret-2"));
     free(text);
-    assert_string_equal(jstr(j, "lifecycleState"), "SUCCEEDED");
+    assert_string_equal(cmd_state(j), "FINISHED");
     assert_int_equal((int)jnum(j, "exitCode", -1), 0);
     {
         cJSON *e = NULL;
@@ -390,7 +404,7 @@ static void test_commands(void **state)
     assert_int_equal(emu_fixture_json(f, "POST", p,
                                       "{\"command\":\"pwd; echo oops >&2; exit 3\",\"cwd\":\"/workspace/sub\"}", 200, &j),
                      0);
-    assert_string_equal(jstr(j, "lifecycleState"), "FAILED");
+    assert_string_equal(cmd_state(j), "FINISHED");
     assert_int_equal((int)jnum(j, "exitCode", -1), 3);
     out = cJSON_GetObjectItem(j, "output");
     assert_string_equal(jstr(out, "stdout"), "/workspace/sub\n");
@@ -403,11 +417,14 @@ static void test_commands(void **state)
     char cid[64];
     snprintf(cid, sizeof cid, "%s", jstr(j, "id"));
     assert_memory_equal(cid, "cmd-", 4);
-    assert_true(!strcmp(jstr(j, "lifecycleState"), "RUNNING") || !strcmp(jstr(j, "lifecycleState"), "ACCEPTED"));
+    /* SandboxCommandIdentifier [public]: the id and nothing else */
+    assert_int_equal(cJSON_GetArraySize(j), 1);
     cJSON_Delete(j);
     j = wait_command(f, id, cid);
     assert_non_null(j);
-    assert_string_equal(jstr(j, "lifecycleState"), "SUCCEEDED");
+    assert_string_equal(cmd_state(j), "FINISHED");
+    assert_non_null(jstr(j, "timeStarted"));
+    assert_non_null(jstr(j, "timeUpdated"));
     cJSON_Delete(j);
     char ep[300];
     snprintf(ep, sizeof ep, "/sandboxes/%s/commands/%s/events", id, cid);
@@ -497,7 +514,7 @@ static void test_commands(void **state)
     /* timeout backstop: TIMED_OUT and no exit code */
     snprintf(p, sizeof p, "/sandboxes/%s/commands/actions/runAndWait", id);
     assert_int_equal(emu_fixture_json(f, "POST", p, "{\"command\":\"sleep 30\",\"timeout\":\"PT0.5S\"}", 200, &j), 0);
-    assert_string_equal(jstr(j, "lifecycleState"), "TIMED_OUT");
+    assert_string_equal(cmd_state(j), "FINISHED_NO_EXIT_CODE");
     assert_null(cJSON_GetObjectItem(j, "exitCode"));
     cJSON_Delete(j);
     assert_int_equal(emu_fixture_json(f, "POST", p, "{\"command\":\"true\",\"timeout\":\"soon\"}", 400, NULL), 0);
@@ -512,7 +529,7 @@ static void test_commands(void **state)
     snprintf(cancel, sizeof cancel, "/sandboxes/%s/commands/%s/actions/cancel", id, cid);
     assert_int_equal(emu_fixture_json(f, "POST", cancel, "{}", 202, NULL), 0);
     j = wait_command(f, id, cid);
-    assert_string_equal(jstr(j, "lifecycleState"), "CANCELED");
+    assert_string_equal(cmd_state(j), "FINISHED_NO_EXIT_CODE");
     cJSON_Delete(j);
     assert_int_equal(emu_fixture_json(f, "POST", cancel, "{}", 409, NULL), 0);
 
@@ -559,7 +576,7 @@ static void test_output_loss(void **state)
                                       "{\"command\":\"echo first; head -c 60000 /dev/zero | tr '\\\\0' x; head -c 60000 /dev/zero | tr '\\\\0' y >&2\"}",
                                       200, &j),
                      0);
-    assert_string_equal(jstr(j, "lifecycleState"), "SUCCEEDED");
+    assert_string_equal(cmd_state(j), "FINISHED");
     assert_int_equal((int)jnum(j, "exitCode", -1), 0);
     assert_string_equal(jstr(cJSON_GetObjectItem(j, "output"), "stdout"), "");
     assert_string_equal(jstr(cJSON_GetObjectItem(j, "output"), "stderr"), "");
@@ -692,13 +709,40 @@ static void test_snapshots(void **state)
     assert_int_equal(put_file(f, id, "/workspace/d/keep.txt", "kept", 4, NULL, &r), 0);
     emu_fixture_result_free(&r);
     char body[256];
+    /* CreateSandboxSnapshotDetails has no displayName [public]: refused, named */
     snprintf(body, sizeof body, "{\"sandboxId\":\"%s\",\"displayName\":\"s1\"}", id);
+    assert_int_equal(emu_fixture_json(f, "POST", "/sandboxSnapshots", body, 400, &j), 0);
+    assert_non_null(strstr(jstr(j, "message"), "CreateSandboxSnapshotDetails has no field 'displayName'"));
+    cJSON_Delete(j);
+    snprintf(body, sizeof body, "{\"sandboxId\":\"%s\",\"expirationDuration\":\"P7D\"}", id);
     assert_int_equal(emu_fixture_json(f, "POST", "/sandboxSnapshots", body, 200, &j), 0);
     snprintf(snap, sizeof snap, "%s", jstr(j, "id"));
     assert_memory_equal(snap, "snap-", 5);
     assert_string_equal(jstr(j, "lifecycleState"), "ACTIVE");
     assert_int_equal((int)jnum(j, "sizeBytes", 0), 4);
+    assert_string_equal(jstr(j, "projectId"), EMU_FIXTURE_PROJECT);
+    assert_string_equal(jstr(j, "expirationDuration"), "P7D");
+    assert_non_null(jstr(j, "timeUpdated"));
+    assert_non_null(jstr(j, "timeExpires"));
     cJSON_Delete(j);
+    /* list filters [public names] */
+    const char *const filters[][2] = {
+        {"projectId=" EMU_FIXTURE_PROJECT, "1"}, {"projectId=ocid1.other", "0"}, {"snapshotId=snap-none", "0"},
+        {"lifecycleState=ACTIVE", "1"},        {"lifecycleState=DELETED", "0"}, {"sortBy=displayName&sortOrder=ASC", "1"},
+    };
+    for (size_t i = 0; i < sizeof filters / sizeof filters[0]; i++) {
+        snprintf(p, sizeof p, "/sandboxSnapshots?sandboxId=%s&%s", id, filters[i][0]);
+        assert_int_equal(emu_fixture_json(f, "GET", p, NULL, 200, &j), 0);
+        assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "items")), atoi(filters[i][1]));
+        cJSON_Delete(j);
+    }
+    snprintf(p, sizeof p, "/sandboxSnapshots?snapshotId=%s", snap);
+    assert_int_equal(emu_fixture_json(f, "GET", p, NULL, 200, &j), 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "items")), 1);
+    cJSON_Delete(j);
+    assert_int_equal(emu_fixture_json(f, "GET", "/sandboxSnapshots?lifecycleState=GONE", NULL, 400, NULL), 0);
+    assert_int_equal(emu_fixture_json(f, "GET", "/sandboxSnapshots?sortBy=size", NULL, 400, NULL), 0);
+    assert_int_equal(emu_fixture_json(f, "GET", "/sandboxSnapshots?sortOrder=UP", NULL, 400, NULL), 0);
     snprintf(p, sizeof p, "/sandboxSnapshots?sandboxId=%s", id);
     assert_int_equal(emu_fixture_json(f, "GET", p, NULL, 200, &j), 0);
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "items")), 1);
@@ -713,12 +757,208 @@ static void test_snapshots(void **state)
     assert_string_equal(r.body, "kept");
     emu_fixture_result_free(&r);
     snprintf(p, sizeof p, "/sandboxSnapshots/%s", snap);
-    assert_int_equal(emu_fixture_json(f, "GET", p, NULL, 200, NULL), 0);
-    assert_int_equal(emu_fixture_json(f, "DELETE", p, NULL, 204, NULL), 0);
+    /* get sends an etag; delete with a stale if-match is 412, with the current one 204 */
+    assert_int_equal(emu_fixture_request(f, "GET", p, NULL, &r), 0);
+    assert_int_equal(r.status, 200);
+    char *etag = emu_fixture_result_header(&r, "etag");
+    emu_fixture_result_free(&r);
+    assert_non_null(etag);
+    char im[160];
+    const char *hdr[] = {im, NULL};
+    emu_fixture_req del = {0};
+    del.method = "DELETE";
+    del.path = p;
+    del.extra_headers = hdr;
+    snprintf(im, sizeof im, "if-match: \"stale-0\"");
+    assert_int_equal(emu_fixture_do(f, &del, &r), 0);
+    assert_int_equal(r.status, 412);
+    assert_non_null(strstr(r.body, "PreconditionFailed"));
+    emu_fixture_result_free(&r);
+    snprintf(im, sizeof im, "if-match: %s", etag);
+    free(etag);
+    assert_int_equal(emu_fixture_do(f, &del, &r), 0);
+    assert_int_equal(r.status, 204);
+    emu_fixture_result_free(&r);
     assert_int_equal(emu_fixture_json(f, "GET", p, NULL, 404, NULL), 0);
+    snprintf(p, sizeof p, "/sandboxSnapshots?sandboxId=%s&lifecycleState=DELETED", id);
+    assert_int_equal(emu_fixture_json(f, "GET", p, NULL, 200, &j), 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "items")), 1);
+    cJSON_Delete(j);
     assert_int_equal(emu_fixture_json(f, "POST", "/sandboxes?projectId=" EMU_FIXTURE_PROJECT,
                                       "{\"source\":{\"sourceType\":\"SNAPSHOT\",\"snapshotId\":\"snap-none\"}}", 404, NULL),
                      0);
+}
+
+/* ---- the emulator is at least as strict as the service ---- */
+/* A request body field the public model does not have is a 400 naming it. */
+static void test_strict_bodies(void **state)
+{
+    emu_fixture *f = *state;
+    char id[64];
+    assert_int_equal(emu_fixture_new_sandbox(f, NULL, NULL, id, sizeof id), 0);
+    char p[10][256];
+    snprintf(p[0], sizeof p[0], "/sandboxes?projectId=%s", EMU_FIXTURE_PROJECT);
+    snprintf(p[1], sizeof p[1], "/sandboxes/%s", id);
+    snprintf(p[2], sizeof p[2], "/sandboxes/%s/actions/stop", id);
+    snprintf(p[3], sizeof p[3], "/sandboxes/%s/actions/extend", id);
+    snprintf(p[4], sizeof p[4], "/sandboxes/%s/actions/suspend", id);
+    snprintf(p[5], sizeof p[5], "/sandboxes/%s/actions/resume", id);
+    snprintf(p[6], sizeof p[6], "/sandboxes/%s/commands", id);
+    snprintf(p[7], sizeof p[7], "/sandboxes/%s/commands/actions/runAndWait", id);
+    snprintf(p[8], sizeof p[8], "/sandboxSnapshots");
+    snprintf(p[9], sizeof p[9], "/sandboxes?projectId=%s", EMU_FIXTURE_PROJECT);
+    const struct {
+        const char *method, *body, *message;
+        int path;
+    } cases[] = {
+        {"POST", "{\"displayName\":\"x\",\"compartmentId\":\"c\"}", "CreateSandboxDetails has no field 'compartmentId'", 0},
+        {"POST", "{\"source\":{\"sourceType\":\"SNAPSHOT\",\"snapshotId\":\"s\",\"x\":1}}", "SandboxSource has no field 'x'", 9},
+        {"POST", "{\"environmentVariables\":[{\"name\":\"A\",\"value\":\"1\",\"secret\":true}]}",
+         "EnvironmentVariable has no field 'secret'", 0},
+        {"PUT", "{\"displayName\":\"x\",\"shape\":\"LARGE\"}", "UpdateSandboxDetails has no field 'shape'", 1},
+        {"POST", "{\"isForce\":true,\"force\":true}", "StopSandboxDetails has no field 'force'", 2},
+        {"POST", "{\"additionalDuration\":\"PT1M\",\"expiresInMinutes\":3}", "ExtendSandboxDetails has no field 'expiresInMinutes'", 3},
+        {"POST", "{\"now\":true}", "SuspendSandboxDetails has no field 'now'", 4},
+        {"POST", "{\"now\":true}", "ResumeSandboxDetails has no field 'now'", 5},
+        {"POST", "{\"command\":\"true\",\"lifecycleState\":\"RUNNING\"}", "RunSandboxCommandDetails has no field 'lifecycleState'", 6},
+        {"POST", "{\"command\":\"true\",\"shell\":\"bash\"}", "RunSandboxCommandDetails has no field 'shell'", 7},
+        {"POST", "{\"sandboxId\":\"x\",\"sizeBytes\":1}", "CreateSandboxSnapshotDetails has no field 'sizeBytes'", 8},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cJSON *e = NULL;
+        assert_int_equal(emu_fixture_json(f, cases[i].method, p[cases[i].path], cases[i].body, 400, &e), 0);
+        if (!strstr(jstr(e, "message"), cases[i].message))
+            fprintf(stderr, "case %zu: %s\n", i, jstr(e, "message"));
+        assert_non_null(strstr(jstr(e, "message"), cases[i].message));
+        assert_string_equal(jstr(e, "code"), "InvalidParameter");
+        cJSON_Delete(e);
+    }
+    /* the cancel body too */
+    char cp[320];
+    cJSON *j = NULL;
+    assert_int_equal(emu_fixture_json(f, "POST", p[6], "{\"command\":\"sleep 30\"}", 200, &j), 0);
+    snprintf(cp, sizeof cp, "/sandboxes/%s/commands/%s/actions/cancel", id, jstr(j, "id"));
+    cJSON_Delete(j);
+    assert_int_equal(emu_fixture_json(f, "POST", cp, "{\"reason\":\"x\"}", 400, NULL), 0);
+    assert_int_equal(emu_fixture_json(f, "POST", cp, "{}", 202, NULL), 0);
+}
+
+/* expiresInMinutes -1 disables expiry [public]; if-match on update, stop
+ * and extend; command lists: SandboxCommandSummary, filters, sorting. */
+static void test_no_expiry_if_match_command_lists(void **state)
+{
+    emu_fixture *f = *state;
+    cJSON *j = NULL;
+    assert_int_equal(emu_fixture_json(f, "POST", "/sandboxes?projectId=" EMU_FIXTURE_PROJECT,
+                                      "{\"expiresInMinutes\":-1}", 200, &j),
+                     0);
+    char id[64], p[256];
+    snprintf(id, sizeof id, "%s", jstr(j, "id"));
+    assert_int_equal((int)jnum(j, "expiresInMinutes", 0), -1);
+    assert_null(jstr(j, "timeExpires"));
+    cJSON_Delete(j);
+    assert_int_equal(emu_fixture_json(f, "POST", "/sandboxes?projectId=" EMU_FIXTURE_PROJECT,
+                                      "{\"expiresInMinutes\":-2}", 400, &j),
+                     0);
+    assert_non_null(strstr(jstr(j, "message"), "-1 (no expiry)"));
+    cJSON_Delete(j);
+    assert_int_equal(emu_fixture_wait_state(f, id, "RUNNING"), 0);
+    snprintf(p, sizeof p, "/sandboxes/%s/actions/extend", id);
+    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"additionalDuration\":\"PT1M\"}", 409, NULL), 0);
+
+    /* etag on get and update; a stale if-match is 412 on update, stop, extend */
+    emu_fixture_result r;
+    snprintf(p, sizeof p, "/sandboxes/%s", id);
+    assert_int_equal(emu_fixture_request(f, "GET", p, NULL, &r), 0);
+    char *etag = emu_fixture_result_header(&r, "etag");
+    emu_fixture_result_free(&r);
+    assert_non_null(etag);
+    char im[160];
+    const char *hdr[] = {im, NULL};
+    snprintf(im, sizeof im, "if-match: \"%s-0\"", id);
+    const char *acts[][3] = {{"PUT", "", "{\"displayName\":\"n\"}"},
+                             {"POST", "/actions/extend", "{\"additionalDuration\":\"PT1M\"}"},
+                             {"POST", "/actions/stop", "{}"}};
+    char ap[320];
+    for (int i = 0; i < 3; i++) {
+        snprintf(ap, sizeof ap, "/sandboxes/%s%s", id, acts[i][1]);
+        emu_fixture_req q = {0};
+        q.method = acts[i][0];
+        q.path = ap;
+        q.body = acts[i][2];
+        q.body_len = strlen(q.body);
+        q.extra_headers = hdr;
+        assert_int_equal(emu_fixture_do(f, &q, &r), 0);
+        assert_int_equal(r.status, 412);
+        emu_fixture_result_free(&r);
+    }
+    snprintf(im, sizeof im, "if-match: %s", etag);
+    free(etag);
+    emu_fixture_req q = {0};
+    q.method = "PUT";
+    q.path = p;
+    q.body = "{\"displayName\":\"n2\"}";
+    q.body_len = strlen(q.body);
+    q.extra_headers = hdr;
+    assert_int_equal(emu_fixture_do(f, &q, &r), 0);
+    assert_int_equal(r.status, 200);
+    char *etag2 = emu_fixture_result_header(&r, "etag");
+    emu_fixture_result_free(&r);
+    assert_non_null(etag2);
+    assert_string_not_equal(etag2, im + strlen("if-match: "));
+    /* the old etag is stale now: stop refuses it, the new one is taken */
+    snprintf(ap, sizeof ap, "/sandboxes/%s/actions/stop", id);
+    q.method = "POST";
+    q.path = ap;
+    q.body = "{}";
+    q.body_len = 2;
+    assert_int_equal(emu_fixture_do(f, &q, &r), 0);
+    assert_int_equal(r.status, 412);
+    emu_fixture_result_free(&r);
+
+    /* command lists: summaries (no environmentVariables, no output) */
+    snprintf(p, sizeof p, "/sandboxes/%s/commands/actions/runAndWait", id);
+    char cids[3][64];
+    for (int i = 0; i < 3; i++) {
+        char body[200];
+        snprintf(body, sizeof body, "{\"command\":\"echo %d\",\"environmentVariables\":[{\"name\":\"V\",\"value\":\"s\"}]}", i);
+        assert_int_equal(emu_fixture_json(f, "POST", p, body, 200, &j), 0);
+        snprintf(cids[i], sizeof cids[i], "%s", jstr(j, "id"));
+        cJSON_Delete(j);
+        sleep_ms(3); /* times are in milliseconds: keep each command's distinct, however fast */
+    }
+    snprintf(p, sizeof p, "/sandboxes/%s/commands", id);
+    assert_int_equal(emu_fixture_json(f, "GET", p, NULL, 200, &j), 0);
+    const cJSON *items = cJSON_GetObjectItem(j, "items");
+    assert_int_equal(cJSON_GetArraySize(items), 3);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, items)
+    {
+        assert_null(cJSON_GetObjectItem(it, "environmentVariables"));
+        assert_null(cJSON_GetObjectItem(it, "output"));
+        assert_string_equal(cmd_state(it), "FINISHED");
+    }
+    assert_string_equal(jstr(cJSON_GetArrayItem(items, 0), "id"), cids[0]); /* default: oldest first */
+    cJSON_Delete(j);
+    snprintf(p, sizeof p, "/sandboxes/%s/commands?sortBy=timeFinished&sortOrder=DESC", id);
+    assert_int_equal(emu_fixture_json(f, "GET", p, NULL, 200, &j), 0);
+    assert_string_equal(jstr(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "items"), 0), "id"), cids[2]);
+    cJSON_Delete(j);
+    snprintf(p, sizeof p, "/sandboxes/%s/commands?commandId=%s", id, cids[1]);
+    assert_int_equal(emu_fixture_json(f, "GET", p, NULL, 200, &j), 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "items")), 1);
+    assert_string_equal(jstr(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "items"), 0), "id"), cids[1]);
+    cJSON_Delete(j);
+    snprintf(p, sizeof p, "/sandboxes/%s/commands?sortBy=exitCode", id);
+    assert_int_equal(emu_fixture_json(f, "GET", p, NULL, 400, NULL), 0);
+    snprintf(p, sizeof p, "/sandboxes/%s/commands?sortOrder=down", id);
+    assert_int_equal(emu_fixture_json(f, "GET", p, NULL, 400, NULL), 0);
+    /* a get still has the environment's names (never the values) */
+    snprintf(p, sizeof p, "/sandboxes/%s/commands/%s", id, cids[0]);
+    assert_int_equal(emu_fixture_json(f, "GET", p, NULL, 200, &j), 0);
+    assert_non_null(cJSON_GetObjectItem(j, "environmentVariables"));
+    cJSON_Delete(j);
+    free(etag2);
 }
 
 /* ---- retry tokens ---- */
@@ -839,6 +1079,8 @@ static void test_list_pagination(void **state)
         cmocka_unit_test_setup_teardown(test_output_loss, setup, teardown),                                            \
         cmocka_unit_test_setup_teardown(test_files, setup, teardown),                                                  \
         cmocka_unit_test_setup_teardown(test_snapshots, setup, teardown),                                              \
+        cmocka_unit_test_setup_teardown(test_strict_bodies, setup, teardown),                                          \
+        cmocka_unit_test_setup_teardown(test_no_expiry_if_match_command_lists, setup, teardown),                       \
         cmocka_unit_test_setup_teardown(test_retry_token, setup, teardown),                                            \
         cmocka_unit_test_setup_teardown(test_list_pagination, setup, teardown)
 

@@ -1,4 +1,4 @@
-/* ocisbx-emulator authentication: every check of signing.md fails on its own
+/* ocisbx-emulator authentication: every check of the signing protocol (docs/auth.md) fails on its own
  * with a 401 NotAuthenticated naming it. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -906,7 +906,7 @@ static char *send_raw(fixture *f, const char *method, const char *path, int expe
     return got;
 }
 
-/* signing.md: the (request-target) is the path and query exactly as sent.
+/* docs/auth.md, the signing string: the (request-target) is the path and query exactly as sent.
  * What arrives on the socket must be what was signed, for URLs curl would
  * otherwise rewrite (non-ASCII, spaces, dot segments, a bare '?'). */
 static void test_wire_target_is_signed_target(void **state)

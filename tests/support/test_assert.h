@@ -8,5 +8,10 @@ const char *test_last_msg(void);
 void test_assert_msg_has(const char *needle);
 /* Fails the test unless the last error message lacks needle (a secret, say). */
 void test_assert_msg_lacks(const char *needle);
+/* Fails the test unless s is fit for a terminal: no control byte (C0, DEL or
+ * C1) and nothing but valid UTF-8. */
+void test_assert_clean_text(const char *s);
+/* The same on the last error message. */
+void test_assert_msg_clean(void);
 
 #endif

@@ -80,6 +80,14 @@ int test_write_text(const char *path, const char *text)
     return (fclose(f) == 0 && ok) ? 0 : -1;
 }
 
+int test_write_vector_config(const char *path)
+{
+    char text[1024];
+    snprintf(text, sizeof text, "[VECTOR]\nuser=%s\nfingerprint=%s\nkey_file=%s\ntenancy=%s\nregion=us-phoenix-1\n",
+             TEST_VECTOR_USER, TEST_VECTOR_FP, OCISBX_SOURCE_DIR "/tests/data/cavage-test-key.pem", TEST_VECTOR_TENANCY);
+    return test_write_text(path, text);
+}
+
 int test_rm_rf(const char *dir)
 {
     char cmd[600];

@@ -23,6 +23,13 @@ int test_pem_write(EVP_PKEY *pkey, test_pem_form form, const char *pass, const c
 int test_key_fingerprint(EVP_PKEY *pkey, char out[48]);
 /* Writes text to path (created or truncated). */
 int test_write_text(const char *path, const char *text);
+/* The published signing vector's user (tests/data/cavage-test-key.pem) as an
+ * OCI config file with one profile [VECTOR] (region us-phoenix-1): for CLI
+ * tests against a scripted server. */
+#define TEST_VECTOR_TENANCY "ocid1.tenancy.oc1..aaaaaaaaba3pv6wkcr4jqae5f15p2b2m2yt2j6rx32uzr4h25vqstifsfdsq"
+#define TEST_VECTOR_USER "ocid1.user.oc1..aaaaaaaat5nvwcna5j6aqzjcaty5eqbb6qt2jvpkanghtgdaqedqw3rynjq"
+#define TEST_VECTOR_FP "73:61:a2:21:67:e0:df:be:7e:4b:93:1e:15:98:a5:b7"
+int test_write_vector_config(const char *path);
 /* Removes dir and everything below it. */
 int test_rm_rf(const char *dir);
 

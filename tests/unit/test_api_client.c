@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <cjson/cJSON.h>
 
 #include "ocisbx/api.h"
 #include "ocisbx/util.h"
@@ -517,12 +518,135 @@ static void test_call_json(void **state)
     ocisbx_free(out);
     assert_int_equal(ocisbx_client_call_json(f->c, "StopSandbox", "{\"sandboxId\":\"s\"}", "{\"isForce\":1}", &out),
                      OCISBX_EPARSE);
-    assert_int_equal(ocisbx_client_call_json(f->c, "CreateSandbox", "{\"projectId\":\"p\"}", "{\"expiresInMinutes\":-1}",
+    ocisbx_free(out);
+    assert_int_equal(ocisbx_client_call_json(f->c, "CreateSandbox", "{\"projectId\":\"p\"}", "{\"expiresInMinutes\":-2}",
                                              &out),
                      OCISBX_EINVAL);
+    /* a failure gives the error as JSON too */
+    cJSON *e = cJSON_Parse(out);
+    ocisbx_free(out);
+    const cJSON *err = cJSON_GetObjectItemCaseSensitive(e, "error");
+    assert_true(cJSON_IsObject(err));
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(err, "code")->valuestring, ocisbx_strerror(OCISBX_EINVAL));
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(err, "status")->valueint, 0);
+    assert_non_null(strstr(cJSON_GetObjectItemCaseSensitive(err, "message")->valuestring, "expiresInMinutes"));
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(err, "requestId")));
+    cJSON_Delete(e);
     assert_int_equal(ocisbx_client_call_json(f->c, "Nope", NULL, NULL, &out), OCISBX_EINVAL);
+    assert_non_null(strstr(out, "unknown operation 'Nope'"));
+    ocisbx_free(out);
     assert_int_equal(ocisbx_client_call_json(f->c, "ReadSandboxFile", NULL, NULL, &out), OCISBX_EUNSUPPORTED);
+    ocisbx_free(out);
     assert_int_equal(ths_count(f->srv), 2);
+    /* a service error: its code, status and request id */
+    ths_push(f->srv, 412, "opc-request-id: rid-412\n", "{\"code\":\"PreconditionFailed\",\"message\":\"stale\"}");
+    assert_int_equal(ocisbx_client_call_json(f->c, "UpdateSandbox", "{\"sandboxId\":\"s\",\"ifMatch\":\"\\\"e1\\\"\"}",
+                                             "{\"displayName\":\"n\"}", &out),
+                     OCISBX_ECONFLICT);
+    assert_string_equal(ths_header(ths_get(f->srv, 2), "if-match"), "\"e1\"");
+    e = cJSON_Parse(out);
+    ocisbx_free(out);
+    err = cJSON_GetObjectItemCaseSensitive(e, "error");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(err, "code")->valuestring, "PreconditionFailed");
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(err, "status")->valueint, 412);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(err, "requestId")->valuestring, "rid-412");
+    cJSON_Delete(e);
+    /* an operation without if-match refuses one, before sending */
+    assert_int_equal(ocisbx_client_call_json(f->c, "GetSandbox", "{\"sandboxId\":\"s\",\"ifMatch\":\"x\"}", NULL, &out),
+                     OCISBX_EINVAL);
+    ocisbx_free(out);
+    assert_int_equal(ths_count(f->srv), 3);
+}
+
+/* if-match on update, stop, extend and snapshot delete; the snapshot body;
+ * run_command's {id} answer. */
+static void test_if_match_and_snapshots(void **state)
+{
+    fixture *f = *state;
+    ths_set_default(f->srv, 202, NULL, NULL);
+    assert_int_equal(ocisbx_client_stop_sandbox_if_match(f->c, "s1", 0, "\"s1-3\""), 0);
+    assert_int_equal(ocisbx_client_delete_snapshot_if_match(f->c, "snap1", "\"snap1-1\""), 0);
+    assert_int_equal(ocisbx_client_stop_sandbox(f->c, "s1", 0), 0);
+    assert_string_equal(ths_header(ths_get(f->srv, 0), "if-match"), "\"s1-3\"");
+    assert_string_equal(ths_header(ths_get(f->srv, 1), "if-match"), "\"snap1-1\"");
+    assert_null(ths_header(ths_get(f->srv, 2), "if-match"));
+    ths_set_default(f->srv, 200, "etag: \"s1-4\"\n", "{\"id\":\"s1\"}");
+    ocisbx_sandbox *s = NULL;
+    assert_int_equal(ocisbx_client_update_sandbox_if_match(f->c, "s1", "n", "\"s1-3\"", &s), 0);
+    assert_string_equal(ocisbx_sandbox_etag(s), "\"s1-4\"");
+    ocisbx_sandbox_free(s);
+    assert_int_equal(ocisbx_client_extend_sandbox_if_match(f->c, "s1", "PT5M", "\"s1-4\"", NULL), 0);
+    assert_string_equal(ths_header(ths_get(f->srv, 3), "if-match"), "\"s1-3\"");
+    assert_string_equal(ths_header(ths_get(f->srv, 4), "if-match"), "\"s1-4\"");
+    assert_int_equal(ocisbx_client_stop_sandbox_if_match(f->c, "s1", 0, "bad\r\netag"), OCISBX_EINVAL);
+    assert_int_equal(ths_count(f->srv), 5);
+    /* CreateSandboxSnapshotDetails: sandboxId and expirationDuration only */
+    ths_set_default(f->srv, 200, "etag: \"snap-1\"\n", "{\"id\":\"snap\",\"projectId\":\"p\"}");
+    ocisbx_snapshot *sn = NULL;
+    assert_int_equal(ocisbx_client_create_snapshot(f->c, "s1", "P7D", &sn), 0);
+    assert_string_equal(ths_get(f->srv, 5)->body, "{\"sandboxId\":\"s1\",\"expirationDuration\":\"P7D\"}");
+    assert_string_equal(ocisbx_snapshot_etag(sn), "\"snap-1\"");
+    ocisbx_snapshot_free(sn);
+    /* run_command: the SandboxCommandIdentifier {id} is enough */
+    ths_set_default(f->srv, 200, NULL, "{\"id\":\"cmd-7\"}");
+    ocisbx_run_command_details *d = NULL;
+    assert_int_equal(ocisbx_run_command_details_new("true", &d), 0);
+    ocisbx_command *cm = NULL;
+    assert_int_equal(ocisbx_client_run_command(f->c, "s1", d, &cm), 0);
+    assert_string_equal(ocisbx_command_id(cm), "cmd-7");
+    assert_int_equal(ocisbx_command_state(cm), OCISBX_COMMAND_NOT_STARTED);
+    ocisbx_command_free(cm);
+    /* a fuller answer is still accepted, and kept */
+    ths_set_default(f->srv, 200, NULL,
+                    "{\"id\":\"cmd-8\",\"command\":\"true\",\"timeStarted\":\"2026-01-01T00:00:02Z\",\"extra\":1}");
+    assert_int_equal(ocisbx_client_run_command(f->c, "s1", d, &cm), 0);
+    assert_string_equal(ocisbx_command_command(cm), "true");
+    assert_int_equal(ocisbx_command_state(cm), OCISBX_COMMAND_RUNNING);
+    char *j = NULL;
+    assert_int_equal(ocisbx_command_to_json(cm, &j), 0);
+    assert_non_null(strstr(j, "\"extra\":1"));
+    ocisbx_free(j);
+    ocisbx_command_free(cm);
+    ocisbx_run_command_details_free(d);
+    /* -1 (no expiry) goes through call_json as given */
+    ths_set_default(f->srv, 200, NULL, "{\"id\":\"sbx-1\",\"expiresInMinutes\":-1}");
+    size_t before = ths_count(f->srv);
+    assert_int_equal(ocisbx_client_call_json(f->c, "CreateSandbox", "{\"projectId\":\"p\"}", "{\"expiresInMinutes\":-1}", &j),
+                     0);
+    ocisbx_free(j);
+    assert_string_equal(ths_get(f->srv, before)->body, "{\"expiresInMinutes\":-1}");
+}
+
+/* The command waiter follows the derived state. */
+static void test_wait_command(void **state)
+{
+    fixture *f = *state;
+    ths_push(f->srv, 200, NULL, "{\"id\":\"c\"}");
+    ths_push(f->srv, 200, NULL, "{\"id\":\"c\",\"timeStarted\":\"2026-01-01T00:00:02Z\"}");
+    ths_push(f->srv, 200, NULL,
+             "{\"id\":\"c\",\"timeStarted\":\"2026-01-01T00:00:02Z\",\"timeFinished\":\"2026-01-01T00:00:03Z\","
+             "\"exitCode\":4}");
+    ocisbx_command *cm = NULL;
+    assert_int_equal(ocisbx_client_wait_command(f->c, "s", "c", OCISBX_COMMAND_FINISHED, 60000, 1, &cm), 0);
+    int code = 0;
+    assert_int_equal(ocisbx_command_exit_code(cm, &code), 1);
+    assert_int_equal(code, 4);
+    ocisbx_command_free(cm);
+    assert_int_equal(ths_count(f->srv), 3);
+    assert_string_equal(target(f, 0), "/20231130/sandboxes/s/commands/c");
+    /* a canceled command can never reach FINISHED: at once */
+    ths_push(f->srv, 200, NULL,
+             "{\"id\":\"c\",\"timeStarted\":\"2026-01-01T00:00:02Z\",\"timeFinished\":\"2026-01-01T00:00:03Z\"}");
+    assert_int_equal(ocisbx_client_wait_command(f->c, "s", "c", OCISBX_COMMAND_FINISHED, 60000, 1, NULL),
+                     OCISBX_ECONFLICT);
+    assert_non_null(strstr(ocisbx_error_message(ocisbx_error_last()), "FINISHED_NO_EXIT_CODE"));
+    /* RUNNING is reached by a command that has already finished */
+    ths_push(f->srv, 200, NULL, "{\"id\":\"c\",\"exitCode\":0}");
+    assert_int_equal(ocisbx_client_wait_command(f->c, "s", "c", OCISBX_COMMAND_RUNNING, 60000, 1, NULL), 0);
+    /* a timeout; a bad state */
+    ths_set_default(f->srv, 200, NULL, "{\"id\":\"c\",\"timeStarted\":\"2026-01-01T00:00:02Z\"}");
+    assert_int_equal(ocisbx_client_wait_command(f->c, "s", "c", OCISBX_COMMAND_FINISHED, 30, 5, NULL), OCISBX_ETIMEOUT);
+    assert_int_equal(ocisbx_client_wait_command(f->c, "s", "c", 9, 30, 5, NULL), OCISBX_EINVAL);
 }
 
 static void test_options_and_env(void **state)
@@ -583,6 +707,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_run_and_stream, setup, teardown),
         cmocka_unit_test_setup_teardown(test_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_call_json, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_if_match_and_snapshots, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wait_command, setup, teardown),
         cmocka_unit_test_setup_teardown(test_options_and_env, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

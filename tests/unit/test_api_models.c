@@ -161,7 +161,7 @@ static void test_command(void **state)
     (void)state;
     ocisbx_command *c = NULL;
     const char *t = "{\"id\":\"cmd-1\",\"sandboxId\":\"sbx\",\"command\":\"echo\",\"args\":[\"a b\",\"c\"],"
-                    "\"cwd\":\"/workspace\",\"environmentVariables\":[{\"name\":\"K\"}],\"lifecycleState\":\"SUCCEEDED\","
+                    "\"cwd\":\"/workspace\",\"environmentVariables\":[{\"name\":\"K\"}],"
                     "\"exitCode\":3,\"output\":{\"stdout\":\"out\",\"stderr\":\"err\",\"lastSeq\":4},"
                     "\"timeCreated\":\"2026-01-01T00:00:01Z\",\"timeStarted\":\"2026-01-01T00:00:02Z\",\"timeFinished\":\"2026-01-01T00:00:03.5+01:00\"}";
     assert_int_equal(ocisbx_command_from_json(J(t), &c), 0);
@@ -172,7 +172,8 @@ static void test_command(void **state)
     assert_int_equal(ocisbx_command_arg_count(c), 2);
     assert_string_equal(ocisbx_command_arg(c, 0), "a b");
     assert_null(ocisbx_command_arg(c, 2));
-    assert_string_equal(ocisbx_command_lifecycle_state(c), "SUCCEEDED");
+    assert_int_equal(ocisbx_command_state(c), OCISBX_COMMAND_FINISHED);
+    assert_string_equal(ocisbx_command_lifecycle_state(c), "FINISHED");
     int code = -1;
     assert_int_equal(ocisbx_command_exit_code(c, &code), 1);
     assert_int_equal(code, 3);
@@ -192,6 +193,47 @@ static void test_command(void **state)
     assert_int_equal(ocisbx_command_exit_code(c, &code), 0);
     assert_int_equal(code, 77);
     ocisbx_command_free(c);
+}
+
+/* The derived command state (SandboxCommand has no lifecycleState). */
+static void test_command_state(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *json;
+        int want;
+    } cases[] = {
+        {"{\"id\":\"cmd-1\"}", OCISBX_COMMAND_NOT_STARTED}, /* SandboxCommandIdentifier */
+        {"{\"id\":\"c\",\"timeCreated\":\"2026-01-01T00:00:01Z\"}", OCISBX_COMMAND_NOT_STARTED},
+        {"{\"id\":\"c\",\"timeStarted\":\"2026-01-01T00:00:02Z\"}", OCISBX_COMMAND_RUNNING},
+        {"{\"id\":\"c\",\"timeStarted\":\"2026-01-01T00:00:02Z\",\"timeFinished\":\"2026-01-01T00:00:03Z\","
+         "\"exitCode\":0}",
+         OCISBX_COMMAND_FINISHED},
+        {"{\"id\":\"c\",\"timeStarted\":\"2026-01-01T00:00:02Z\",\"timeFinished\":\"2026-01-01T00:00:03Z\"}",
+         OCISBX_COMMAND_FINISHED_NO_EXIT_CODE}, /* canceled or timed out */
+        {"{\"id\":\"c\",\"output\":{\"exitCode\":2}}", OCISBX_COMMAND_FINISHED}, /* runAndWait's output */
+        /* a lifecycleState the service does not send is not read */
+        {"{\"id\":\"c\",\"lifecycleState\":\"SUCCEEDED\"}", OCISBX_COMMAND_NOT_STARTED},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ocisbx_command *c = NULL;
+        assert_int_equal(ocisbx_command_from_json(J(cases[i].json), &c), 0);
+        assert_int_equal(ocisbx_command_state(c), cases[i].want);
+        assert_string_equal(ocisbx_command_lifecycle_state(c), ocisbx_command_state_name(cases[i].want));
+        ocisbx_command_free(c);
+    }
+    assert_int_equal(ocisbx_command_state(NULL), OCISBX_COMMAND_NOT_STARTED);
+    const char *names[] = {"NOT_STARTED", "RUNNING", "FINISHED", "FINISHED_NO_EXIT_CODE"};
+    for (int i = 0; i < 4; i++) {
+        int v = -1;
+        assert_string_equal(ocisbx_command_state_name(i), names[i]);
+        assert_int_equal(ocisbx_command_state_from_name(names[i], &v), 0);
+        assert_int_equal(v, i);
+    }
+    assert_null(ocisbx_command_state_name(4));
+    assert_null(ocisbx_command_state_name(-1));
+    assert_int_equal(ocisbx_command_state_from_name("SUCCEEDED", NULL), OCISBX_EINVAL);
+    assert_error_has("FINISHED_NO_EXIT_CODE");
 }
 
 static void test_output_event_file_snapshot(void **state)
@@ -249,9 +291,14 @@ static void test_output_event_file_snapshot(void **state)
     ocisbx_snapshot *s = NULL;
     assert_int_equal(ocisbx_snapshot_from_json(J("{\"id\":\"snap\",\"sandboxId\":\"s\",\"displayName\":\"d\","
                                                  "\"sizeBytes\":1024,\"runtime\":\"r\",\"lifecycleState\":\"ACTIVE\","
-                                                 "\"timeExpires\":\"2026-02-01T00:00:00Z\",\"timeCreated\":\"2026-01-01T00:00:00Z\"}"),
+                                                 "\"timeExpires\":\"2026-02-01T00:00:00Z\",\"timeCreated\":\"2026-01-01T00:00:00Z\","
+                                                 "\"projectId\":\"p1\",\"expirationDuration\":\"P7D\","
+                                                 "\"timeUpdated\":\"2026-01-02T00:00:00Z\"}"),
                                                &s),
                      0);
+    assert_string_equal(ocisbx_snapshot_project_id(s), "p1");
+    assert_string_equal(ocisbx_snapshot_expiration_duration(s), "P7D");
+    assert_string_equal(ocisbx_snapshot_time_updated(s), "2026-01-02T00:00:00Z");
     int64_t size = 0;
     assert_string_equal(ocisbx_snapshot_id(s), "snap");
     assert_string_equal(ocisbx_snapshot_sandbox_id(s), "s");
@@ -274,9 +321,16 @@ static void test_create_details(void **state)
     assert_int_equal(ocisbx_create_sandbox_details_set_runtime(d, "python-3.11"), 0);
     assert_int_equal(ocisbx_create_sandbox_details_set_shape(d, "MEDIUM"), 0);
     assert_int_equal(ocisbx_create_sandbox_details_set_shape(d, "HUGE"), OCISBX_EINVAL);
-    assert_int_equal(ocisbx_create_sandbox_details_set_expires_in_minutes(d, -1), OCISBX_EINVAL);
-    assert_error_has("never ends");
+    /* -1 disables expiry [public]: passed through; the range names both forms */
+    assert_int_equal(ocisbx_create_sandbox_details_set_expires_in_minutes(d, -1), 0);
+    char *j = NULL;
+    assert_int_equal(ocisbx_create_sandbox_details_to_json(d, &j), 0);
+    assert_non_null(strstr(j, "\"expiresInMinutes\":-1"));
+    ocisbx_free(j);
+    assert_int_equal(ocisbx_create_sandbox_details_set_expires_in_minutes(d, -2), OCISBX_EINVAL);
+    assert_error_has("-1 (no expiry)");
     assert_int_equal(ocisbx_create_sandbox_details_set_expires_in_minutes(d, 2881), OCISBX_EINVAL);
+    assert_error_has("1..2880");
     assert_int_equal(ocisbx_create_sandbox_details_set_expires_in_minutes(d, 0), OCISBX_EINVAL);
     assert_int_equal(ocisbx_create_sandbox_details_set_expires_in_minutes(d, 2880), 0);
     assert_int_equal(ocisbx_create_sandbox_details_add_env(d, "A", "1"), 0);
@@ -302,7 +356,9 @@ static void test_create_details(void **state)
     assert_string_equal(json, "{\"expiresInMinutes\":91}");
     ocisbx_free(json);
     ocisbx_create_sandbox_details_free(d);
-    assert_int_equal(ocisbx_create_sandbox_details_from_json(J("{\"expiresInMinutes\":-1}"), &d), OCISBX_EINVAL);
+    assert_int_equal(ocisbx_create_sandbox_details_from_json(J("{\"expiresInMinutes\":-1}"), &d), 0);
+    ocisbx_create_sandbox_details_free(d);
+    assert_int_equal(ocisbx_create_sandbox_details_from_json(J("{\"expiresInMinutes\":0}"), &d), OCISBX_EINVAL);
     assert_int_equal(ocisbx_create_sandbox_details_from_json(J("{\"expiresInMinutes\":2881}"), &d), OCISBX_EINVAL);
     assert_int_equal(ocisbx_create_sandbox_details_from_json(J("{\"expirationDuration\":\"P3D\"}"), &d), OCISBX_EINVAL);
     assert_int_equal(ocisbx_create_sandbox_details_from_json(J("{\"expirationDuration\":\"soon\"}"), &d), OCISBX_EPARSE);
@@ -425,14 +481,42 @@ static void test_nul_bytes(void **state)
     ocisbx_command_collection_free(l);
 }
 
+/* "sbx-\u0000evil" was silently read as "sbx-": a NUL outside command
+ * output is refused, naming the field. */
+static void test_nul_outside_output_refused(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {
+        "{\"id\":\"sbx-\\u0000evil\",\"lifecycleState\":\"RUNNING\"}",
+        "{\"id\":\"sbx-a\",\"displayName\":\"x\\u0000y\"}",
+    };
+    for (size_t i = 0; i < 2; i++) {
+        ocisbx_sandbox *sb = NULL;
+        assert_int_equal(ocisbx_sandbox_from_json(bad[i], strlen(bad[i]), &sb), OCISBX_EPARSE);
+        assert_null(sb);
+        const char *m = ocisbx_error_message(ocisbx_error_last());
+        assert_non_null(strstr(m, i == 0 ? "\"id\"" : "\"displayName\""));
+        assert_non_null(strstr(m, "NUL"));
+    }
+    const char *args = "{\"id\":\"c1\",\"args\":[\"a\\u0000b\"]}";
+    ocisbx_command *cm = NULL;
+    assert_int_equal(ocisbx_command_from_json(args, strlen(args), &cm), OCISBX_EPARSE);
+    /* command output keeps its NUL bytes */
+    const char *ok = "{\"id\":\"c1\",\"output\":{\"stdout\":\"a\\u0000b\"}}";
+    assert_int_equal(ocisbx_command_from_json(ok, strlen(ok), &cm), 0);
+    assert_int_equal(ocisbx_command_stdout_len(cm), 3);
+    ocisbx_command_free(cm);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sandbox),      cmocka_unit_test(test_wrong_types),
         cmocka_unit_test(test_malformed_json), cmocka_unit_test(test_collection),
-        cmocka_unit_test(test_command),      cmocka_unit_test(test_output_event_file_snapshot),
+        cmocka_unit_test(test_command),      cmocka_unit_test(test_command_state),
+        cmocka_unit_test(test_output_event_file_snapshot),
         cmocka_unit_test(test_create_details), cmocka_unit_test(test_run_details),
-        cmocka_unit_test(test_every_def_accepts_empty_and_unknown), cmocka_unit_test(test_nul_bytes),
+        cmocka_unit_test(test_every_def_accepts_empty_and_unknown), cmocka_unit_test(test_nul_bytes), cmocka_unit_test(test_nul_outside_output_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,10 +21,19 @@ static void test_every_route(void **state)
 {
     (void)state;
     assert_int_equal(ocisbx_route_count(), OCISBX_OP_COUNT);
+    /* every operation has exactly one route, found by op (not by position) */
+    for (int op = 0; op < OCISBX_OP_COUNT; op++) {
+        size_t rows = 0;
+        for (size_t i = 0; i < ocisbx_route_count(); i++) rows += ocisbx_route_at(i)->op == (ocisbx_op)op;
+        assert_int_equal(rows, 1);
+        assert_non_null(ocisbx_route_get((ocisbx_op)op));
+        assert_int_equal((int)ocisbx_route_get((ocisbx_op)op)->op, op);
+    }
+    assert_null(ocisbx_route_get(OCISBX_OP_COUNT));
     for (size_t i = 0; i < ocisbx_route_count(); i++) {
         const ocisbx_route *r = ocisbx_route_at(i);
-        assert_int_equal((int)r->op, (int)i); /* table order matches the enum */
         assert_non_null(r->name);
+        /* names are unique: find returns this very row */
         assert_ptr_equal(ocisbx_route_find(r->name), r);
         assert_string_equal(ocisbx_operation_name(i), r->name);
         assert_true(r->path[0] == '/');
@@ -32,6 +41,10 @@ static void test_every_route(void **state)
         /* every POST creates or acts: it carries a retry token */
         if (post) assert_int_equal(r->retry, OCISBX_HTTP_RETRY_TOKEN);
         if (post) assert_non_null(r->request);
+        /* if-match [public]: update, stop, extend and snapshot delete, no other */
+        bool want_if_match = r->op == OCISBX_OP_UPDATE_SANDBOX || r->op == OCISBX_OP_STOP_SANDBOX ||
+                             r->op == OCISBX_OP_EXTEND_SANDBOX || r->op == OCISBX_OP_DELETE_SNAPSHOT;
+        assert_int_equal(r->if_match, want_if_match);
     }
     assert_null(ocisbx_operation_name(OCISBX_OP_COUNT));
     assert_null(ocisbx_route_find("NoSuchOperation"));
@@ -69,7 +82,19 @@ static void test_paths(void **state)
     assert_string_equal(u, "https://h.example/20231130/sandboxSnapshots/snap-1");
     ocisbx_free(u);
     u = url_of(OCISBX_OP_LIST_SNAPSHOTS, s, 4);
-    assert_string_equal(u, "https://h.example/20231130/sandboxSnapshots?sandboxId=sbx-1&limit=5&page=p2");
+    assert_string_equal(u, "https://h.example/20231130/sandboxSnapshots?sandboxId=sbx-1&snapshotId=snap-1&limit=5&page=p2");
+    ocisbx_free(u);
+    /* the list filters of snapshots and commands [public names], in the table's order */
+    ocisbx_param f[] = {{"sortOrder", "ASC"},          {"sortBy", "timeStarted"}, {"lifecycleState", "ACTIVE"},
+                        {"displayName", "d"},          {"projectId", "p"},        {"commandId", "cmd-9"},
+                        {"sandboxId", "sbx-1"},        {"snapshotId", "snap-2"}};
+    u = url_of(OCISBX_OP_LIST_SNAPSHOTS, f, 8);
+    assert_string_equal(u, "https://h.example/20231130/sandboxSnapshots?projectId=p&displayName=d&sandboxId=sbx-1&"
+                           "snapshotId=snap-2&lifecycleState=ACTIVE&sortBy=timeStarted&sortOrder=ASC");
+    ocisbx_free(u);
+    u = url_of(OCISBX_OP_LIST_COMMANDS, f, 8);
+    assert_string_equal(u, "https://h.example/20231130/sandboxes/sbx-1/commands?commandId=cmd-9&sortBy=timeStarted&"
+                           "sortOrder=ASC");
     ocisbx_free(u);
 }
 

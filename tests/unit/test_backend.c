@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "backend/backend_int.h"
+#include "util/utf8.h"
 #include "ocisbx/backend.h"
 
 static void rel_ok(const char *in, const char *want)
@@ -49,26 +50,26 @@ static void test_utf8(void **state)
 {
     (void)state;
     const char *s = "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"; /* a é € 😀 : 1+2+3+4 */
-    assert_int_equal(ocisbx_utf8_cut_prefix(s, 0), 0);
-    assert_int_equal(ocisbx_utf8_cut_prefix(s, 1), 1);
-    assert_int_equal(ocisbx_utf8_cut_prefix(s, 2), 1);
-    assert_int_equal(ocisbx_utf8_cut_prefix(s, 3), 3);
-    assert_int_equal(ocisbx_utf8_cut_prefix(s, 4), 3);
-    assert_int_equal(ocisbx_utf8_cut_prefix(s, 5), 3);
-    assert_int_equal(ocisbx_utf8_cut_prefix(s, 6), 6);
-    assert_int_equal(ocisbx_utf8_cut_prefix(s, 9), 6);
-    assert_int_equal(ocisbx_utf8_cut_prefix(s, 10), 10);
-    assert_int_equal(ocisbx_utf8_cut_start(s, 10, 2), 3);
-    assert_int_equal(ocisbx_utf8_cut_start(s, 10, 4), 6);
-    assert_int_equal(ocisbx_utf8_cut_start(s, 10, 7), 10);
-    assert_int_equal(ocisbx_utf8_cut_start(s, 10, 1), 1);
-    assert_true(ocisbx_utf8_valid(s, 10, false));
-    assert_false(ocisbx_utf8_valid(s, 9, false));
-    assert_true(ocisbx_utf8_valid(s, 9, true));
-    assert_false(ocisbx_utf8_valid("\xff", 1, true));
-    assert_false(ocisbx_utf8_valid("\xc0\x80", 2, false));     /* overlong */
-    assert_false(ocisbx_utf8_valid("\xed\xa0\x80", 3, false)); /* surrogate */
-    assert_false(ocisbx_utf8_valid("\xc3(", 2, true));
+    assert_int_equal(ocisbx_utf8_cut_back(s, 0), 0);
+    assert_int_equal(ocisbx_utf8_cut_back(s, 1), 1);
+    assert_int_equal(ocisbx_utf8_cut_back(s, 2), 1);
+    assert_int_equal(ocisbx_utf8_cut_back(s, 3), 3);
+    assert_int_equal(ocisbx_utf8_cut_back(s, 4), 3);
+    assert_int_equal(ocisbx_utf8_cut_back(s, 5), 3);
+    assert_int_equal(ocisbx_utf8_cut_back(s, 6), 6);
+    assert_int_equal(ocisbx_utf8_cut_back(s, 9), 6);
+    assert_int_equal(ocisbx_utf8_cut_back(s, 10), 10);
+    assert_int_equal(ocisbx_utf8_cut_forward(s, 10, 2), 3);
+    assert_int_equal(ocisbx_utf8_cut_forward(s, 10, 4), 6);
+    assert_int_equal(ocisbx_utf8_cut_forward(s, 10, 7), 10);
+    assert_int_equal(ocisbx_utf8_cut_forward(s, 10, 1), 1);
+    assert_true(ocisbx_utf8_valid(s, 10));
+    assert_false(ocisbx_utf8_valid(s, 9));
+    assert_true(ocisbx_utf8_valid_sample(s, 9));
+    assert_false(ocisbx_utf8_valid_sample("\xff", 1));
+    assert_false(ocisbx_utf8_valid("\xc0\x80", 2));     /* overlong */
+    assert_false(ocisbx_utf8_valid("\xed\xa0\x80", 3)); /* surrogate */
+    assert_false(ocisbx_utf8_valid_sample("\xc3(", 2));
 }
 
 static void test_options(void **state)

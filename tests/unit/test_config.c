@@ -367,6 +367,55 @@ static void test_secrets_never_in_messages(void **state)
     ocisbx_config_free(cfg);
 }
 
+/* A FIFO as config file used to block in open(2) until a writer came: it is
+ * refused at once, naming the file. The alarm kills the test instead of
+ * hanging it. */
+static void test_fifo_refused(void **state)
+{
+    (void)state;
+    const char *fifo = path_in("config.fifo");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    ocisbx_config *cfg = NULL;
+    alarm(10);
+    assert_int_equal(ocisbx_config_load(fifo, NULL, &cfg), OCISBX_ECONFIG);
+    alarm(0);
+    assert_null(cfg);
+    test_assert_msg_has(fifo);
+    test_assert_msg_has("not a regular file");
+    /* the same through OCI_CONFIG_FILE */
+    setenv("OCI_CONFIG_FILE", fifo, 1);
+    alarm(10);
+    assert_int_equal(ocisbx_config_load(NULL, NULL, &cfg), OCISBX_ECONFIG);
+    alarm(0);
+    unsetenv("OCI_CONFIG_FILE");
+    test_assert_msg_has("not a regular file");
+}
+
+/* Names quoted from the file or given by the caller (section, key, profile,
+ * file name) never bring a control byte or invalid UTF-8 into a message. */
+static void test_names_escaped(void **state)
+{
+    (void)state;
+    parse_fails("[DEFAULT]\nus\x1b[31mer\xff = a\nus\x1b[31mer\xff = b\n", NULL,
+                "duplicate key 'us\\x1b[31mer\\xff' in [DEFAULT]");
+    test_assert_msg_clean();
+    parse_fails("[A\x1b(0x\x07\xfe]\n[A\x1b(0x\x07\xfe]\n", NULL, "duplicate section [A\\x1b(0x\\x07\\xfe]");
+    test_assert_msg_clean();
+    parse_fails("k\x1b\xff = v\n", NULL, "key 'k\\x1b\\xff' before any [section]");
+    test_assert_msg_clean();
+    parse_fails("[S\x9b\x1b]\nk = v\n", "P\x1b[2J\xff",
+                "profile [P\\x1b[2J\\xff] not found (profiles there: S\\x9b\\x1b)");
+    test_assert_msg_clean();
+    /* the file name, and valid UTF-8 kept as it is */
+    ocisbx_config *cfg = NULL;
+    assert_int_equal(ocisbx_config_parse("", 0, "caf\xc3\xa9\x1b\xff.ini", NULL, &cfg), OCISBX_ECONFIG);
+    test_assert_msg_has("caf\xc3\xa9\\x1b\\xff.ini");
+    test_assert_msg_clean();
+    assert_int_equal(ocisbx_config_load(path_in("no\x1b[2J\xff.ini"), NULL, &cfg), OCISBX_ECONFIG);
+    test_assert_msg_has("no\\x1b[2J\\xff.ini: not found");
+    test_assert_msg_clean();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -379,6 +428,8 @@ int main(void)
         cmocka_unit_test(test_malformed_lines),
         cmocka_unit_test(test_duplicates),
         cmocka_unit_test(test_secrets_never_in_messages),
+        cmocka_unit_test(test_fifo_refused),
+        cmocka_unit_test(test_names_escaped),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

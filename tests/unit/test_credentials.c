@@ -532,6 +532,59 @@ static void test_session_token_errors(void **state)
     ocisbx_config_free(cfg);
 }
 
+/* A FIFO as security_token_file or key_file used to block in open(2) until a
+ * writer came: both are refused at once. The alarm kills the test instead of
+ * hanging it. */
+static void test_fifos_refused(void **state)
+{
+    (void)state;
+    write_file(path_in("token"), "secret-token-value\n");
+    assert_int_equal(mkfifo(path_in("token.fifo"), 0600), 0);
+    assert_int_equal(mkfifo(path_in("key.fifo"), 0600), 0);
+    alarm(10);
+    session_fails("security_token_file = ~/token.fifo\nkey_file = ~/a.pem\n", "not a regular file");
+    test_assert_msg_has(path_in("token.fifo"));
+    session_fails("security_token_file = ~/token\nkey_file = ~/key.fifo\n", "not a regular file");
+    test_assert_msg_has(path_in("key.fifo"));
+    api_key_fails(lines(TENANCY, USER, fp_a, "~/key.fifo", NULL), "not a regular file");
+    test_assert_msg_has(path_in("key.fifo"));
+    alarm(0);
+}
+
+/* Values quoted in messages (here tenancy, user, fingerprint, region and the
+ * paths) never bring a control byte or invalid UTF-8 to a terminal. */
+static void test_values_escaped(void **state)
+{
+    (void)state;
+    api_key_fails(lines("ocid1\x1b[2J\xff", USER, fp_a, "~/a.pem", NULL), "got 'ocid1\\x1b[2J\\xff'");
+    test_assert_msg_clean();
+    api_key_fails(lines(TENANCY, "u\x1b]0;t\x07\xfe", fp_a, "~/a.pem", NULL), "got 'u\\x1b]0;t\\x07\\xfe'");
+    test_assert_msg_clean();
+    api_key_fails(lines(TENANCY, USER, "73:61\x1b\xff", "~/a.pem", NULL), "got '73:61\\x1b\\xff'");
+    test_assert_msg_clean();
+    api_key_fails(lines(TENANCY, USER, fp_a, "~/a.pem", "region = us\x1b[31m\xff-1\n"), "region 'us\\x1b[31m\\xff-1'");
+    test_assert_msg_clean();
+    api_key_fails(lines(TENANCY, USER, fp_a, "~/no\x1b[2J\xff.pem", NULL), "no\\x1b[2J\\xff.pem: not found");
+    test_assert_msg_clean();
+    api_key_fails(lines(TENANCY, USER, fp_b, "~/a\xc3\xa9.pem", NULL), "a\xc3\xa9.pem"); /* valid UTF-8 kept */
+    test_assert_msg_clean();
+    session_fails("security_token_file = ~/t\x1b[2J\xff\nkey_file = ~/a.pem\n", "t\\x1b[2J\\xff: not found");
+    test_assert_msg_clean();
+    /* a profile name with control bytes, given by the caller */
+    write_file(path_in("config2"), "[DEFAULT]\n[P\x1b\xff]\ntenancy = x\n");
+    ocisbx_config *cfg = NULL;
+    assert_int_equal(ocisbx_config_load(path_in("config2"), "P\x1b\xff", &cfg), 0);
+    ocisbx_credentials *c = NULL;
+    assert_int_equal(ocisbx_credentials_api_key_from_config(cfg, &c), OCISBX_ECONFIG);
+    test_assert_msg_has("profile [P\\x1b\\xff]: missing keys");
+    test_assert_msg_clean();
+    ocisbx_config_free(cfg);
+    /* an unknown auth name */
+    assert_int_equal(ocisbx_credentials_new("pass\x1b[2J\xff", NULL, &c), OCISBX_EINVAL);
+    test_assert_msg_has("unknown auth 'pass\\x1b[2J\\xff'");
+    test_assert_msg_clean();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -545,6 +598,8 @@ int main(void)
         cmocka_unit_test(test_shared_by_threads),
         cmocka_unit_test(test_session_token),
         cmocka_unit_test(test_session_token_errors),
+        cmocka_unit_test(test_fifos_refused),
+        cmocka_unit_test(test_values_escaped),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

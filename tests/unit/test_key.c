@@ -15,6 +15,7 @@
 #include <openssl/pem.h>
 
 #include "ocisbx/auth.h"
+#include "test_assert.h"
 #include "test_keys.h"
 
 #define VECTOR_KEY OCISBX_SOURCE_DIR "/tests/data/cavage-test-key.pem"
@@ -160,9 +161,9 @@ static void test_errors(void **state)
     assert_int_equal(ocisbx_key_load_file(missing, NULL, &k), OCISBX_ECONFIG);
     assert_null(k);
     assert_error_mentions(missing, "not found");
-    /* unreadable: a directory opens but cannot be read (root ignores modes) */
+    /* a directory is not a key file (root ignores modes, so no unreadable file here) */
     assert_int_equal(ocisbx_key_load_file(tmpdir, NULL, &k), OCISBX_ECONFIG);
-    assert_error_mentions(tmpdir, "cannot be read");
+    assert_error_mentions(tmpdir, "not a regular file");
     /* encrypted, no passphrase (both encrypted forms, NULL and "") */
     char *p8e = pem_of(rsa_key, TEST_PEM_PKCS8_ENC, "right");
     char *p1e = pem_of(rsa_key, TEST_PEM_PKCS1_ENC, "right");
@@ -269,12 +270,108 @@ static void test_sign_base64_deterministic(void **state)
     ocisbx_key_free(k);
 }
 
+/* A FIFO as key_file used to block in open(2) until a writer came: it is
+ * refused at once. The alarm kills the test instead of hanging it. */
+static void test_fifo_refused(void **state)
+{
+    (void)state;
+    const char *fifo = path_in_tmp("key.fifo");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    ocisbx_key *k = (ocisbx_key *)1;
+    alarm(10);
+    assert_int_equal(ocisbx_key_load_file(fifo, NULL, &k), OCISBX_ECONFIG);
+    alarm(0);
+    assert_null(k);
+    assert_error_mentions(fifo, "not a regular file");
+    /* and a character device */
+    alarm(10);
+    assert_int_equal(ocisbx_key_load_file("/dev/zero", NULL, &k), OCISBX_ECONFIG);
+    alarm(0);
+    assert_error_mentions("/dev/zero", "not a regular file");
+}
+
+struct log_seen {
+    int warns;
+    char line[2048];
+};
+
+static void on_log(int level, const char *line, void *user_data)
+{
+    struct log_seen *seen = user_data;
+    if (level != OCISBX_LOG_WARN)
+        return;
+    seen->warns++;
+    snprintf(seen->line, sizeof seen->line, "%s", line);
+}
+
+/* As the OCI CLI does: a key file others can read loads, with a warning. */
+static void test_open_permissions_warn(void **state)
+{
+    (void)state;
+    char *pem = pem_of(rsa_key, TEST_PEM_PKCS8, NULL);
+    const char *p = write_file("open.pem", pem);
+    free(pem);
+    struct log_seen seen = {0};
+    ocisbx_set_log(on_log, OCISBX_LOG_DEBUG, &seen);
+    ocisbx_key *k = NULL;
+    static const mode_t quiet[] = {0600, 0400, 0700};
+    for (size_t i = 0; i < sizeof quiet / sizeof quiet[0]; i++) {
+        assert_int_equal(chmod(p, quiet[i]), 0);
+        assert_int_equal(ocisbx_key_load_file(p, NULL, &k), 0);
+        ocisbx_key_free(k);
+        if (seen.warns)
+            fail_msg("mode %04o: unexpected warning \"%s\"", (unsigned)quiet[i], seen.line);
+    }
+    static const mode_t open_modes[] = {0644, 0640, 0604, 0620, 0602, 0610};
+    for (size_t i = 0; i < sizeof open_modes / sizeof open_modes[0]; i++) {
+        seen.warns = 0;
+        assert_int_equal(chmod(p, open_modes[i]), 0);
+        assert_int_equal(ocisbx_key_load_file(p, NULL, &k), 0); /* a warning, not a failure */
+        assert_non_null(k);
+        ocisbx_key_free(k);
+        if (seen.warns != 1)
+            fail_msg("mode %04o: %d warnings", (unsigned)open_modes[i], seen.warns);
+        char want[600];
+        snprintf(want, sizeof want, "Permissions on %s are too open", p);
+        if (!strstr(seen.line, want))
+            fail_msg("warning \"%s\" lacks \"%s\"", seen.line, want);
+    }
+    ocisbx_set_log(NULL, 0, NULL);
+}
+
+/* Control bytes and invalid UTF-8 in a path never reach the message raw;
+ * valid UTF-8 is kept. */
+static void test_path_escaped_in_messages(void **state)
+{
+    (void)state;
+    const char *p = path_in_tmp("k\x1b[2J\xff\xc3\xa9\xc2\x9b.pem");
+    char path[512];
+    snprintf(path, sizeof path, "%s", p);
+    ocisbx_key *k = NULL;
+    assert_int_equal(ocisbx_key_load_file(path, NULL, &k), OCISBX_ECONFIG);
+    test_assert_msg_has("not found");
+    test_assert_msg_has("k\\x1b[2J\\xff\xc3\xa9\\xc2\\x9b.pem");
+    test_assert_msg_clean();
+    assert_int_equal(test_write_text(path, "hello\n"), 0);
+    assert_int_equal(ocisbx_key_load_file(path, NULL, &k), OCISBX_ECONFIG);
+    test_assert_msg_has("not a private key");
+    test_assert_msg_clean();
+    /* a PEM label with an escape sequence */
+    p = write_file("label.pem", "-----BEGIN \x1b]0;owned\x07 KEY-----\nAAAA\n-----END X-----\n");
+    assert_int_equal(ocisbx_key_load_file(p, NULL, &k), OCISBX_ECONFIG);
+    test_assert_msg_has("not a private key");
+    test_assert_msg_clean();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vector_key_fingerprint), cmocka_unit_test(test_all_forms_same_key),
         cmocka_unit_test(test_errors),                 cmocka_unit_test(test_refs_and_public_pem),
         cmocka_unit_test(test_sign_base64_deterministic),
+        cmocka_unit_test(test_fifo_refused),
+        cmocka_unit_test(test_open_permissions_warn),
+        cmocka_unit_test(test_path_escaped_in_messages),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

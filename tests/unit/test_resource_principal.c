@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -125,7 +126,7 @@ static int teardown(void **state)
 {
     (void)state;
     clear_env();
-    const char *names[] = {"rpst", "key.pem", "pass", "key2.pem", "enc.pem"};
+    const char *names[] = {"rpst", "key.pem", "pass", "key2.pem", "enc.pem", "rpst.fifo"};
     char path[512];
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
@@ -393,6 +394,64 @@ static void test_missing_and_bad_values(void **state)
     free(rpst);
 }
 
+/* A FIFO named by a variable used to block in open(2) until a writer came:
+ * it is refused at once. The alarm kills the test instead of hanging it. */
+static void test_fifo_refused(void **state)
+{
+    (void)state;
+    char *rpst = make_rpst(3600, 0, "f");
+    char fifo[600];
+    snprintf(fifo, sizeof fifo, "%s/rpst.fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    setenv(V_VERSION, "2.2", 1);
+    setenv(V_REGION, "phx", 1);
+    setenv(V_RPST, fifo, 1);
+    setenv(V_PEM, cavage_pem, 1);
+    ocisbx_credentials *c = NULL;
+    alarm(10);
+    assert_int_equal(ocisbx_credentials_resource_principal(&c), OCISBX_ECONFIG);
+    test_assert_msg_has(V_RPST);
+    test_assert_msg_has(fifo);
+    test_assert_msg_has("not a regular file");
+    setenv(V_RPST, rpst, 1);
+    setenv(V_PEM, fifo, 1);
+    assert_int_equal(ocisbx_credentials_resource_principal(&c), OCISBX_ECONFIG);
+    test_assert_msg_has(V_PEM);
+    test_assert_msg_has("not a regular file");
+    alarm(0);
+    assert_null(c);
+    free(rpst);
+}
+
+/* Values quoted in messages never bring a control byte or invalid UTF-8. */
+static void test_values_escaped(void **state)
+{
+    (void)state;
+    char *rpst = make_rpst(3600, 0, "e");
+    setenv(V_RPST, rpst, 1);
+    setenv(V_PEM, cavage_pem, 1);
+    setenv(V_REGION, "phx", 1);
+    ocisbx_credentials *c = NULL;
+    setenv(V_VERSION, "2.\x1b[2J\xff", 1);
+    assert_int_equal(ocisbx_credentials_resource_principal(&c), OCISBX_EUNSUPPORTED);
+    test_assert_msg_has("\"2.\\x1b[2J\\xff\"");
+    test_assert_msg_clean();
+    setenv(V_VERSION, "2.2", 1);
+    setenv(V_REGION, "us\x1b[2J\xff-1", 1);
+    assert_int_equal(ocisbx_credentials_resource_principal(&c), OCISBX_ECONFIG);
+    test_assert_msg_has("'us\\x1b[2J\\xff-1'");
+    test_assert_msg_clean();
+    setenv(V_REGION, "phx", 1);
+    char missing[600];
+    snprintf(missing, sizeof missing, "%s/no\x1b[2J\xff", dir);
+    setenv(V_RPST, missing, 1);
+    assert_int_equal(ocisbx_credentials_resource_principal(&c), OCISBX_ECONFIG);
+    test_assert_msg_has("no\\x1b[2J\\xff");
+    test_assert_msg_clean();
+    assert_null(c);
+    free(rpst);
+}
+
 int main(void)
 {
     char path[512];
@@ -405,6 +464,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_reread_near_exp, setup, teardown),
         cmocka_unit_test_setup_teardown(test_version_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_and_bad_values, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fifo_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_values_escaped, setup, teardown),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     free(cavage_pem);

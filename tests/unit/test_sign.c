@@ -17,6 +17,7 @@
 #include "auth/verify.h"
 #include "ocisbx/auth.h"
 #include "ocisbx/util.h"
+#include "test_assert.h"
 
 #define VECTOR_KEY OCISBX_SOURCE_DIR "/tests/data/cavage-test-key.pem"
 #define DATE "Thu, 05 Jan 2014 21:31:40 GMT"
@@ -486,6 +487,24 @@ static void test_shared_key_threads(void **state)
     ocisbx_sign_request_free(r);
 }
 
+/* Input quoted in a message never brings a control byte or invalid UTF-8. */
+static void test_messages_escaped(void **state)
+{
+    (void)state;
+    ocisbx_sign_request *r = NULL;
+    assert_int_equal(ocisbx_sign_request_new("G\x1b[2J\xff", "https://h/", &r), OCISBX_EINVAL);
+    test_assert_msg_has("\"G\\x1b[2J\\xff\" is not an HTTP method");
+    test_assert_msg_clean();
+    assert_int_equal(ocisbx_sign_request_new("POST", "https://h/", &r), 0);
+    assert_int_equal(ocisbx_sign_request_set_host(r, "a \x1b]0;x\x07\xfe"), OCISBX_EINVAL);
+    test_assert_msg_has("host \"a \\x1b]0;x\\x07\\xfe\"");
+    test_assert_msg_clean();
+    assert_int_equal(ocisbx_sign_request_set_body_sha256(r, "\x1b[2J\xff", 1), OCISBX_EINVAL);
+    test_assert_msg_has("\"\\x1b[2J\\xff\" is not a base64 SHA-256");
+    test_assert_msg_clean();
+    ocisbx_sign_request_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -500,6 +519,7 @@ int main(void)
         cmocka_unit_test(test_round_trip_and_order),
         cmocka_unit_test(test_sign_with_credentials),
         cmocka_unit_test(test_shared_key_threads),
+        cmocka_unit_test(test_messages_escaped),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

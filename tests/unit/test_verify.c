@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -231,6 +233,7 @@ static void test_pubkeys(void **state)
 
     char path[512];
     snprintf(path, sizeof path, "%s/test_verify_pub.pem", OCISBX_BINARY_DIR);
+    remove(path); /* a FIFO left by an interrupted run would block fopen */
     FILE *f = fopen(path, "w");
     fputs(pem, f);
     fclose(f);
@@ -239,6 +242,14 @@ static void test_pubkeys(void **state)
     remove(path);
     assert_int_equal(ocisbx_pubkey_load_file(path, &pk), OCISBX_EIO);
     test_assert_msg_has(path);
+    /* a FIFO is refused at once instead of blocking in open(2); the alarm
+     * kills the test instead of hanging it */
+    assert_int_equal(mkfifo(path, 0600), 0);
+    alarm(10);
+    assert_int_equal(ocisbx_pubkey_load_file(path, &pk), OCISBX_EIO);
+    alarm(0);
+    test_assert_msg_has("not a regular file");
+    remove(path);
 
     /* not RSA, not a key */
     EVP_PKEY *ec = EVP_EC_gen("P-256");

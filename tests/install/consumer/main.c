@@ -32,6 +32,11 @@ int main(int argc, char **argv)
     const char *auth = ocisbx_headers_get(headers, "authorization");
     const char *sig = auth ? strstr(auth, "signature=\"") : NULL;
     printf("libocisbx %s\n%s\n", ocisbx_version(), sig ? sig : "(none)");
+    /* the installed ocisbx/version.h agrees with the installed library */
+    if (strcmp(ocisbx_version(), OCISBX_VERSION_STRING) != 0) {
+        fprintf(stderr, "consumer: library %s, header %s\n", ocisbx_version(), OCISBX_VERSION_STRING);
+        sig = NULL;
+    }
     ocisbx_headers_free(headers);
     ocisbx_sign_request_free(req);
     ocisbx_key_free(key);

@@ -1,0 +1,291 @@
+/* Evidence records: one JSON line per decided tool call, chained by the
+ * SHA-256 of the previous line; the file sink and the verifier. */
+#include "harness/evidence.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "ocisbx/harness.h"
+#include "util/internal.h"
+#include "util/utf8.h"
+
+#define HEX_LEN (OCISBX_SHA256_LEN * 2)
+
+void evidence_fields_init(evidence_fields *f)
+{
+    memset(f, 0, sizeof *f);
+    f->timed_out = f->truncated = -1;
+    f->duration_ms = f->output_bytes = f->returned_bytes = -1;
+}
+
+/* A string field as valid UTF-8 (a command or path may hold any bytes), or null. */
+static bool add_str(cJSON *o, const char *name, const char *v)
+{
+    if (!v) return cJSON_AddNullToObject(o, name) != NULL;
+    size_t len = strlen(v);
+    if (ocisbx_utf8_valid(v, len)) return cJSON_AddStringToObject(o, name, v) != NULL;
+    ocisbx_buf b = OCISBX_BUF_INIT;
+    bool ok = ocisbx_utf8_sanitize(v, len, &b) == 0 && cJSON_AddStringToObject(o, name, b.data ? b.data : "");
+    ocisbx_buf_free(&b);
+    return ok;
+}
+
+static bool add_int(cJSON *o, const char *name, bool present, int64_t v)
+{
+    return (present ? cJSON_AddNumberToObject(o, name, (double)v) : cJSON_AddNullToObject(o, name)) != NULL;
+}
+
+static bool add_bool(cJSON *o, const char *name, int v)
+{
+    return (v < 0 ? cJSON_AddNullToObject(o, name) : cJSON_AddBoolToObject(o, name, v)) != NULL;
+}
+
+int evidence_line(const evidence_fields *f, const char *prev_hex, char **line)
+{
+    *line = NULL;
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o && add_str(o, "tool", f->tool) && add_str(o, "label", f->label) &&
+              add_str(o, "decision", f->decision) && add_str(o, "reason", f->reason) &&
+              add_str(o, "command", f->command) && add_str(o, "path", f->path) &&
+              add_int(o, "exit_code", f->has_exit_code, f->exit_code) && add_bool(o, "timed_out", f->timed_out) &&
+              add_bool(o, "truncated", f->truncated) &&
+              add_int(o, "duration_ms", f->duration_ms >= 0, f->duration_ms) &&
+              add_int(o, "output_bytes", f->output_bytes >= 0, f->output_bytes) &&
+              add_str(o, "output_sha256", f->output_sha256) &&
+              add_int(o, "returned_bytes", f->returned_bytes >= 0, f->returned_bytes) &&
+              add_str(o, "returned_sha256", f->returned_sha256) && add_str(o, "sha256_before", f->sha256_before) &&
+              add_str(o, "sha256_after", f->sha256_after) && add_str(o, "backend", f->backend) &&
+              add_str(o, "sandbox_id", f->sandbox_id) && add_str(o, "command_id", f->command_id) &&
+              add_str(o, "started_at", f->started_at) && add_str(o, "prev_sha256", prev_hex);
+    char *text = ok ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON_Delete(o);
+    if (!text) return ocisbx_fail_nomem();
+    *line = text;
+    return 0;
+}
+
+void evidence_line_hash(const char *line, size_t len, char out[HEX_LEN + 1])
+{
+    unsigned char md[OCISBX_SHA256_LEN];
+    ocisbx_sha256(line, len, md);
+    ocisbx_hex(md, sizeof md, out);
+}
+
+/* ---- the file sink ------------------------------------------------------------ */
+struct evidence_file {
+    int fd;
+    char *path;
+};
+
+int evidence_file_open(const char *path, evidence_file **out)
+{
+    *out = NULL;
+    if (!path || !path[0]) return ocisbx_fail(OCISBX_EINVAL, "evidence file: no path");
+    char shown[300];
+    ocisbx_escape_shown(path, shown, sizeof shown);
+    int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0600);
+    if (fd < 0) return ocisbx_fail(OCISBX_EIO, "evidence file %s: %s", shown, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return ocisbx_fail(OCISBX_EINVAL, "evidence file %s: not a regular file", shown);
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    evidence_file *ef = calloc(1, sizeof *ef);
+    if (!ef || !(ef->path = ocisbx_strdup(path))) {
+        free(ef);
+        close(fd);
+        return ocisbx_fail_nomem();
+    }
+    ef->fd = fd;
+    *out = ef;
+    return 0;
+}
+
+void evidence_file_close(evidence_file *ef)
+{
+    if (!ef) return;
+    close(ef->fd);
+    free(ef->path);
+    free(ef);
+}
+
+/* The hex SHA-256 of the file's last line (its bytes without the final
+ * newline); the chain start for an empty file. The file must end with a
+ * newline: a torn last line is refused rather than chained onto. Memory:
+ * one 64 KiB block, whatever the line's length. */
+static int last_line_hash(evidence_file *ef, char out[HEX_LEN + 1])
+{
+    struct stat st;
+    if (fstat(ef->fd, &st) != 0) return ocisbx_fail(OCISBX_EIO, "evidence file %s: %s", ef->path, strerror(errno));
+    off_t size = st.st_size;
+    if (size == 0) {
+        memcpy(out, OCISBX_EVIDENCE_CHAIN_START, HEX_LEN + 1);
+        return 0;
+    }
+    char block[65536];
+    if (pread(ef->fd, block, 1, size - 1) != 1 || block[0] != '\n')
+        return ocisbx_fail(OCISBX_EINTEGRITY,
+                           "evidence file %s: the last line is incomplete (no newline at the end); "
+                           "check it with `ocisbx evidence verify` before appending",
+                           ef->path);
+    /* find the newline before the last one */
+    off_t end = size - 1, start = 0, pos = end;
+    while (pos > 0) {
+        size_t n = pos > (off_t)sizeof block ? sizeof block : (size_t)pos;
+        if (pread(ef->fd, block, n, pos - (off_t)n) != (ssize_t)n)
+            return ocisbx_fail(OCISBX_EIO, "evidence file %s: read failed", ef->path);
+        char *nl = NULL;
+        for (size_t i = n; i > 0; i--)
+            if (block[i - 1] == '\n') {
+                nl = block + i - 1;
+                break;
+            }
+        if (nl) {
+            start = pos - (off_t)n + (nl - block) + 1;
+            break;
+        }
+        pos -= (off_t)n;
+    }
+    ocisbx_sha256_ctx *h = NULL;
+    int rc = ocisbx_sha256_new(&h);
+    for (off_t at = start; !rc && at < end;) {
+        size_t n = end - at > (off_t)sizeof block ? sizeof block : (size_t)(end - at);
+        if (pread(ef->fd, block, n, at) != (ssize_t)n)
+            rc = ocisbx_fail(OCISBX_EIO, "evidence file %s: read failed", ef->path);
+        else
+            rc = ocisbx_sha256_update(h, block, n);
+        at += (off_t)n;
+    }
+    unsigned char md[OCISBX_SHA256_LEN];
+    if (!rc) rc = ocisbx_sha256_final(h, md);
+    ocisbx_sha256_free(h);
+    if (!rc) ocisbx_hex(md, sizeof md, out);
+    return rc;
+}
+
+int evidence_file_append(evidence_file *ef, const evidence_fields *f, char **line_out)
+{
+    if (line_out) *line_out = NULL;
+    if (flock(ef->fd, LOCK_EX) != 0)
+        return ocisbx_fail(OCISBX_EIO, "evidence file %s: cannot lock: %s", ef->path, strerror(errno));
+    char prev[HEX_LEN + 1];
+    char *line = NULL;
+    int rc = last_line_hash(ef, prev);
+    if (!rc) rc = evidence_line(f, prev, &line);
+    if (!rc) {
+        size_t len = strlen(line);
+        line[len] = '\n'; /* cJSON's buffer: the NUL becomes the newline for one write */
+        ssize_t w = write(ef->fd, line, len + 1);
+        line[len] = 0;
+        if (w != (ssize_t)(len + 1))
+            rc = ocisbx_fail(OCISBX_EIO, "evidence file %s: write failed: %s", ef->path,
+                             w < 0 ? strerror(errno) : "short write");
+        else if (fsync(ef->fd) != 0)
+            rc = ocisbx_fail(OCISBX_EIO, "evidence file %s: fsync failed: %s", ef->path, strerror(errno));
+    }
+    flock(ef->fd, LOCK_UN);
+    if (!rc && line_out)
+        *line_out = line;
+    else
+        free(line);
+    return rc;
+}
+
+/* ---- verification ---------------------------------------------------------------- */
+int ocisbx_evidence_verify_file(const char *path, int64_t *records, int64_t *bad_line)
+{
+    if (records) *records = 0;
+    if (bad_line) *bad_line = 0;
+    if (!path || !path[0]) return ocisbx_fail(OCISBX_EINVAL, "evidence file: no path");
+    const char *shown = OCISBX_SHOWN(path);
+    int fd = ocisbx_open_regular(path, NULL);
+    if (fd == OCISBX_OPEN_NOT_REGULAR) return ocisbx_fail(OCISBX_EINVAL, "evidence file %s: not a regular file", shown);
+    if (fd < 0)
+        return ocisbx_fail(errno == ENOENT ? OCISBX_ENOTFOUND : OCISBX_EIO, "evidence file %s: %s", shown,
+                           strerror(errno));
+    FILE *fp = fdopen(fd, "rb");
+    if (!fp) {
+        close(fd);
+        return ocisbx_fail_nomem();
+    }
+    char expect[HEX_LEN + 1] = OCISBX_EVIDENCE_CHAIN_START;
+    ocisbx_buf line = OCISBX_BUF_INIT;
+    int64_t n = 0;
+    int rc = 0;
+    for (;;) {
+        ocisbx_buf_clear(&line);
+        int c = 0;
+        bool too_long = false;
+        while ((c = getc(fp)) != EOF && c != '\n') {
+            if (line.len >= OCISBX_EVIDENCE_LINE_MAX) {
+                too_long = true;
+                break;
+            }
+            char ch = (char)c;
+            if (ocisbx_buf_append(&line, &ch, 1)) {
+                rc = ocisbx_fail_nomem();
+                break;
+            }
+        }
+        if (rc) break;
+        if (ferror(fp)) {
+            rc = ocisbx_fail(OCISBX_EIO, "evidence file %s: read failed", shown);
+            break;
+        }
+        if (c == EOF && line.len == 0) break; /* the end, after a complete line */
+        n++;
+        if (bad_line) *bad_line = n;
+        if (too_long) {
+            rc = ocisbx_fail(OCISBX_ETOOLARGE, "evidence file %s: line %lld is longer than %d bytes", shown,
+                             (long long)n, OCISBX_EVIDENCE_LINE_MAX);
+            break;
+        }
+        if (c == EOF) {
+            rc = ocisbx_fail(OCISBX_EINTEGRITY, "evidence file %s: line %lld is incomplete (no newline at the end)",
+                             shown, (long long)n);
+            break;
+        }
+        cJSON *rec = cJSON_ParseWithLength(line.data ? line.data : "", line.len);
+        const cJSON *prev = rec ? cJSON_GetObjectItemCaseSensitive(rec, "prev_sha256") : NULL;
+        if (!cJSON_IsObject(rec) || !cJSON_IsString(prev)) {
+            cJSON_Delete(rec);
+            rc = ocisbx_fail(OCISBX_EINTEGRITY, "evidence file %s: line %lld is not a record (%s)", shown,
+                             (long long)n, rec ? "no prev_sha256 string" : "not JSON");
+            break;
+        }
+        bool match = strcmp(prev->valuestring, expect) == 0;
+        if (!match) {
+            char got[80];
+            ocisbx_escape_shown(prev->valuestring, got, sizeof got);
+            if (n == 1)
+                rc = ocisbx_fail(OCISBX_EINTEGRITY,
+                                 "evidence file %s: line 1: prev_sha256 is %s, not the chain start (64 zeros): "
+                                 "lines were removed before it",
+                                 shown, got);
+            else
+                rc = ocisbx_fail(OCISBX_EINTEGRITY,
+                                 "evidence file %s: line %lld: prev_sha256 is %s, but line %lld hashes to %s: "
+                                 "line %lld was changed, or lines were removed or inserted between them",
+                                 shown, (long long)n, got, (long long)(n - 1), expect, (long long)(n - 1));
+        }
+        cJSON_Delete(rec);
+        if (rc) break;
+        evidence_line_hash(line.data ? line.data : "", line.len, expect);
+    }
+    fclose(fp);
+    ocisbx_buf_free(&line);
+    if (!rc) {
+        if (records) *records = n;
+        if (bad_line) *bad_line = 0;
+    }
+    return rc;
+}

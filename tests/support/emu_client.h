@@ -1,0 +1,14 @@
+/* A library client for a running emulator fixture: its config file's API
+ * key, its CA (with https), short backoffs. */
+#ifndef OCISBX_TEST_EMU_CLIENT_H
+#define OCISBX_TEST_EMU_CLIENT_H
+
+#include "emu_fixture.h"
+#include "ocisbx/api.h"
+
+/* 0 or the failing call's code (the thread's error says why). */
+int emu_client_new(emu_fixture *f, int prefer_ndjson, ocisbx_client **out);
+/* The same with a download limit (ocisbx_client_options_set_max_download_bytes). */
+int emu_client_new_limited(emu_fixture *f, int prefer_ndjson, int64_t max_download, ocisbx_client **out);
+
+#endif
