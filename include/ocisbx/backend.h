@@ -39,8 +39,9 @@ extern "C" {
 #define OCISBX_BACKEND_READ_LIMIT 2000
 #define OCISBX_BACKEND_LINE_MAX 2000
 
-/* Non-zero return: cancel (the operation fails with OCISBX_ECANCELED). */
-typedef int (*ocisbx_backend_cancel_fn)(void *user_data);
+/* Non-zero return: cancel (the operation fails with OCISBX_ECANCELED); the
+ * library's one cancel callback type (common.h). */
+typedef ocisbx_cancel_fn ocisbx_backend_cancel_fn;
 
 /* ---- options --------------------------------------------------------------- */
 /* Each setting: the explicit option, else the environment variable named,

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "backend/backend_int.h"
+#include "sys/sleep.h"
 #include "ocisbx/auth.h"
 #include "ocisbx/util.h"
 #include "util/internal.h"
@@ -17,27 +18,12 @@ typedef struct oci_impl {
     int64_t poll_ms;
 } oci_impl;
 
-static void sleep_ms(int64_t ms)
-{
-    if (ms <= 0)
-        return;
-    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0) {
-    }
-}
-
 /* Sleeps up to ms in short slices; ECANCELED when the callback says so. */
 static int nap(ocisbx_backend *b, int64_t ms)
 {
-    int64_t end = ocisbx_time_monotonic_ms() + ms;
-    for (;;) {
-        if (ocisbx_backend_canceled(b))
-            return ocisbx_fail(OCISBX_ECANCELED, "canceled by the caller");
-        int64_t left = end - ocisbx_time_monotonic_ms();
-        if (left <= 0)
-            return 0;
-        sleep_ms(left < 50 ? left : 50);
-    }
+    if (ocisbx_sys_sleep_ms(ms, b->cancel, b->cancel_ud) != 0)
+        return ocisbx_fail(OCISBX_ECANCELED, "canceled by the caller");
+    return 0;
 }
 
 /* Finished: derived from timeFinished / exitCode (lifecycleState is gone). */
@@ -149,7 +135,8 @@ static int oci_run(ocisbx_backend *b, const ocisbx_run_req *req, ocisbx_run_res 
         else if (ol)
             pause = 20;
         int64_t left = req->deadline_ms - ocisbx_time_monotonic_ms();
-        sleep_ms(pause < left ? pause : (left > 0 ? left : 0));
+        /* a cancel is seen by the loop's own check at the top */
+        ocisbx_sys_sleep_ms(pause < left ? pause : (left > 0 ? left : 0), b->cancel, b->cancel_ud);
     }
     if (err.len)
         res->stderr_text = ocisbx_strndup(err.data, err.len);
