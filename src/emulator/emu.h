@@ -237,7 +237,10 @@ typedef struct emu_command {
     bool cancel_requested;
     bool stop_requested;
     bool finished;  /* FINISHED event written */
-    bool persisted; /* its (final) events are in <state>/commands/<id>.json */
+    bool persisted; /* its (final) events are in <state>/commands/<id>.json (older state directories) */
+    size_t n_journaled;  /* events[0..n_journaled) are in <state>/commands/<id>.events, fsync'd */
+    bool lost_journaled; /* the journal records the output loss */
+    bool journal_exists; /* the journal file and its directory entry are durable */
 } emu_command;
 
 typedef struct emu_sandbox {
@@ -286,6 +289,7 @@ typedef struct emu_retry {
     char *hdr_names[4];
     char *hdr_values[4];
     char command_id[32]; /* runAndStream: replays the stream */
+    char started_cmd[32]; /* the command its action started (recorded before the process starts) */
 } emu_retry;
 
 typedef struct emu_server {
@@ -308,6 +312,9 @@ typedef struct emu_server {
     bool stopping;
     pthread_t ticker;
     bool ticker_started;
+    emu_sandbox *starting_sbx; /* a command being started, saved before its process starts */
+    emu_command *starting_cmd;
+    bool no_fsync; /* OCISBX_EMULATOR_NO_FSYNC=1 (benchmark reference only): not durable */
 } emu_server;
 
 /* server.c: create (loads state from state_dir), start the ticker, stop. */
@@ -372,9 +379,27 @@ void emu_command_free(emu_command *c);
 void emu_snapshot_tick(emu_server *s, int64_t now);
 void emu_snapshot_free(emu_snapshot *n);
 
-/* store.c */
+/* store.c (all with s->mu held but load) */
 int emu_store_load(emu_server *s);
-int emu_store_save(emu_server *s); /* with s->mu held */
+int emu_store_save(emu_server *s); /* the state file, written and fsync'd */
+/* Durable point: the new events of every command appended to their journals
+ * (fsync'd), then the state file when something changed. Called before an
+ * answer is sent. */
+int emu_store_sync(emu_server *s);
+/* The new events of one command appended to its journal (fsync'd): called
+ * before a stream sends them. */
+int emu_store_sync_command(emu_server *s, emu_command *c);
+/* The retry record of the request this thread is handling (NULL: none). */
+void emu_store_set_retry(emu_retry *r);
+/* Called by emu_command_start before the process starts: the command (and
+ * the retry token that started it) are made durable first. */
+void emu_store_command_begin(emu_server *s, emu_sandbox *b, emu_command *c);
+
+/* events.c: an output event of kind (EMU_EV_STDOUT/STDERR); past the output
+ * loss, chunks are coalesced (at most one event per stream per
+ * EMU_COALESCE_MS): NULL then, and when out of memory. */
+#define EMU_COALESCE_MS 1000
+emu_event *emu_command_add_output_event(emu_command *c, int kind);
 
 /* lock.c: creates the state directory (0700) and takes an exclusive lock
  * on <state>/lock for the life of the process; OCISBX_ECONFIG when another

@@ -93,7 +93,8 @@ static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max)
         if (peer_gone(c))
             return MHD_CONTENT_READER_END_WITH_ERROR;
         pthread_mutex_lock(&s->mu);
-        int rc = emu_stream_next(s, c->st, &c->pending);
+        /* events are stored before they are sent: none unless stored */
+        int rc = emu_store_sync_command(s, c->st->cmd) == 0 ? emu_stream_next(s, c->st, &c->pending) : 0;
         if (rc == 0 && c->pending.len == 0) {
             struct timespec ts;
             clock_gettime(CLOCK_REALTIME, &ts);
