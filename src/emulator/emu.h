@@ -116,6 +116,16 @@ typedef struct emu_stream {
     int sent;
 } emu_stream;
 
+/* A file answered by streaming (files.c): the HTTP layer hashes it in a
+ * first pass, then sends it; the file must not change in between. */
+typedef struct emu_file_body {
+    int fd;
+    int64_t size;
+    uint64_t dev, ino;
+    int64_t mtime_ns;
+    char sha[45]; /* base64 SHA-256, set by emu_file_hash */
+} emu_file_body;
+
 #define EMU_MAX_RESP_HEADERS 12
 typedef struct emu_response {
     int status;
@@ -125,6 +135,7 @@ typedef struct emu_response {
     size_t n_headers;
     bool reset;       /* drop the connection without an answer */
     emu_stream *stream; /* non-NULL: an event stream follows */
+    emu_file_body *file; /* non-NULL: the body is this file (status 200, body empty) */
 } emu_response;
 
 void emu_response_init(emu_response *r);
@@ -374,6 +385,15 @@ int emu_stream_next(emu_server *s, emu_stream *st, ocisbx_buf *out);
 void emu_stream_free(emu_stream *st); /* with s->mu held */
 int emu_command_replay_stream(emu_server *s, const emu_request *req, const char *command_id, emu_response *resp);
 void emu_command_free(emu_command *c);
+
+/* files.c, the streamed read, called without s->mu: the first pass hashes
+ * the file (gone(ud) is asked every few MiB: true stops it); -1 when the
+ * client went, the file changed since it was opened, or a read failed. */
+int emu_file_hash(emu_file_body *fb, bool (*gone)(void *ud), void *ud);
+/* The second pass: up to max bytes at pos; 0 at the end, -1 when the file
+ * changed (checked before the last bytes go out) or a read failed. */
+long emu_file_read_at(emu_file_body *fb, uint64_t pos, char *buf, size_t max);
+void emu_file_body_free(emu_file_body *fb);
 
 /* snapshots.c */
 void emu_snapshot_tick(emu_server *s, int64_t now);
