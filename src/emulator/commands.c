@@ -371,6 +371,11 @@ int emu_command_start(emu_server *s, emu_sandbox *b, const cJSON *details, emu_c
     spec.allow_network = proj ? proj->allow_network : false;
     spec.isolate = s->isolate;
     spec.timeout_ms = c->timeout_ms;
+    const struct emu_shape_limits *sl = emu_shape_limits(s->cfg, b->shape);
+    if (sl && s->isolate) { /* limits of the shape, per process (src/sys/proc.h) */
+        spec.memory_limit_bytes = (uint64_t)sl->memory_mib << 20;
+        spec.max_processes = (int)sl->processes;
+    }
     emu_store_command_begin(s, b, c); /* recorded (with its retry token) before it runs */
     c->refs++; /* the process's reference, dropped when the ticker frees it */
     int rc = ocisbx_proc_start(&spec, on_output, on_exit_cb, c, &c->proc);

@@ -56,6 +56,12 @@ typedef struct emu_limits {
     int64_t create_delay_ms;
     int64_t stop_delay_ms;
     int64_t minute_ms; /* length of a lifetime "minute" (tests of expiry shorten it) */
+    /* limits.shapes.<SHAPE>: per-process address space and processes of
+     * a sandbox's commands (0: none); [0] SMALL, [1] MEDIUM, [2] LARGE */
+    struct emu_shape_limits {
+        int64_t memory_mib;
+        int64_t processes;
+    } shapes[3];
 } emu_limits;
 
 typedef struct emu_config {
@@ -82,6 +88,8 @@ int emu_config_load(const char *path, emu_config **out);
 int emu_config_parse(const char *text, size_t len, const char *path, bool load_keys, emu_config **out);
 void emu_config_free(emu_config *c);
 const emu_project *emu_config_project(const emu_config *c, const char *id);
+/* The limits of a shape name (NULL: unknown shape). */
+const struct emu_shape_limits *emu_shape_limits(const emu_config *c, const char *shape);
 
 /* ---- requests and responses (http.c builds them, dispatch.c consumes) ---- */
 typedef struct emu_header {

@@ -65,6 +65,8 @@ struct ocisbx_proc {
     dev_t ws_dev;                 /* the workspace start() examined */
     ino_t ws_ino;
     bool bwrap_setuid;            /* then no PR_SET_NO_NEW_PRIVS, it would break it */
+    uint64_t mem_limit;           /* RLIMIT_AS, 0: none */
+    int max_procs;                /* RLIMIT_NPROC, 0: none */
 
     ocisbx_proc_output_fn on_output;
     ocisbx_proc_exit_fn on_exit;
@@ -393,7 +395,7 @@ static void terminate_locked(ocisbx_proc *p, int grace_ms)
 
 /* ---- the child ----------------------------------------------------------------- */
 
-enum { CHILD_EXEC = 0, CHILD_STAGE, CHILD_DROP };
+enum { CHILD_EXEC = 0, CHILD_STAGE, CHILD_DROP, CHILD_LIMITS };
 
 /* Runs between fork and exec: async-signal-safe calls only. */
 static void child_exec(ocisbx_proc *p, pid_t parent, int devnull, int out_w, int err_w, int info_w,
@@ -489,6 +491,19 @@ static void child_exec(ocisbx_proc *p, pid_t parent, int devnull, int out_w, int
             _exit(127);
         step = CHILD_EXEC;
     }
+    /* after the drop: RLIMIT_NPROC counts the processes of the real uid */
+    step = CHILD_LIMITS;
+    if (p->mem_limit) {
+        struct rlimit rl = {(rlim_t)p->mem_limit, (rlim_t)p->mem_limit};
+        if (setrlimit(RLIMIT_AS, &rl) != 0)
+            goto fail;
+    }
+    if (p->max_procs > 0) {
+        struct rlimit rl = {(rlim_t)p->max_procs, (rlim_t)p->max_procs};
+        if (setrlimit(RLIMIT_NPROC, &rl) != 0)
+            goto fail;
+    }
+    step = CHILD_EXEC;
     execve(p->exe, p->argv, p->envp);
 fail:;
     int e[2] = {step, errno};
@@ -584,6 +599,8 @@ static int spawn(ocisbx_proc *p, io *io_out)
         if (child_err[0] == CHILD_STAGE)
             rc = ocisbx_fail(OCISBX_EIO, "runner: cannot stage the workspace in a private mount namespace: %s",
                              strerror(child_err[1]));
+        else if (child_err[0] == CHILD_LIMITS)
+            rc = ocisbx_fail(OCISBX_EIO, "runner: cannot set the resource limits: %s", strerror(child_err[1]));
         else if (child_err[0] == CHILD_DROP)
             rc = ocisbx_fail(OCISBX_EIO, "runner: cannot drop to uid %u gid %u: %s", (unsigned)p->run_uid,
                              (unsigned)p->run_gid, strerror(child_err[1]));
@@ -937,8 +954,12 @@ int ocisbx_proc_start(const ocisbx_proc_spec *spec, ocisbx_proc_output_fn on_out
                 rc = ocisbx_fail_nomem();
         }
     }
-    if (!rc && (spec->memory_limit_bytes || spec->max_processes))
-        rc = ocisbx_fail(OCISBX_EUNSUPPORTED, "runner: resource limits are not supported yet");
+    if (!rc && (spec->memory_limit_bytes || spec->max_processes) && !spec->isolate)
+        rc = ocisbx_fail(OCISBX_EUNSUPPORTED, "runner: resource limits need isolation");
+    if (!rc && spec->max_processes < 0)
+        rc = ocisbx_fail(OCISBX_EINVAL, "runner: max_processes must not be negative");
+    p->mem_limit = spec->memory_limit_bytes;
+    p->max_procs = spec->max_processes;
     if (!rc)
         rc = check_cwd(spec, &cwd, &p->host_cwd);
     if (!rc)
