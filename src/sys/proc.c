@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include "util/internal.h"
 
@@ -196,6 +201,35 @@ static void push_host_dir(strv *a, const char *dir)
     }
 }
 
+/* No ptrace in the sandbox: bwrap loads this filter (cBPF, from the fd
+ * given with --seccomp) just before it executes the command, so every
+ * process of the command's tree gets EPERM from ptrace() while bwrap's init
+ * (its pid 1, outside the filter) cannot be attached and stalled. Any
+ * other architecture than the native one (i386 or x32 entry points) is
+ * refused as a whole, so the filter cannot be bypassed through them. */
+#define SECCOMP_FD 5 /* after 0-2, the info fd 3 and the exec-error fd 4 */
+#define SECCOMP_FD_STR "5"
+#if defined(__x86_64__)
+#define NATIVE_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define NATIVE_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#else
+#error "the seccomp filter knows x86_64 and aarch64 only"
+#endif
+static const struct sock_filter no_ptrace_filter[] = {
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_AUDIT_ARCH, 1, 0),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+#if defined(__x86_64__)
+    BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1), /* x32 */
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+#endif
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ptrace, 0, 1),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
+
 static int build_bwrap_argv(ocisbx_proc *p, const char *bwrap, const ocisbx_proc_spec *spec,
                             const char *cwd)
 {
@@ -221,7 +255,7 @@ static int build_bwrap_argv(ocisbx_proc *p, const char *bwrap, const ocisbx_proc
         "--proc", "/proc",
         "--dev", "/dev", "--remount-ro", "/dev",
         "--tmpfs", "/tmp", "--remount-ro", "/tmp",
-        "--info-fd", "3", NULL};
+        "--info-fd", "3", "--seccomp", SECCOMP_FD_STR, NULL};
     for (size_t i = 0; rest[i]; i++)
         strv_push(&a, rest[i]);
     strv_push(&a, "--bind");
@@ -502,6 +536,18 @@ static void child_exec(ocisbx_proc *p, pid_t parent, int devnull, int out_w, int
         struct rlimit rl = {(rlim_t)p->max_procs, (rlim_t)p->max_procs};
         if (setrlimit(RLIMIT_NPROC, &rl) != 0)
             goto fail;
+    }
+    if (p->isolate) { /* the filter, read by bwrap from SECCOMP_FD (fits a pipe's buffer) */
+        int sp[2];
+        if (pipe(sp) != 0 || write(sp[1], no_ptrace_filter, sizeof no_ptrace_filter) !=
+                                 (ssize_t)sizeof no_ptrace_filter)
+            goto fail;
+        close(sp[1]);
+        if (sp[0] != SECCOMP_FD) {
+            if (dup2(sp[0], SECCOMP_FD) < 0)
+                goto fail;
+            close(sp[0]);
+        }
     }
     step = CHILD_EXEC;
     execve(p->exe, p->argv, p->envp);
