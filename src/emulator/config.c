@@ -511,8 +511,8 @@ int emu_config_parse(const char *text, size_t len, const char *path, bool load_k
     cfg->limits.stop_delay_ms = 100;
     cfg->limits.minute_ms = 60000;
     /* Oracle's shapes: SMALL 1 OCPU / 4 GB, MEDIUM 2 / 8 GB, LARGE 4 / 16 GB;
-     * processes: 256 per OCPU */
-    static const int64_t mem[3] = {4096, 8192, 16384}, procs[3] = {256, 512, 1024};
+     * processes: 1024 per OCPU (generous: the count is per uid, see proc.h) */
+    static const int64_t mem[3] = {4096, 8192, 16384}, procs[3] = {1024, 2048, 4096};
     for (int i = 0; i < 3; i++) {
         cfg->limits.shapes[i].memory_mib = mem[i];
         cfg->limits.shapes[i].processes = procs[i];
