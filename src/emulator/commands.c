@@ -84,7 +84,7 @@ static void record_chunk(emu_server *s, emu_command *c, int stream, const char *
         ocisbx_buf_free(&raw);
         return;
     }
-    emu_event *e = emu_command_add_event(c, stream == 2 ? EMU_EV_STDERR : EMU_EV_STDOUT);
+    emu_event *e = emu_command_add_output_event(c, stream == 2 ? EMU_EV_STDERR : EMU_EV_STDOUT);
     if (e && !c->output_lost) {
         ocisbx_buf clean = OCISBX_BUF_INIT;
         emu_utf8_sanitize(raw.data, use, &clean);
@@ -374,6 +374,12 @@ int emu_command_start(emu_server *s, emu_sandbox *b, const cJSON *details, emu_c
     spec.allow_network = proj ? proj->allow_network : false;
     spec.isolate = s->isolate;
     spec.timeout_ms = c->timeout_ms;
+    const struct emu_shape_limits *sl = emu_shape_limits(s->cfg, b->shape);
+    if (sl && s->isolate) { /* limits of the shape, per process (src/sys/proc.h) */
+        spec.memory_limit_bytes = (uint64_t)sl->memory_mib << 20;
+        spec.max_processes = (int)sl->processes;
+    }
+    emu_store_command_begin(s, b, c); /* recorded (with its retry token) before it runs */
     c->refs++; /* the process's reference, dropped when the ticker frees it */
     int rc = ocisbx_proc_start(&spec, on_output, on_exit_cb, c, &c->proc);
     free_envp(envp);

@@ -240,9 +240,40 @@ static int project_pair(ctx *c, const char *key, yaml_node_t *v, yaml_node_t *k,
     return unknown(c, key, k);
 }
 
+static const char *const shape_names[3] = {"SMALL", "MEDIUM", "LARGE"};
+
+const struct emu_shape_limits *emu_shape_limits(const emu_config *c, const char *shape)
+{
+    for (int i = 0; i < 3 && shape; i++)
+        if (!strcmp(shape, shape_names[i]))
+            return &c->limits.shapes[i];
+    return NULL;
+}
+
+static int shape_limit_pair(ctx *c, const char *key, yaml_node_t *v, yaml_node_t *k, void *ud)
+{
+    struct emu_shape_limits *sl = ud;
+    if (!strcmp(key, "memory_mib"))
+        return get_int(c, v, key, 0, INT64_C(1) << 30, &sl->memory_mib);
+    if (!strcmp(key, "processes"))
+        return get_int(c, v, key, 0, 1000000, &sl->processes);
+    return unknown(c, key, k);
+}
+
+static int shapes_pair(ctx *c, const char *key, yaml_node_t *v, yaml_node_t *k, void *ud)
+{
+    (void)ud;
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(key, shape_names[i]))
+            return each_pair(c, v, key, shape_limit_pair, &c->cfg->limits.shapes[i]);
+    return bad(c, k, key, "expected a shape: SMALL, MEDIUM or LARGE");
+}
+
 static int limits_pair(ctx *c, const char *key, yaml_node_t *v, yaml_node_t *k, void *ud)
 {
     (void)ud;
+    if (!strcmp(key, "shapes"))
+        return each_pair(c, v, key, shapes_pair, NULL);
     emu_limits *l = &c->cfg->limits;
     if (!strcmp(key, "max_body_bytes"))
         return get_int(c, v, key, 1, INT64_C(1) << 40, &l->max_body_bytes);
@@ -481,6 +512,13 @@ int emu_config_parse(const char *text, size_t len, const char *path, bool load_k
     cfg->limits.create_delay_ms = 300;
     cfg->limits.stop_delay_ms = 100;
     cfg->limits.minute_ms = 60000;
+    /* Oracle's shapes: SMALL 1 OCPU / 4 GB, MEDIUM 2 / 8 GB, LARGE 4 / 16 GB;
+     * processes: 1024 per OCPU (generous: the count is per uid, see proc.h) */
+    static const int64_t mem[3] = {4096, 8192, 16384}, procs[3] = {1024, 2048, 4096};
+    for (int i = 0; i < 3; i++) {
+        cfg->limits.shapes[i].memory_mib = mem[i];
+        cfg->limits.shapes[i].processes = procs[i];
+    }
     cfg->seed = 1;
 
     yaml_parser_t parser;

@@ -283,7 +283,9 @@ void emu_handle(emu_server *s, const emu_request *req, emu_response *resp)
             r = NULL;
         }
     }
+    emu_store_set_retry(r);
     route(s, req, &rt, resp);
+    emu_store_set_retry(NULL);
     if (r) {
         /* only a success is remembered: a refused request may be retried */
         if (resp->status < 400)
@@ -296,5 +298,8 @@ void emu_handle(emu_server *s, const emu_request *req, emu_response *resp)
 done:
     if (resp->stream)
         resp->stream->cut_after = cut;
+    /* durable before the answer is sent (see store.c) */
+    if (emu_store_sync(s) != 0)
+        ocisbx_log(OCISBX_LOG_ERROR, "%s", ocisbx_error_message(ocisbx_error_last()));
     pthread_mutex_unlock(&s->mu);
 }

@@ -56,6 +56,12 @@ typedef struct emu_limits {
     int64_t create_delay_ms;
     int64_t stop_delay_ms;
     int64_t minute_ms; /* length of a lifetime "minute" (tests of expiry shorten it) */
+    /* limits.shapes.<SHAPE>: per-process address space and processes of
+     * a sandbox's commands (0: none); [0] SMALL, [1] MEDIUM, [2] LARGE */
+    struct emu_shape_limits {
+        int64_t memory_mib;
+        int64_t processes;
+    } shapes[3];
 } emu_limits;
 
 typedef struct emu_config {
@@ -82,6 +88,8 @@ int emu_config_load(const char *path, emu_config **out);
 int emu_config_parse(const char *text, size_t len, const char *path, bool load_keys, emu_config **out);
 void emu_config_free(emu_config *c);
 const emu_project *emu_config_project(const emu_config *c, const char *id);
+/* The limits of a shape name (NULL: unknown shape). */
+const struct emu_shape_limits *emu_shape_limits(const emu_config *c, const char *shape);
 
 /* ---- requests and responses (http.c builds them, dispatch.c consumes) ---- */
 typedef struct emu_header {
@@ -116,6 +124,16 @@ typedef struct emu_stream {
     int sent;
 } emu_stream;
 
+/* A file answered by streaming (files.c): the HTTP layer hashes it in a
+ * first pass, then sends it; the file must not change in between. */
+typedef struct emu_file_body {
+    int fd;
+    int64_t size;
+    uint64_t dev, ino;
+    int64_t mtime_ns;
+    char sha[45]; /* base64 SHA-256, set by emu_file_hash */
+} emu_file_body;
+
 #define EMU_MAX_RESP_HEADERS 12
 typedef struct emu_response {
     int status;
@@ -125,6 +143,7 @@ typedef struct emu_response {
     size_t n_headers;
     bool reset;       /* drop the connection without an answer */
     emu_stream *stream; /* non-NULL: an event stream follows */
+    emu_file_body *file; /* non-NULL: the body is this file (status 200, body empty) */
 } emu_response;
 
 void emu_response_init(emu_response *r);
@@ -240,7 +259,10 @@ typedef struct emu_command {
     bool cancel_requested;
     bool stop_requested;
     bool finished;  /* FINISHED event written */
-    bool persisted; /* its (final) events are in <state>/commands/<id>.json */
+    bool persisted; /* its (final) events are in <state>/commands/<id>.json (older state directories) */
+    size_t n_journaled;  /* events[0..n_journaled) are in <state>/commands/<id>.events, fsync'd */
+    bool lost_journaled; /* the journal records the output loss */
+    bool journal_exists; /* the journal file and its directory entry are durable */
 } emu_command;
 
 typedef struct emu_sandbox {
@@ -292,6 +314,7 @@ typedef struct emu_retry {
     char *hdr_names[4];
     char *hdr_values[4];
     char command_id[32]; /* runAndStream: replays the stream */
+    char started_cmd[32]; /* the command its action started (recorded before the process starts) */
 } emu_retry;
 
 typedef struct emu_server {
@@ -314,6 +337,9 @@ typedef struct emu_server {
     bool stopping;
     pthread_t ticker;
     bool ticker_started;
+    emu_sandbox *starting_sbx; /* a command being started, saved before its process starts */
+    emu_command *starting_cmd;
+    bool no_fsync; /* OCISBX_EMULATOR_NO_FSYNC=1 (benchmark reference only): not durable */
 } emu_server;
 
 /* server.c: create (loads state from state_dir), start the ticker, stop. */
@@ -374,13 +400,40 @@ void emu_stream_free(emu_stream *st); /* with s->mu held */
 int emu_command_replay_stream(emu_server *s, const emu_request *req, const char *command_id, emu_response *resp);
 void emu_command_free(emu_command *c);
 
+/* files.c, the streamed read, called without s->mu: the first pass hashes
+ * the file (gone(ud) is asked every few MiB: true stops it); -1 when the
+ * client went, the file changed since it was opened, or a read failed. */
+int emu_file_hash(emu_file_body *fb, bool (*gone)(void *ud), void *ud);
+/* The second pass: up to max bytes at pos; 0 at the end, -1 when the file
+ * changed (checked before the last bytes go out) or a read failed. */
+long emu_file_read_at(emu_file_body *fb, uint64_t pos, char *buf, size_t max);
+void emu_file_body_free(emu_file_body *fb);
+
 /* snapshots.c */
 void emu_snapshot_tick(emu_server *s, int64_t now);
 void emu_snapshot_free(emu_snapshot *n);
 
-/* store.c */
+/* store.c (all with s->mu held but load) */
 int emu_store_load(emu_server *s);
-int emu_store_save(emu_server *s); /* with s->mu held */
+int emu_store_save(emu_server *s); /* the state file, written and fsync'd */
+/* Durable point: the new events of every command appended to their journals
+ * (fsync'd), then the state file when something changed. Called before an
+ * answer is sent. */
+int emu_store_sync(emu_server *s);
+/* The new events of one command appended to its journal (fsync'd): called
+ * before a stream sends them. */
+int emu_store_sync_command(emu_server *s, emu_command *c);
+/* The retry record of the request this thread is handling (NULL: none). */
+void emu_store_set_retry(emu_retry *r);
+/* Called by emu_command_start before the process starts: the command (and
+ * the retry token that started it) are made durable first. */
+void emu_store_command_begin(emu_server *s, emu_sandbox *b, emu_command *c);
+
+/* events.c: an output event of kind (EMU_EV_STDOUT/STDERR); past the output
+ * loss, chunks are coalesced (at most one event per stream per
+ * EMU_COALESCE_MS): NULL then, and when out of memory. */
+#define EMU_COALESCE_MS 1000
+emu_event *emu_command_add_output_event(emu_command *c, int kind);
 
 /* lock.c: creates the state directory (0700) and takes an exclusive lock
  * on <state>/lock for the life of the process; OCISBX_ECONFIG when another

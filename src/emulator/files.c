@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "emulator/emu.h"
+#include "ocisbx/util.h"
 #include "sys/walk.h"
 
 /* Splits /workspace/a/b into the relative "a/b"; NULL (with a 400) when the
@@ -159,40 +160,111 @@ out:
     close(dfd);
 }
 
+/* Reads stream from the file (memory independent of its size):
+ * opc-content-sha256 is a header, so the HTTP layer makes a first pass that
+ * hashes the file, then sends it with a callback response; size, mtime and
+ * inode taken at open must still hold after the hash and before the last
+ * bytes are sent, else the connection is cut (the client sees a short
+ * body, never a complete one that does not match the header). */
+static bool same_file(const emu_file_body *fb)
+{
+    struct stat st;
+    return fstat(fb->fd, &st) == 0 && (uint64_t)st.st_dev == fb->dev && (uint64_t)st.st_ino == fb->ino &&
+           (int64_t)st.st_size == fb->size &&
+           (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec == fb->mtime_ns;
+}
+
+int emu_file_hash(emu_file_body *fb, bool (*gone)(void *ud), void *ud)
+{
+    ocisbx_sha256_ctx *h = NULL;
+    enum { CHUNK = 1 << 16 };
+    char *chunk = malloc(CHUNK);
+    int64_t done = 0;
+    int rc = chunk && ocisbx_sha256_new(&h) == 0 ? 0 : -1;
+    for (unsigned n = 0; !rc && done < fb->size; n++) {
+        if (gone && n % 64 == 0 && gone(ud)) { /* every 4 MiB */
+            rc = -1;
+            break;
+        }
+        size_t want = fb->size - done < CHUNK ? (size_t)(fb->size - done) : CHUNK;
+        ssize_t r = pread(fb->fd, chunk, want, (off_t)done);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            rc = -1;
+            break;
+        }
+        ocisbx_sha256_update(h, chunk, (size_t)r);
+        done += r;
+    }
+    free(chunk);
+    unsigned char digest[32];
+    if (!rc && ocisbx_sha256_final(h, digest) != 0)
+        rc = -1;
+    ocisbx_sha256_free(h);
+    if (!rc && !same_file(fb))
+        rc = -1;
+    char *b64 = NULL;
+    if (!rc && ocisbx_base64_encode(digest, sizeof digest, &b64) == 0)
+        snprintf(fb->sha, sizeof fb->sha, "%s", b64);
+    else
+        rc = -1;
+    ocisbx_free(b64);
+    return rc;
+}
+
+long emu_file_read_at(emu_file_body *fb, uint64_t pos, char *buf, size_t max)
+{
+    if ((int64_t)pos >= fb->size)
+        return 0;
+    size_t want = (uint64_t)fb->size - pos < max ? (size_t)((uint64_t)fb->size - pos) : max;
+    ssize_t r;
+    do
+        r = pread(fb->fd, buf, want, (off_t)pos);
+    while (r < 0 && errno == EINTR);
+    if (r <= 0)
+        return -1; /* a read error, or the file got shorter */
+    if ((int64_t)pos + r >= fb->size && !same_file(fb))
+        return -1;
+    return (long)r;
+}
+
+void emu_file_body_free(emu_file_body *fb)
+{
+    if (!fb)
+        return;
+    if (fb->fd >= 0)
+        close(fb->fd);
+    free(fb);
+}
+
 static void do_read(int ws_fd, const char *rel, const char *fp, emu_response *resp)
 {
     ocisbx_walk_root root = {ws_fd, "/workspace"};
     int fd = -1;
-    ocisbx_buf data = OCISBX_BUF_INIT;
     int rc = ocisbx_walk_open_read(&root, rel, &fd);
     if (rc) {
         walk_error(rc, fp, resp);
-        goto out;
+        return;
     }
-    char chunk[65536];
-    for (;;) {
-        ssize_t r = read(fd, chunk, sizeof chunk);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            emu_error(resp, 500, "InternalServerError", "cannot read %s: %s", fp, strerror(errno));
-            goto out;
-        }
-        if (r == 0)
-            break;
-        ocisbx_buf_append(&data, chunk, (size_t)r);
+    struct stat st;
+    emu_file_body *fb = calloc(1, sizeof *fb);
+    if (!fb || fstat(fd, &st) != 0) {
+        emu_error(resp, 500, "InternalServerError", "cannot read %s: %s", fp, fb ? strerror(errno) : "out of memory");
+        free(fb);
+        close(fd);
+        return;
     }
-    char sha[45];
-    emu_sha256_b64(data.data ? data.data : "", data.len, sha);
+    fb->fd = fd;
+    fb->size = (int64_t)st.st_size;
+    fb->dev = (uint64_t)st.st_dev;
+    fb->ino = (uint64_t)st.st_ino;
+    fb->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
     resp->status = 200;
     snprintf(resp->content_type, sizeof resp->content_type, "application/octet-stream");
     ocisbx_buf_clear(&resp->body);
-    ocisbx_buf_append(&resp->body, data.data ? data.data : "", data.len);
-    emu_response_header(resp, "opc-content-sha256", sha);
-out:
-    if (fd >= 0)
-        close(fd);
-    ocisbx_buf_free(&data);
+    emu_file_body_free(resp->file);
+    resp->file = fb;
 }
 
 void emu_h_file(emu_server *s, const emu_request *req, const emu_route *rt, emu_response *resp)

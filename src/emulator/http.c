@@ -35,6 +35,7 @@ typedef struct conn_ctx {
     char *raw_uri;
     bool started;
     emu_stream *st;
+    emu_file_body *file; /* a file read being sent */
     ocisbx_buf pending;
     size_t pending_off;
     int end; /* 0 open, 1 end, -1 cut */
@@ -93,7 +94,8 @@ static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max)
         if (peer_gone(c))
             return MHD_CONTENT_READER_END_WITH_ERROR;
         pthread_mutex_lock(&s->mu);
-        int rc = emu_stream_next(s, c->st, &c->pending);
+        /* events are stored before they are sent: none unless stored */
+        int rc = emu_store_sync_command(s, c->st->cmd) == 0 ? emu_stream_next(s, c->st, &c->pending) : 0;
         if (rc == 0 && c->pending.len == 0) {
             struct timespec ts;
             clock_gettime(CLOCK_REALTIME, &ts);
@@ -104,6 +106,45 @@ static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max)
             c->end = rc;
         pthread_mutex_unlock(&s->mu);
     }
+}
+
+static bool peer_gone_cb(void *ud)
+{
+    return peer_gone(ud);
+}
+
+static ssize_t file_reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    conn_ctx *c = cls;
+    long n = emu_file_read_at(c->file, pos, buf, max);
+    if (n == 0)
+        return MHD_CONTENT_READER_END_OF_STREAM;
+    return n < 0 ? MHD_CONTENT_READER_END_WITH_ERROR : (ssize_t)n;
+}
+
+/* A file read: hashed in a first pass (here, without the state lock: it
+ * holds up this connection only, and stops when the client goes), then
+ * sent by MHD through file_reader. */
+static struct MHD_Response *file_response(conn_ctx *c, emu_response *resp)
+{
+    emu_file_body *fb = resp->file;
+    if (emu_file_hash(fb, peer_gone_cb, c) != 0) {
+        if (peer_gone(c))
+            return NULL;
+        const char *rid0 = emu_response_get_header(resp, "opc-request-id");
+        char *rid = rid0 ? ocisbx_strdup(rid0) : NULL;
+        emu_response_clear(resp);
+        emu_response_init(resp);
+        if (rid)
+            emu_response_header(resp, "opc-request-id", rid);
+        free(rid);
+        emu_error(resp, 409, "IncorrectState", "the file changed or could not be read while it was being read");
+        return MHD_create_response_from_buffer(resp->body.len, resp->body.data, MHD_RESPMEM_MUST_COPY);
+    }
+    emu_response_header(resp, "opc-content-sha256", fb->sha);
+    resp->file = NULL;
+    c->file = fb;
+    return MHD_create_response_from_callback((uint64_t)fb->size, 64 * 1024, file_reader, c, NULL);
 }
 
 static enum MHD_Result answer(conn_ctx *c, struct MHD_Connection *con)
@@ -123,6 +164,8 @@ static enum MHD_Result answer(conn_ctx *c, struct MHD_Connection *con)
         c->st = resp.stream;
         resp.stream = NULL;
         r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, stream_reader, c, NULL);
+    } else if (resp.file) {
+        r = file_response(c, &resp);
     } else {
         static char empty[1];
         r = MHD_create_response_from_buffer(resp.body.len, resp.body.data ? resp.body.data : empty,
@@ -202,6 +245,7 @@ static void completed_cb(void *cls, struct MHD_Connection *con, void **req_cls, 
         emu_stream_free(c->st);
         pthread_mutex_unlock(&h->s->mu);
     }
+    emu_file_body_free(c->file);
     emu_request_clear(&c->req);
     ocisbx_buf_free(&c->pending);
     free(c->raw_uri);

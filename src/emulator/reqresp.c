@@ -105,6 +105,7 @@ void emu_response_clear(emu_response *r)
         free(r->headers[i].value);
     }
     ocisbx_buf_free(&r->body);
+    emu_file_body_free(r->file);
     memset(r, 0, sizeof *r);
 }
 

@@ -44,8 +44,12 @@ int emu_server_new(emu_config *cfg, const char *state_dir, const char *api_versi
                          strerror(errno));
     free(ws);
     free(sn);
+    const char *nf = getenv("OCISBX_EMULATOR_NO_FSYNC");
+    s->no_fsync = nf && !strcmp(nf, "1");
     if (!rc)
         rc = emu_store_load(s);
+    if (!rc)
+        rc = emu_store_sync(s); /* the commands cut by a crash, settled durably */
     if (rc) {
         s->cfg = NULL;
         emu_server_free(s);
@@ -110,9 +114,9 @@ static void *ticker(void *arg)
         emu_sandbox_tick(s, now);
         emu_snapshot_tick(s, now);
         emu_retry_tick(s, now);
-        if (s->dirty && now - last_save >= SAVE_EVERY_MS) {
-            if (emu_store_save(s) == 0)
-                s->dirty = false;
+        if (now - last_save >= SAVE_EVERY_MS) {
+            if (emu_store_sync(s) != 0)
+                ocisbx_log(OCISBX_LOG_ERROR, "%s", ocisbx_error_message(ocisbx_error_last()));
             last_save = now;
         }
         dead *d = NULL;
@@ -162,7 +166,8 @@ void emu_server_shutdown(emu_server *s)
             b->t_stopped = emu_now_ms();
         }
     }
-    if (emu_store_save(s) != 0)
+    s->dirty = true;
+    if (emu_store_sync(s) != 0)
         ocisbx_log(OCISBX_LOG_ERROR, "%s", ocisbx_error_message(ocisbx_error_last()));
     pthread_cond_broadcast(&s->cv);
     pthread_mutex_unlock(&s->mu);

@@ -1,14 +1,91 @@
-/* The state file <state-dir>/state.json: every sandbox, command (with its
- * events), snapshot and retry token, written atomically. Workspaces live
- * beside it, so a restart loses nothing; commands that were running when the
- * emulator went away come back FAILED. */
+/* The state: <state-dir>/state.json (every sandbox, command, snapshot and
+ * retry token, without events) and one append-only event journal per
+ * command, <state-dir>/commands/<id>.events (one JSON line per event).
+ * Durability: emu_store_sync() appends the new events to the journals and
+ * rewrites the state file when something changed, each fsync'd (the file,
+ * then the directory after a rename or a new journal); the dispatcher calls
+ * it before every answer is sent and a stream calls emu_store_sync_command()
+ * before it sends events, so nothing answered or sent is lost by kill -9.
+ * Workspaces live beside it; commands that were running when the emulator
+ * went away come back FAILED, cut (a FINISHED event after the last journaled
+ * one, no exit code). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <dirent.h>
 
 #include "emulator/emu.h"
 #include "ocisbx/util.h"
+
+static _Thread_local emu_retry *tl_retry;
+
+void emu_store_set_retry(emu_retry *r)
+{
+    tl_retry = r;
+}
+
+static int sync_fd(const emu_server *s, int fd)
+{
+    return s->no_fsync ? 0 : fsync(fd);
+}
+
+static int sync_dir(const emu_server *s, const char *dir)
+{
+    if (s->no_fsync)
+        return 0;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+static int write_all(int fd, const char *p, size_t left)
+{
+    while (left > 0) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -1;
+        p += w;
+        left -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Written to a temporary name, fsync'd, renamed into place, the directory
+ * fsync'd: after a crash either the old or the new file is there, whole. */
+static int write_durable(const emu_server *s, const char *dir, const char *path, const char *data, size_t len)
+{
+    char suffix[20];
+    emu_new_id(".tmp-", suffix, sizeof suffix);
+    char *tmp = ocisbx_asprintf("%s%s", path, suffix);
+    if (!tmp)
+        return -1;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int rc = fd < 0 ? -1 : 0;
+    if (!rc && (write_all(fd, data, len) != 0 || sync_fd(s, fd) != 0))
+        rc = -1;
+    if (fd >= 0 && close(fd) != 0)
+        rc = -1;
+    if (!rc && rename(tmp, path) != 0)
+        rc = -1;
+    if (rc) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+    } else if (sync_dir(s, dir) != 0) {
+        rc = -1;
+    }
+    free(tmp);
+    return rc;
+}
 
 static void put_str(cJSON *o, const char *k, const char *v)
 {
@@ -35,42 +112,71 @@ static cJSON *env_json(const emu_env *env, size_t n)
     return a;
 }
 
-static cJSON *events_json(const emu_command *c)
+/* One journal line per event: {"ts","kind","dataB64","exitCode"} and, for
+ * FINISHED, the command's final state and time (so a FINISHED event that
+ * was sent is never contradicted by an older state file). The output loss is
+ * a line {"lost":true}: the data of every event is void from then on. */
+static void journal_line(const emu_command *c, const emu_event *e, ocisbx_buf *out)
 {
-    cJSON *ev = cJSON_CreateArray();
-    for (size_t i = 0; i < c->n_events; i++) {
-        const emu_event *e = &c->events[i];
-        cJSON *x = cJSON_CreateObject();
-        put_num(x, "ts", e->ts_ms);
-        put_num(x, "kind", e->kind);
-        if (e->data) { /* base64: output may hold NUL, which a JSON string from cJSON cannot */
-            char *b64 = NULL;
-            if (ocisbx_base64_encode(e->data, e->len, &b64) == 0)
-                put_str(x, "dataB64", b64);
-            ocisbx_free(b64);
-        }
-        put_num(x, "exitCode", e->exit_code);
-        cJSON_AddItemToArray(ev, x);
+    cJSON *x = cJSON_CreateObject();
+    put_num(x, "ts", e->ts_ms);
+    put_num(x, "kind", e->kind);
+    if (e->data && !c->output_lost) {
+        char *b64 = NULL;
+        if (ocisbx_base64_encode(e->data, e->len, &b64) == 0)
+            put_str(x, "dataB64", b64);
+        ocisbx_free(b64);
     }
-    return ev;
+    put_num(x, "exitCode", e->exit_code);
+    if (e->kind == EMU_EV_FINISHED) {
+        put_str(x, "state", c->state);
+        put_num(x, "tFinished", c->t_finished);
+    }
+    char *text = cJSON_PrintUnformatted(x);
+    cJSON_Delete(x);
+    if (text) {
+        ocisbx_buf_appends(out, text);
+        ocisbx_buf_appends(out, "\n");
+    }
+    cJSON_free(text);
 }
 
-/* A finished command's events never change: written once to their own file,
- * so the periodic state file stays small whatever the outputs were. */
-static void persist_events(const emu_server *s, emu_command *c)
+int emu_store_sync_command(emu_server *s, emu_command *c)
 {
-    if (!c->finished || c->persisted)
-        return;
+    bool lost = c->output_lost && !c->lost_journaled;
+    if (c->n_journaled >= c->n_events && !lost)
+        return 0;
+    ocisbx_buf text = OCISBX_BUF_INIT;
+    if (lost)
+        ocisbx_buf_appends(&text, "{\"lost\":true}\n");
+    for (size_t i = c->n_journaled; i < c->n_events; i++)
+        journal_line(c, &c->events[i], &text);
     char *dir = ocisbx_asprintf("%s/commands", s->state_dir);
-    char *path = ocisbx_asprintf("%s/commands/%s.json", s->state_dir, c->id);
-    cJSON *ev = events_json(c);
-    char *text = cJSON_PrintUnformatted(ev);
-    cJSON_Delete(ev);
-    if (dir && path && text && emu_mkdirs(dir) == 0 && emu_write_file_atomic(path, text, strlen(text)) == 0)
-        c->persisted = true;
-    cJSON_free(text);
+    char *path = ocisbx_asprintf("%s/commands/%s.events", s->state_dir, c->id);
+    int rc = -1, fd = -1;
+    if (dir && path && text.data && emu_mkdirs(dir) == 0)
+        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0) {
+        if (write_all(fd, text.data, text.len) == 0 && sync_fd(s, fd) == 0 &&
+            (c->journal_exists || sync_dir(s, dir) == 0))
+            rc = 0;
+        else if (ftruncate(fd, st.st_size) != 0) /* no torn line before the next append */
+            ocisbx_log(OCISBX_LOG_WARN, "cannot cut the journal of %s back", c->id);
+    }
+    int e = errno;
+    if (fd >= 0)
+        close(fd);
+    if (rc == 0) {
+        c->n_journaled = c->n_events;
+        c->lost_journaled = c->output_lost;
+        c->journal_exists = true;
+    }
+    ocisbx_buf_free(&text);
     free(dir);
     free(path);
+    errno = e;
+    return rc == 0 ? 0 : ocisbx_fail(OCISBX_EIO, "cannot write the events of %s: %s", c->id, strerror(e));
 }
 
 static cJSON *cmd_json(const emu_command *c)
@@ -94,14 +200,11 @@ static cJSON *cmd_json(const emu_command *c)
     put_num(o, "outputBytes", c->output_bytes);
     cJSON_AddBoolToObject(o, "outputLost", c->output_lost);
     cJSON_AddBoolToObject(o, "finished", c->finished);
-    if (c->persisted)
-        cJSON_AddBoolToObject(o, "eventsFile", true);
-    else
-        cJSON_AddItemToObject(o, "events", events_json(c));
+    cJSON_AddBoolToObject(o, "journal", true);
     return o;
 }
 
-static cJSON *sbx_json(const emu_sandbox *b)
+static cJSON *sbx_json(const emu_server *s, const emu_sandbox *b)
 {
     cJSON *o = cJSON_CreateObject();
     put_str(o, "id", b->id);
@@ -128,21 +231,23 @@ static cJSON *sbx_json(const emu_sandbox *b)
     cJSON_AddBoolToObject(o, "deleteAfterStop", b->delete_after_stop);
     put_num(o, "version", b->version);
     cJSON *cmds = cJSON_AddArrayToObject(o, "commands");
-    for (size_t i = 0; i < b->n_cmds; i++)
+    bool starting_listed = false;
+    for (size_t i = 0; i < b->n_cmds; i++) {
         cJSON_AddItemToArray(cmds, cmd_json(b->cmds[i]));
+        starting_listed = starting_listed || b->cmds[i] == s->starting_cmd;
+    }
+    if (s->starting_cmd && s->starting_sbx == b && !starting_listed)
+        cJSON_AddItemToArray(cmds, cmd_json(s->starting_cmd));
     return o;
 }
 
 int emu_store_save(emu_server *s)
 {
-    for (size_t i = 0; i < s->n_sbx; i++)
-        for (size_t j = 0; j < s->sbx[i]->n_cmds; j++)
-            persist_events(s, s->sbx[i]->cmds[j]);
     cJSON *root = cJSON_CreateObject();
     put_num(root, "version", 1);
     cJSON *a = cJSON_AddArrayToObject(root, "sandboxes");
     for (size_t i = 0; i < s->n_sbx; i++)
-        cJSON_AddItemToArray(a, sbx_json(s->sbx[i]));
+        cJSON_AddItemToArray(a, sbx_json(s, s->sbx[i]));
     a = cJSON_AddArrayToObject(root, "snapshots");
     for (size_t i = 0; i < s->n_snaps; i++) {
         const emu_snapshot *n = s->snaps[i];
@@ -166,10 +271,16 @@ int emu_store_save(emu_server *s)
     a = cJSON_AddArrayToObject(root, "retryTokens");
     for (size_t i = 0; i < s->n_retries; i++) {
         const emu_retry *r = s->retries[i];
-        if (!r->done)
+        /* An action in progress is kept only once it started a command:
+         * every other action and its answer reach the file together, in one
+         * write, so a token without an answer never acted durably. */
+        if (!r->done && !r->started_cmd[0])
             continue;
         cJSON *o = cJSON_CreateObject();
         put_str(o, "key", r->key);
+        if (!r->done)
+            cJSON_AddBoolToObject(o, "pending", true);
+        put_str(o, "startedCommand", r->started_cmd);
         put_num(o, "t", r->t_ms);
         put_num(o, "status", r->status);
         put_str(o, "contentType", r->content_type);
@@ -185,7 +296,7 @@ int emu_store_save(emu_server *s)
     if (!text)
         return ocisbx_fail_nomem();
     char *path = ocisbx_asprintf("%s/state.json", s->state_dir);
-    int rc = path && emu_write_file_atomic(path, text, strlen(text)) == 0
+    int rc = path && write_durable(s, s->state_dir, path, text, strlen(text)) == 0
                  ? 0
                  : ocisbx_fail(OCISBX_EIO, "cannot write %s: %s", path ? path : "state.json", strerror(errno));
     free(path);
@@ -253,6 +364,69 @@ static char **get_strs(const cJSON *o, const char *k, size_t *n)
     return out;
 }
 
+static void load_event(emu_command *c, const cJSON *it)
+{
+    emu_event *e = emu_command_add_event(c, (int)get_n(it, "kind"));
+    if (!e)
+        return;
+    e->ts_ms = get_n(it, "ts");
+    char *b64 = get_s(it, "dataB64");
+    unsigned char *raw = NULL;
+    size_t raw_len = 0;
+    if (b64 && !c->output_lost && ocisbx_base64_decode(b64, strlen(b64), &raw, &raw_len) == 0) {
+        e->data = (char *)raw;
+        e->len = raw_len;
+    }
+    free(b64);
+    e->exit_code = (int)get_n(it, "exitCode");
+}
+
+/* The journal up to its last whole line (a line torn by a crash was never
+ * sent: it is cut off so appends go on cleanly). A FINISHED line settles the
+ * command whatever the older state file said. */
+static void load_journal(const emu_server *s, emu_command *c)
+{
+    char *path = ocisbx_asprintf("%s/commands/%s.events", s->state_dir, c->id);
+    size_t len = 0;
+    char *text = path ? emu_read_file(path, &len) : NULL;
+    size_t good = 0;
+    while (text && good < len) {
+        char *nl = memchr(text + good, '\n', len - good);
+        if (!nl)
+            break;
+        cJSON *it = cJSON_ParseWithLength(text + good, (size_t)(nl - text - (ptrdiff_t)good));
+        if (!cJSON_IsObject(it)) {
+            cJSON_Delete(it);
+            break;
+        }
+        good = (size_t)(nl - text) + 1;
+        if (get_b(it, "lost")) {
+            c->output_lost = true;
+            for (size_t i = 0; i < c->n_events; i++) {
+                free(c->events[i].data);
+                c->events[i].data = NULL;
+                c->events[i].len = 0;
+            }
+        } else {
+            load_event(c, it);
+            if (get_n(it, "kind") == EMU_EV_FINISHED && !c->finished) {
+                c->finished = true;
+                get_fixed(it, "state", c->state, sizeof c->state);
+                c->exit_code = (int)get_n(it, "exitCode");
+                c->t_finished = c->t_updated = get_n(it, "tFinished");
+            }
+        }
+        cJSON_Delete(it);
+    }
+    if (text && good < len && truncate(path, (off_t)good) != 0)
+        ocisbx_log(OCISBX_LOG_WARN, "cannot cut the torn end of the journal of %s", c->id);
+    c->journal_exists = text != NULL;
+    c->n_journaled = c->n_events;
+    c->lost_journaled = c->output_lost;
+    free(text);
+    free(path);
+}
+
 static emu_command *load_cmd(const emu_server *s, const cJSON *o, const char *sandbox_id)
 {
     emu_command *c = calloc(1, sizeof *c);
@@ -280,41 +454,29 @@ static emu_command *load_cmd(const emu_server *s, const cJSON *o, const char *sa
     c->output_bytes = get_n(o, "outputBytes");
     c->output_lost = get_b(o, "outputLost");
     c->finished = get_b(o, "finished");
-    const cJSON *ev = cJSON_GetObjectItemCaseSensitive(o, "events");
-    cJSON *file_ev = NULL;
-    if (get_b(o, "eventsFile")) {
-        char *path = ocisbx_asprintf("%s/commands/%s.json", s->state_dir, c->id);
-        size_t len = 0;
-        char *text = path ? emu_read_file(path, &len) : NULL;
-        file_ev = text ? cJSON_ParseWithLength(text, len) : NULL;
-        free(text);
-        free(path);
-        ev = file_ev;
-        c->persisted = file_ev != NULL;
-    }
-    size_t n = (size_t)cJSON_GetArraySize(ev);
-    c->events = calloc(n + 1, sizeof *c->events);
-    c->cap_events = c->events ? n + 1 : 0;
-    const cJSON *it;
-    cJSON_ArrayForEach(it, ev)
-    {
-        if (!c->events)
-            break;
-        emu_event *e = &c->events[c->n_events++];
-        e->seq = (int64_t)c->n_events;
-        e->ts_ms = get_n(it, "ts");
-        e->kind = (int)get_n(it, "kind");
-        char *b64 = get_s(it, "dataB64");
-        unsigned char *raw = NULL;
-        size_t raw_len = 0;
-        if (b64 && ocisbx_base64_decode(b64, strlen(b64), &raw, &raw_len) == 0) {
-            e->data = (char *)raw;
-            e->len = raw_len;
+    if (get_b(o, "journal")) {
+        load_journal(s, c);
+    } else {
+        /* older state directories: events inline or in commands/<id>.json */
+        const cJSON *ev = cJSON_GetObjectItemCaseSensitive(o, "events");
+        cJSON *file_ev = NULL;
+        if (get_b(o, "eventsFile")) {
+            char *path = ocisbx_asprintf("%s/commands/%s.json", s->state_dir, c->id);
+            size_t len = 0;
+            char *text = path ? emu_read_file(path, &len) : NULL;
+            file_ev = text ? cJSON_ParseWithLength(text, len) : NULL;
+            free(text);
+            free(path);
+            ev = file_ev;
+            c->persisted = file_ev != NULL;
         }
-        free(b64);
-        e->exit_code = (int)get_n(it, "exitCode");
+        const cJSON *it;
+        cJSON_ArrayForEach(it, ev)
+        {
+            load_event(c, it);
+        }
+        cJSON_Delete(file_ev);
     }
-    cJSON_Delete(file_ev);
     if (!c->finished) {
         /* it was running when the emulator stopped: its processes are gone */
         snprintf(c->state, sizeof c->state, "FAILED");
@@ -326,6 +488,108 @@ static emu_command *load_cmd(const emu_server *s, const cJSON *o, const char *sa
         c->finished = true;
     }
     return c;
+}
+
+/* A retry token whose action was cut by the crash after it started a
+ * command: its recorded outcome is that command as it is now (FAILED, cut:
+ * finished without an exit code), answered like the route would have, so a
+ * repeat never runs it again. -1: nothing to answer (the record is dropped). */
+static int settle_retry(emu_server *s, emu_retry *r)
+{
+    emu_command *c = NULL;
+    for (size_t i = 0; i < s->n_sbx && !c && r->started_cmd[0]; i++)
+        c = emu_command_find(s->sbx[i], r->started_cmd);
+    /* the key: "<token> POST <path>?<query>" */
+    const char *p = r->key ? strchr(r->key, ' ') : NULL;
+    p = p ? strchr(p + 1, ' ') : NULL;
+    if (!c || !p)
+        return -1;
+    char *path = ocisbx_strndup(p + 1, strcspn(p + 1, "?"));
+    emu_route rt;
+    int mrc = path ? emu_route_match("POST", path, &rt) : -1;
+    free(path);
+    if (mrc != 0)
+        return -1;
+    cJSON *o = NULL;
+    if (rt.id == EMU_R_COMMAND_RUN) {
+        o = emu_command_json(s, c);
+    } else if (rt.id == EMU_R_COMMAND_RUN_WAIT) {
+        o = emu_command_json(s, c);
+        cJSON_AddItemToObject(o, "output", emu_command_output_json(s, c, 1));
+    } else if (rt.id == EMU_R_COMMAND_RUN_STREAM) {
+        snprintf(r->command_id, sizeof r->command_id, "%s", c->id); /* replays its stream */
+        o = emu_command_json(s, c);
+    } else {
+        return -1;
+    }
+    char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON_Delete(o);
+    if (!text)
+        return -1;
+    free(r->body);
+    free(r->content_type);
+    r->body = ocisbx_strdup(text);
+    r->body_len = r->body ? strlen(r->body) : 0;
+    cJSON_free(text);
+    r->content_type = ocisbx_strdup("application/json");
+    r->status = 200;
+    r->done = true;
+    return 0;
+}
+
+/* Workspaces of sandboxes never recorded (a create cut before its answer)
+ * are removed: the record and its directory come and go together. */
+static void remove_orphans(emu_server *s)
+{
+    char *dir = ocisbx_asprintf("%s/workspaces", s->state_dir);
+    DIR *d = dir ? opendir(dir) : NULL;
+    struct dirent *de;
+    while (d && (de = readdir(d)) != NULL) {
+        if (strncmp(de->d_name, "sbx-", 4) != 0)
+            continue;
+        bool known = false;
+        for (size_t i = 0; i < s->n_sbx && !known; i++)
+            known = !strcmp(s->sbx[i]->id, de->d_name);
+        if (!known) {
+            char *ws = ocisbx_asprintf("%s/%s", dir, de->d_name);
+            if (ws && emu_rmtree(ws) != 0)
+                ocisbx_log(OCISBX_LOG_WARN, "cannot remove the unrecorded workspace %s", de->d_name);
+            free(ws);
+        }
+    }
+    if (d)
+        closedir(d);
+    free(dir);
+}
+
+int emu_store_sync(emu_server *s)
+{
+    int rc = 0;
+    for (size_t i = 0; i < s->n_sbx; i++)
+        for (size_t j = 0; j < s->sbx[i]->n_cmds; j++)
+            if (emu_store_sync_command(s, s->sbx[i]->cmds[j]) != 0)
+                rc = OCISBX_EIO;
+    if (s->dirty) {
+        s->dirty = false;
+        if (emu_store_save(s) != 0) {
+            s->dirty = true;
+            rc = OCISBX_EIO;
+        }
+    }
+    return rc;
+}
+
+void emu_store_command_begin(emu_server *s, emu_sandbox *b, emu_command *c)
+{
+    if (tl_retry && !tl_retry->done)
+        snprintf(tl_retry->started_cmd, sizeof tl_retry->started_cmd, "%s", c->id);
+    s->starting_sbx = b;
+    s->starting_cmd = c;
+    s->dirty = true;
+    if (emu_store_sync(s) != 0)
+        ocisbx_log(OCISBX_LOG_ERROR, "%s", ocisbx_error_message(ocisbx_error_last()));
+    s->starting_sbx = NULL;
+    s->starting_cmd = NULL;
 }
 
 int emu_store_load(emu_server *s)
@@ -439,7 +703,8 @@ int emu_store_load(emu_server *s)
         r->body = get_s(it, "body");
         r->body_len = r->body ? strlen(r->body) : 0;
         get_fixed(it, "commandId", r->command_id, sizeof r->command_id);
-        r->done = true;
+        get_fixed(it, "startedCommand", r->started_cmd, sizeof r->started_cmd);
+        r->done = !get_b(it, "pending");
         int k = 0;
         const cJSON *h;
         cJSON_ArrayForEach(h, cJSON_GetObjectItemCaseSensitive(it, "headers"))
@@ -457,6 +722,15 @@ int emu_store_load(emu_server *s)
         s->retries[s->n_retries++] = r;
     }
     cJSON_Delete(root);
+    for (size_t i = 0; i < s->n_retries;) {
+        if (s->retries[i]->done || settle_retry(s, s->retries[i]) == 0) {
+            i++;
+        } else {
+            emu_retry_free(s->retries[i]);
+            s->retries[i] = s->retries[--s->n_retries];
+        }
+    }
+    remove_orphans(s);
     s->dirty = true;
     return 0;
 }

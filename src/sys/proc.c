@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include "util/internal.h"
 
@@ -65,6 +70,8 @@ struct ocisbx_proc {
     dev_t ws_dev;                 /* the workspace start() examined */
     ino_t ws_ino;
     bool bwrap_setuid;            /* then no PR_SET_NO_NEW_PRIVS, it would break it */
+    uint64_t mem_limit;           /* RLIMIT_AS, 0: none */
+    int max_procs;                /* RLIMIT_NPROC, 0: none */
 
     ocisbx_proc_output_fn on_output;
     ocisbx_proc_exit_fn on_exit;
@@ -194,6 +201,35 @@ static void push_host_dir(strv *a, const char *dir)
     }
 }
 
+/* No ptrace in the sandbox: bwrap loads this filter (cBPF, from the fd
+ * given with --seccomp) just before it executes the command, so every
+ * process of the command's tree gets EPERM from ptrace() while bwrap's init
+ * (its pid 1, outside the filter) cannot be attached and stalled. Any
+ * other architecture than the native one (i386 or x32 entry points) is
+ * refused as a whole, so the filter cannot be bypassed through them. */
+#define SECCOMP_FD 5 /* after 0-2, the info fd 3 and the exec-error fd 4 */
+#define SECCOMP_FD_STR "5"
+#if defined(__x86_64__)
+#define NATIVE_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define NATIVE_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#else
+#error "the seccomp filter knows x86_64 and aarch64 only"
+#endif
+static const struct sock_filter no_ptrace_filter[] = {
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_AUDIT_ARCH, 1, 0),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+#if defined(__x86_64__)
+    BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u, 0, 1), /* x32 */
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+#endif
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ptrace, 0, 1),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
+
 static int build_bwrap_argv(ocisbx_proc *p, const char *bwrap, const ocisbx_proc_spec *spec,
                             const char *cwd)
 {
@@ -219,7 +255,7 @@ static int build_bwrap_argv(ocisbx_proc *p, const char *bwrap, const ocisbx_proc
         "--proc", "/proc",
         "--dev", "/dev", "--remount-ro", "/dev",
         "--tmpfs", "/tmp", "--remount-ro", "/tmp",
-        "--info-fd", "3", NULL};
+        "--info-fd", "3", "--seccomp", SECCOMP_FD_STR, NULL};
     for (size_t i = 0; rest[i]; i++)
         strv_push(&a, rest[i]);
     strv_push(&a, "--bind");
@@ -393,7 +429,7 @@ static void terminate_locked(ocisbx_proc *p, int grace_ms)
 
 /* ---- the child ----------------------------------------------------------------- */
 
-enum { CHILD_EXEC = 0, CHILD_STAGE, CHILD_DROP };
+enum { CHILD_EXEC = 0, CHILD_STAGE, CHILD_DROP, CHILD_LIMITS };
 
 /* Runs between fork and exec: async-signal-safe calls only. */
 static void child_exec(ocisbx_proc *p, pid_t parent, int devnull, int out_w, int err_w, int info_w,
@@ -489,6 +525,31 @@ static void child_exec(ocisbx_proc *p, pid_t parent, int devnull, int out_w, int
             _exit(127);
         step = CHILD_EXEC;
     }
+    /* after the drop: RLIMIT_NPROC counts the processes of the real uid */
+    step = CHILD_LIMITS;
+    if (p->mem_limit) {
+        struct rlimit rl = {(rlim_t)p->mem_limit, (rlim_t)p->mem_limit};
+        if (setrlimit(RLIMIT_AS, &rl) != 0)
+            goto fail;
+    }
+    if (p->max_procs > 0) {
+        struct rlimit rl = {(rlim_t)p->max_procs, (rlim_t)p->max_procs};
+        if (setrlimit(RLIMIT_NPROC, &rl) != 0)
+            goto fail;
+    }
+    if (p->isolate) { /* the filter, read by bwrap from SECCOMP_FD (fits a pipe's buffer) */
+        int sp[2];
+        if (pipe(sp) != 0 || write(sp[1], no_ptrace_filter, sizeof no_ptrace_filter) !=
+                                 (ssize_t)sizeof no_ptrace_filter)
+            goto fail;
+        close(sp[1]);
+        if (sp[0] != SECCOMP_FD) {
+            if (dup2(sp[0], SECCOMP_FD) < 0)
+                goto fail;
+            close(sp[0]);
+        }
+    }
+    step = CHILD_EXEC;
     execve(p->exe, p->argv, p->envp);
 fail:;
     int e[2] = {step, errno};
@@ -584,6 +645,8 @@ static int spawn(ocisbx_proc *p, io *io_out)
         if (child_err[0] == CHILD_STAGE)
             rc = ocisbx_fail(OCISBX_EIO, "runner: cannot stage the workspace in a private mount namespace: %s",
                              strerror(child_err[1]));
+        else if (child_err[0] == CHILD_LIMITS)
+            rc = ocisbx_fail(OCISBX_EIO, "runner: cannot set the resource limits: %s", strerror(child_err[1]));
         else if (child_err[0] == CHILD_DROP)
             rc = ocisbx_fail(OCISBX_EIO, "runner: cannot drop to uid %u gid %u: %s", (unsigned)p->run_uid,
                              (unsigned)p->run_gid, strerror(child_err[1]));
@@ -937,8 +1000,12 @@ int ocisbx_proc_start(const ocisbx_proc_spec *spec, ocisbx_proc_output_fn on_out
                 rc = ocisbx_fail_nomem();
         }
     }
-    if (!rc && (spec->memory_limit_bytes || spec->max_processes))
-        rc = ocisbx_fail(OCISBX_EUNSUPPORTED, "runner: resource limits are not supported yet");
+    if (!rc && (spec->memory_limit_bytes || spec->max_processes) && !spec->isolate)
+        rc = ocisbx_fail(OCISBX_EUNSUPPORTED, "runner: resource limits need isolation");
+    if (!rc && spec->max_processes < 0)
+        rc = ocisbx_fail(OCISBX_EINVAL, "runner: max_processes must not be negative");
+    p->mem_limit = spec->memory_limit_bytes;
+    p->max_procs = spec->max_processes;
     if (!rc)
         rc = check_cwd(spec, &cwd, &p->host_cwd);
     if (!rc)

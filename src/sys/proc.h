@@ -78,9 +78,13 @@ typedef struct ocisbx_proc_spec {
     /* Backstop; 0 = none. On expiry: TERM to the whole tree, KILL after
      * OCISBX_PROC_TIMEOUT_GRACE_MS; on_exit then reports timed_out = true. */
     int64_t timeout_ms;
-    /* Resource limits, reserved for a later version (memory of the whole
-     * tree, number of processes): 0 = none, the only value accepted now;
-     * anything else is refused with OCISBX_EUNSUPPORTED. */
+    /* Resource limits (0 = none), set in the child before it executes
+     * bubblewrap and so inherited by every process of the command:
+     * memory_limit_bytes is RLIMIT_AS (the address space of each process:
+     * an allocation past it fails), max_processes is RLIMIT_NPROC (counted
+     * per real uid, so it bounds every process of the run uid, the
+     * sandbox's tree included: a fork loop fails with EAGAIN). Isolated
+     * runs only; without isolation they are refused (OCISBX_EUNSUPPORTED). */
     uint64_t memory_limit_bytes;
     int max_processes;
 } ocisbx_proc_spec;

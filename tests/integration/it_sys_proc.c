@@ -1139,18 +1139,21 @@ static void t_root_safety(void **state)
     free(ws);
 }
 
-/* Resource limits are reserved: refused until a later version enforces them. */
-static void t_limits_reserved(void **state)
+/* Resource limits need isolation: refused without it, negative refused. */
+static void t_limits_need_isolation(void **state)
 {
     (void)state;
     char *ws = make_ws();
-    ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = "true", .isolate = true,
+    ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = "true", .isolate = false,
                              .memory_limit_bytes = 1 << 20};
     ocisbx_proc *p = NULL;
     assert_int_equal(ocisbx_proc_start(&spec, NULL, NULL, NULL, &p), OCISBX_EUNSUPPORTED);
     spec.memory_limit_bytes = 0;
     spec.max_processes = 10;
     assert_int_equal(ocisbx_proc_start(&spec, NULL, NULL, NULL, &p), OCISBX_EUNSUPPORTED);
+    spec.isolate = true;
+    spec.max_processes = -1;
+    assert_int_equal(ocisbx_proc_start(&spec, NULL, NULL, NULL, &p), OCISBX_EINVAL);
     assert_null(p);
     rm_rf(ws);
     free(ws);
@@ -1198,7 +1201,7 @@ int main(void)
         cmocka_unit_test(t_kill_all),
         cmocka_unit_test(t_sigchld_ignored),
         cmocka_unit_test(t_root_safety),
-        cmocka_unit_test(t_limits_reserved),
+        cmocka_unit_test(t_limits_need_isolation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
