@@ -512,13 +512,14 @@ static int settle_retry(emu_server *s, emu_retry *r)
         return -1;
     cJSON *o = NULL;
     if (rt.id == EMU_R_COMMAND_RUN) {
-        o = emu_command_json(s, c);
+        o = cJSON_CreateObject(); /* SandboxCommandIdentifier [public] */
+        if (o) cJSON_AddStringToObject(o, "id", c->id);
     } else if (rt.id == EMU_R_COMMAND_RUN_WAIT) {
-        o = emu_command_json(s, c);
+        o = emu_command_json(s, c, false);
         cJSON_AddItemToObject(o, "output", emu_command_output_json(s, c, 1));
     } else if (rt.id == EMU_R_COMMAND_RUN_STREAM) {
         snprintf(r->command_id, sizeof r->command_id, "%s", c->id); /* replays its stream */
-        o = emu_command_json(s, c);
+        o = emu_command_json(s, c, false);
     } else {
         return -1;
     }
