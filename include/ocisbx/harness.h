@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "common.h"
+#include "backend.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -84,6 +85,68 @@ OCISBX_API size_t ocisbx_policy_rule_count(const ocisbx_policy *p);
  * the message says what is wrong. Other codes: the file cannot be read
  * (OCISBX_ENOTFOUND, OCISBX_EINVAL for a non-regular file, OCISBX_EIO). */
 OCISBX_API int ocisbx_evidence_verify_file(const char *path, int64_t *records, int64_t *bad_line);
+
+/* ---- the harness --------------------------------------------------------------
+ * Tools for a model over one backend: read, write, edit, search, glob, ls,
+ * exec, job, each with a JSON Schema and an action label. Every call goes
+ * through the gate before it reaches the workspace; every call the gate
+ * decided leaves one evidence record. */
+typedef struct ocisbx_harness ocisbx_harness;
+
+typedef struct ocisbx_harness_options ocisbx_harness_options;
+OCISBX_API int ocisbx_harness_options_new(ocisbx_harness_options **out);
+OCISBX_API void ocisbx_harness_options_free(ocisbx_harness_options *o);
+/* Added to every exec's environment (secret: the value reaches the command
+ * but never a record, a log line, an error or what the model sees). */
+OCISBX_API int ocisbx_harness_options_add_env(ocisbx_harness_options *o, const char *name, const char *value,
+                                              int secret);
+/* Ready policies: calls with this action label are held for a person, or
+ * denied (reason: what the model sees; NULL for a standard one). */
+OCISBX_API int ocisbx_harness_options_require_person(ocisbx_harness_options *o, const char *label);
+OCISBX_API int ocisbx_harness_options_deny_label(ocisbx_harness_options *o, const char *label, const char *reason);
+/* A policy file (loaded now; its errors are OCISBX_ECONFIG with file, line, key). */
+OCISBX_API int ocisbx_harness_options_set_policy_file(ocisbx_harness_options *o, const char *path);
+/* Evidence appended to this JSON Lines file (its chain continued). */
+OCISBX_API int ocisbx_harness_options_set_evidence_file(ocisbx_harness_options *o, const char *path);
+
+/* The backend is borrowed: it must outlive the harness. o may be NULL. A
+ * harness over a host shell (a local backend without isolation) with no
+ * gate of any kind logs a warning. */
+OCISBX_API int ocisbx_harness_new(ocisbx_backend *b, const ocisbx_harness_options *o, ocisbx_harness **out);
+OCISBX_API void ocisbx_harness_free(ocisbx_harness *h);
+
+/* The gate: sees every call (tool, action label, its arguments as JSON)
+ * before it runs, and returns an ocisbx_gate_decision. A reason for the
+ * model (deny) or the person (hold) may be given with
+ * ocisbx_gate_reply_set_reason. The strictest of the gate's decision and the
+ * ready policies' wins (deny over hold over allow). */
+typedef struct ocisbx_gate_reply ocisbx_gate_reply;
+OCISBX_API int ocisbx_gate_reply_set_reason(ocisbx_gate_reply *r, const char *reason);
+typedef int (*ocisbx_gate_fn)(const char *tool, const char *label, const char *arguments_json,
+                              ocisbx_gate_reply *reply, void *user_data);
+OCISBX_API int ocisbx_harness_set_gate(ocisbx_harness *h, ocisbx_gate_fn fn, void *user_data);
+/* Asked for a held call: 1 approves, 0 refuses. Without one, a held call is
+ * refused ("no one could be asked"). */
+typedef int (*ocisbx_approval_fn)(const char *tool, const char *label, const char *arguments_json,
+                                  const char *reason, void *user_data);
+OCISBX_API int ocisbx_harness_set_approval(ocisbx_harness *h, ocisbx_approval_fn fn, void *user_data);
+/* Each evidence record as its JSON line (no newline), after the file sink. */
+typedef void (*ocisbx_evidence_fn)(const char *record_json, size_t len, void *user_data);
+OCISBX_API int ocisbx_harness_set_evidence_callback(ocisbx_harness *h, ocisbx_evidence_fn fn, void *user_data);
+
+/* The tool list: format "ours" (or NULL): [{name, description, label,
+ * parameters}], "openai": function tools, "anthropic": tools with
+ * input_schema. h may be NULL (the tools do not depend on the backend). */
+OCISBX_API int ocisbx_harness_tools_json(const ocisbx_harness *h, const char *format, char **out);
+/* Text for a system prompt: the workspace, each tool, the output cap, the
+ * timeout rules. */
+OCISBX_API int ocisbx_harness_prompt(const ocisbx_harness *h, char **out);
+/* Calls a tool: always gives *result_json (an object: the tool's result, or
+ * {"error": {"code", "message"}}), also when the call fails. Returns 0 when
+ * the tool succeeded, else a negative code matching the error (a denied call:
+ * OCISBX_EDENIED). */
+OCISBX_API int ocisbx_harness_call_json(ocisbx_harness *h, const char *tool, const char *arguments_json,
+                                        char **result_json);
 
 #ifdef __cplusplus
 }
