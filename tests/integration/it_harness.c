@@ -31,15 +31,16 @@ typedef struct world {
     char evidence[128];
     int records;
     char last_record[8192];
-    char log[16384]; /* every log line of the run */
+    int log_lines;
+    int secret_logged; /* a log line held the secret */
 } world;
 
 static void on_log(int level, const char *line, void *ud)
 {
     (void)level;
     world *w = ud;
-    strncat(w->log, line, sizeof w->log - strlen(w->log) - 2);
-    strncat(w->log, "\n", sizeof w->log - strlen(w->log) - 1);
+    w->log_lines++;
+    if (strstr(line, SECRET)) w->secret_logged++;
 }
 
 static ocisbx_backend_options *options(void)
@@ -333,7 +334,7 @@ static void test_gate_policy_approval_evidence(void **state)
 static void test_planted_secret(void **state)
 {
     world *w = *state;
-    w->log[0] = 0;
+    w->log_lines = w->secret_logged = 0;
     ocisbx_harness_options *o = NULL;
     assert_int_equal(ocisbx_harness_options_new(&o), 0);
     assert_int_equal(ocisbx_harness_options_add_env(o, "HARNESS_SECRET", SECRET "-2", 1), 0);
@@ -366,7 +367,8 @@ static void test_planted_secret(void **state)
     buf[len] = 0;
     assert_null(strstr(buf, SECRET));
     assert_non_null(strstr(buf, "[REDACTED]"));
-    if (strstr(w->log, SECRET)) fail_msg("the secret is in a log line");
+    assert_true(w->log_lines > 0); /* the debug log ran */
+    if (w->secret_logged) fail_msg("the secret is in %d log lines", w->secret_logged);
 }
 
 int main(void)
