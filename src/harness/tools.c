@@ -5,7 +5,7 @@
  * description, default, minimum, maximum, minLength, enum. */
 #include "harness/tools.h"
 
-#include <math.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,8 +168,11 @@ static const char *json_type_name(const cJSON *v)
 
 static bool is_integer(const cJSON *v)
 {
+    if (!cJSON_IsNumber(v)) return false;
     double d = v->valuedouble;
-    return cJSON_IsNumber(v) && isfinite(d) && d == floor(d) && fabs(d) <= 9007199254740992.0;
+    /* within +-2^53 (NaN fails both tests), and no fraction; no libm needed */
+    if (!(d >= -9007199254740992.0 && d <= 9007199254740992.0)) return false;
+    return d == (double)(int64_t)d;
 }
 
 /* Checks one property value against its schema; false with msg set. */
