@@ -36,7 +36,10 @@ static int on_event(const ocisbx_command_event *ev, void *user_data)
     size_t len = 0;
     const char *data = ocisbx_command_event_data(ev, &len);
     switch (ocisbx_command_event_kind(ev)) {
-    case OCISBX_EVENT_STDOUT: fwrite(data, 1, len, stdout); fflush(stdout); break;
+    case OCISBX_EVENT_STDOUT:
+        fwrite(data, 1, len, stdout);
+        fflush(stdout);
+        break;
     case OCISBX_EVENT_STDERR: fwrite(data, 1, len, stderr); break;
     case OCISBX_EVENT_FINISHED: ocisbx_command_event_exit_code(ev, exit_code); break;
     default: break;

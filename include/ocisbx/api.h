@@ -300,8 +300,7 @@ OCISBX_API int ocisbx_run_command_details_to_json(const ocisbx_run_command_detai
 OCISBX_API void ocisbx_run_command_details_free(ocisbx_run_command_details *d);
 OCISBX_API int ocisbx_run_command_details_add_arg(ocisbx_run_command_details *d, const char *arg);
 OCISBX_API int ocisbx_run_command_details_set_cwd(ocisbx_run_command_details *d, const char *cwd);
-OCISBX_API int ocisbx_run_command_details_add_env(ocisbx_run_command_details *d, const char *name,
-                                                  const char *value);
+OCISBX_API int ocisbx_run_command_details_add_env(ocisbx_run_command_details *d, const char *name, const char *value);
 OCISBX_API int ocisbx_run_command_details_set_timeout(ocisbx_run_command_details *d, const char *iso8601);
 
 /* Query parameters of the list operations; each uses those its route
@@ -335,8 +334,8 @@ OCISBX_API int ocisbx_client_stop_sandbox(ocisbx_client *c, const char *sandbox_
 OCISBX_API int ocisbx_client_stop_sandbox_if_match(ocisbx_client *c, const char *sandbox_id, int is_force,
                                                    const char *if_match);
 /* additional_duration: ISO 8601 ("PT30M"). out may be NULL. */
-OCISBX_API int ocisbx_client_extend_sandbox(ocisbx_client *c, const char *sandbox_id,
-                                            const char *additional_duration, ocisbx_sandbox **out);
+OCISBX_API int ocisbx_client_extend_sandbox(ocisbx_client *c, const char *sandbox_id, const char *additional_duration,
+                                            ocisbx_sandbox **out);
 OCISBX_API int ocisbx_client_extend_sandbox_if_match(ocisbx_client *c, const char *sandbox_id,
                                                      const char *additional_duration, const char *if_match,
                                                      ocisbx_sandbox **out);
@@ -373,8 +372,8 @@ OCISBX_API int ocisbx_client_list_commands(ocisbx_client *c, const char *sandbox
  * an exit code (canceled or timed out), and waiting for
  * FINISHED_NO_EXIT_CODE when it finished with one. OCISBX_ETIMEOUT after
  * timeout_ms. out may be NULL. */
-OCISBX_API int ocisbx_client_wait_command(ocisbx_client *c, const char *sandbox_id, const char *command_id,
-                                          int state, int64_t timeout_ms, int64_t poll_ms, ocisbx_command **out);
+OCISBX_API int ocisbx_client_wait_command(ocisbx_client *c, const char *sandbox_id, const char *command_id, int state,
+                                          int64_t timeout_ms, int64_t poll_ms, ocisbx_command **out);
 /* Start of a command's events/output: no fromSeq given (the service starts
  * at its first event). Any from_seq >= 0 is sent as given, 0 included. */
 #define OCISBX_SEQ_START (-1)
@@ -415,10 +414,10 @@ OCISBX_API int ocisbx_client_write_file_from_path(ocisbx_client *c, const char *
  * twice (hash, then send) and memory stays small; without it the body is
  * read once into memory (at most OCISBX_FILE_PART_MAX) unless sha256_b64
  * gives its hash, in which case it is streamed and never retried. */
-OCISBX_API int ocisbx_client_write_file_from_callback(ocisbx_client *c, const char *sandbox_id,
-                                                      const char *file_path, int64_t len, ocisbx_read_fn read,
-                                                      ocisbx_rewind_fn rewind, void *user_data,
-                                                      const char *sha256_b64, ocisbx_sandbox_file **out);
+OCISBX_API int ocisbx_client_write_file_from_callback(ocisbx_client *c, const char *sandbox_id, const char *file_path,
+                                                      int64_t len, ocisbx_read_fn read, ocisbx_rewind_fn rewind,
+                                                      void *user_data, const char *sha256_b64,
+                                                      ocisbx_sandbox_file **out);
 /* Reads a file; its content is checked against the answer's
  * opc-content-sha256 (mismatch or none: OCISBX_EINTEGRITY). A missing file
  * is OCISBX_ENOTFOUND. *data is freed with ocisbx_free. */

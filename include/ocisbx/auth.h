@@ -18,8 +18,8 @@ typedef struct ocisbx_config ocisbx_config;
  * Values are checked by the credential provider that uses them. */
 OCISBX_API int ocisbx_config_load(const char *path, const char *profile, ocisbx_config **out);
 /* Same, from text in memory; `name` is used in messages (like a file name). */
-OCISBX_API int ocisbx_config_parse(const char *text, size_t len, const char *name,
-                                   const char *profile, ocisbx_config **out);
+OCISBX_API int ocisbx_config_parse(const char *text, size_t len, const char *name, const char *profile,
+                                   ocisbx_config **out);
 /* The value of key (matched in any case) in the selected profile, inherited
  * from DEFAULT when absent there, or NULL. */
 OCISBX_API const char *ocisbx_config_get(const ocisbx_config *cfg, const char *key);
@@ -88,13 +88,17 @@ OCISBX_API int ocisbx_credentials_resource_principal(ocisbx_credentials **out);
 typedef struct ocisbx_instance_principal_options ocisbx_instance_principal_options;
 OCISBX_API int ocisbx_instance_principal_options_new(ocisbx_instance_principal_options **out);
 /* Default "http://169.254.169.254/opc/v2". */
-OCISBX_API int ocisbx_instance_principal_options_set_metadata_url(ocisbx_instance_principal_options *o, const char *url);
+OCISBX_API int ocisbx_instance_principal_options_set_metadata_url(ocisbx_instance_principal_options *o,
+                                                                  const char *url);
 /* Default "https://auth.<region>.<realm domain>" (region from the metadata). */
-OCISBX_API int ocisbx_instance_principal_options_set_federation_url(ocisbx_instance_principal_options *o, const char *url);
+OCISBX_API int ocisbx_instance_principal_options_set_federation_url(ocisbx_instance_principal_options *o,
+                                                                    const char *url);
 /* A CA bundle for the federation endpoint (tests use a private CA). */
-OCISBX_API int ocisbx_instance_principal_options_set_ca_bundle(ocisbx_instance_principal_options *o, const char *path);
+OCISBX_API int ocisbx_instance_principal_options_set_ca_bundle(ocisbx_instance_principal_options *o,
+                                                               const char *path);
 /* Refresh this long before the token's exp (default 300 s). */
-OCISBX_API int ocisbx_instance_principal_options_set_refresh_margin(ocisbx_instance_principal_options *o, int seconds);
+OCISBX_API int ocisbx_instance_principal_options_set_refresh_margin(ocisbx_instance_principal_options *o,
+                                                                    int seconds);
 OCISBX_API void ocisbx_instance_principal_options_free(ocisbx_instance_principal_options *o);
 OCISBX_API int ocisbx_credentials_instance_principal(const ocisbx_instance_principal_options *opts,
                                                      ocisbx_credentials **out);

@@ -94,11 +94,9 @@ typedef struct ocisbx_backend ocisbx_backend;
  * it returns (a failed request, FAILED or DELETED while waiting, the ready
  * timeout: OCISBX_ETIMEOUT, the cancel callback: OCISBX_ECANCELED) deletes
  * the sandbox first. */
-OCISBX_API int ocisbx_backend_create(const char *project_id, const ocisbx_backend_options *o,
-                                     ocisbx_backend **out);
+OCISBX_API int ocisbx_backend_create(const char *project_id, const ocisbx_backend_options *o, ocisbx_backend **out);
 /* Attaches to an existing sandbox (checked with a get); never deletes it. */
-OCISBX_API int ocisbx_backend_connect(const char *sandbox_id, const ocisbx_backend_options *o,
-                                      ocisbx_backend **out);
+OCISBX_API int ocisbx_backend_connect(const char *sandbox_id, const ocisbx_backend_options *o, ocisbx_backend **out);
 /* dir (must exist) is the workspace. As root, a root-owned directory is
  * refused (OCISBX_EUNSUPPORTED) unless isolation is off. */
 OCISBX_API int ocisbx_backend_local(const char *dir, const ocisbx_backend_options *o, ocisbx_backend **out);
@@ -242,9 +240,8 @@ OCISBX_API int ocisbx_backend_write_from_callback(ocisbx_backend *b, const char 
  * OCISBX_ECONFLICT; nothing changed then. A file with CRLF line ends
  * matches LF in old_text and keeps CRLF. *count (may be NULL) gets the
  * number of replacements. */
-OCISBX_API int ocisbx_backend_edit(ocisbx_backend *b, const char *path, const char *old_text,
-                                   const char *new_text, int replace_all, const char *expected_sha256,
-                                   size_t *count);
+OCISBX_API int ocisbx_backend_edit(ocisbx_backend *b, const char *path, const char *old_text, const char *new_text,
+                                   int replace_all, const char *expected_sha256, size_t *count);
 
 /* ---- search, glob, ls --------------------------------------------------------------- */
 /* All skip /workspace/.ocisbx; file names may hold any byte. */

@@ -29,27 +29,27 @@ extern "C" {
  * only ever added. */
 #define OCISBX_STATUS_MAP(X)                                                                                 \
     X(OK, 0, "success")                                                                                      \
-    X(EINVAL, -1, "invalid argument")            /* a bad argument from the caller; HTTP 400 */             \
+    X(EINVAL, -1, "invalid argument") /* a bad argument from the caller; HTTP 400 */                         \
     X(ENOMEM, -2, "out of memory")                                                                           \
-    X(ENOTFOUND, -3, "not found")                /* the resource (or file) does not exist: HTTP 404 */      \
-    X(ECONFLICT, -4, "conflict")                 /* wrong state or conflicting change: HTTP 409/412 */      \
-    X(ERATELIMIT, -5, "rate limited")            /* too many requests: HTTP 429 */                          \
-    X(ETIMEOUT, -6, "timed out")                 /* a timeout or deadline passed; HTTP 408, 504 */          \
+    X(ENOTFOUND, -3, "not found")                /* the resource (or file) does not exist: HTTP 404 */       \
+    X(ECONFLICT, -4, "conflict")                 /* wrong state or conflicting change: HTTP 409/412 */       \
+    X(ERATELIMIT, -5, "rate limited")            /* too many requests: HTTP 429 */                           \
+    X(ETIMEOUT, -6, "timed out")                 /* a timeout or deadline passed; HTTP 408, 504 */           \
     X(ECANCELED, -7, "canceled")                 /* canceled by the caller (a callback returned non-zero) */ \
-    X(EDENIED, -8, "denied by the gate")         /* denied by the harness gate */                           \
-    X(ENOTUNIQUE, -9, "not unique")              /* an edit's old text occurs more than once */             \
-    X(EINTEGRITY, -10, "integrity check failed") /* a SHA-256 or signature check failed */                  \
-    X(ECONFIG, -11, "bad configuration")         /* config file, key file, environment, options */          \
-    X(EAUTH, -12, "authentication failed")       /* authentication refused or impossible: HTTP 401 */       \
-    X(ETRANSPORT, -13, "transport error")        /* connection, TLS or protocol failure */                  \
-    X(EIO, -14, "I/O error")                     /* local file or stream I/O */                             \
-    X(EPARSE, -15, "malformed data")             /* JSON, dates, durations, headers */                      \
-    X(ESERVICE, -16, "service error")            /* any other error answer (HTTP 4xx/5xx) */                \
-    X(ETOOLARGE, -17, "too large")               /* a body or value above a limit: HTTP 413 */              \
-    X(EUNSUPPORTED, -18, "not supported")        /* version, algorithm, platform */                         \
-    X(EFORBIDDEN, -19, "forbidden")              /* not permitted (path outside /workspace, policy): 403 */ \
-    X(ENOMATCH, -20, "no match")                 /* an edit's old text does not occur */                    \
-    X(EISDIR, -21, "is a directory")             /* a directory where a file is wanted */                   \
+    X(EDENIED, -8, "denied by the gate")         /* denied by the harness gate */                            \
+    X(ENOTUNIQUE, -9, "not unique")              /* an edit's old text occurs more than once */              \
+    X(EINTEGRITY, -10, "integrity check failed") /* a SHA-256 or signature check failed */                   \
+    X(ECONFIG, -11, "bad configuration")         /* config file, key file, environment, options */           \
+    X(EAUTH, -12, "authentication failed")       /* authentication refused or impossible: HTTP 401 */        \
+    X(ETRANSPORT, -13, "transport error")        /* connection, TLS or protocol failure */                   \
+    X(EIO, -14, "I/O error")                     /* local file or stream I/O */                              \
+    X(EPARSE, -15, "malformed data")             /* JSON, dates, durations, headers */                       \
+    X(ESERVICE, -16, "service error")            /* any other error answer (HTTP 4xx/5xx) */                 \
+    X(ETOOLARGE, -17, "too large")               /* a body or value above a limit: HTTP 413 */               \
+    X(EUNSUPPORTED, -18, "not supported")        /* version, algorithm, platform */                          \
+    X(EFORBIDDEN, -19, "forbidden")              /* not permitted (path outside /workspace, policy): 403 */  \
+    X(ENOMATCH, -20, "no match")                 /* an edit's old text does not occur */                     \
+    X(EISDIR, -21, "is a directory")             /* a directory where a file is wanted */                    \
     X(EBINARY, -22, "binary file")               /* binary content where text is wanted */
 
 #define OCISBX_STATUS_ENUM_ITEM_(name, value, message) OCISBX_##name = (value),

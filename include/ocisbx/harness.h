@@ -59,8 +59,8 @@ OCISBX_API void ocisbx_policy_free(ocisbx_policy *p);
  * none). *reason (may be NULL) gets the deciding rule's reason, or NULL;
  * it is owned by the policy. Returns an ocisbx_gate_decision, or a negative
  * code (bad arguments, a path too long to match). */
-OCISBX_API int ocisbx_policy_decide(const ocisbx_policy *p, const char *tool, const char *label,
-                                    const char *command, const char *path, const char **reason);
+OCISBX_API int ocisbx_policy_decide(const ocisbx_policy *p, const char *tool, const char *label, const char *command,
+                                    const char *path, const char **reason);
 /* The number of rules (for tools that show a policy). */
 OCISBX_API size_t ocisbx_policy_rule_count(const ocisbx_policy *p);
 

@@ -32,8 +32,8 @@ OCISBX_API int ocisbx_sha256_final(ocisbx_sha256_ctx *c, unsigned char out[OCISB
 OCISBX_API int ocisbx_sha256_reset(ocisbx_sha256_ctx *c);
 OCISBX_API void ocisbx_sha256_free(ocisbx_sha256_ctx *c);
 /* Reads src to its end, hashing in one pass; *total gets the byte count. */
-OCISBX_API int ocisbx_sha256_stream(ocisbx_read_fn src, void *user_data,
-                                    char out_b64[OCISBX_SHA256_B64_LEN + 1], uint64_t *total);
+OCISBX_API int ocisbx_sha256_stream(ocisbx_read_fn src, void *user_data, char out_b64[OCISBX_SHA256_B64_LEN + 1],
+                                    uint64_t *total);
 /* Lowercase hex, out holds 2*len+1. */
 OCISBX_API void ocisbx_hex(const unsigned char *data, size_t len, char *out);
 

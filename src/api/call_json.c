@@ -17,7 +17,8 @@ static char *error_json(int rc)
     if (err && cJSON_AddStringToObject(err, "code", code ? code : ocisbx_strerror(rc)) &&
         cJSON_AddNumberToObject(err, "status", ocisbx_error_http_status(e)) &&
         cJSON_AddStringToObject(err, "message", ocisbx_error_message(e)) &&
-        (rid ? cJSON_AddStringToObject(err, "requestId", rid) != NULL : cJSON_AddNullToObject(err, "requestId") != NULL)) {
+        (rid ? cJSON_AddStringToObject(err, "requestId", rid) != NULL
+             : cJSON_AddNullToObject(err, "requestId") != NULL)) {
         char *t = cJSON_PrintUnformatted(root);
         text = t ? ocisbx_strdup(t) : NULL;
         cJSON_free(t);
@@ -32,7 +33,8 @@ static int call(ocisbx_client *c, const char *operation, const char *params_json
 int ocisbx_client_call_json(ocisbx_client *c, const char *operation, const char *params_json, const char *body_json,
                             char **response_json)
 {
-    if (!response_json) return ocisbx_fail(OCISBX_EINVAL, "call_json: response_json is NULL");
+    if (!response_json)
+        return ocisbx_fail(OCISBX_EINVAL, "call_json: response_json is NULL");
     *response_json = NULL;
     int rc = call(c, operation, params_json, body_json, response_json);
     if (rc) {
@@ -45,9 +47,11 @@ int ocisbx_client_call_json(ocisbx_client *c, const char *operation, const char 
 static int call(ocisbx_client *c, const char *operation, const char *params_json, const char *body_json,
                 char **response_json)
 {
-    if (!c) return ocisbx_fail(OCISBX_EINVAL, "call_json: client is NULL");
+    if (!c)
+        return ocisbx_fail(OCISBX_EINVAL, "call_json: client is NULL");
     const ocisbx_route *r = ocisbx_route_find(operation);
-    if (!r) return ocisbx_fail(OCISBX_EINVAL, "call_json: unknown operation '%s'", operation ? operation : "");
+    if (!r)
+        return ocisbx_fail(OCISBX_EINVAL, "call_json: unknown operation '%s'", operation ? operation : "");
     if (r->kind != OCISBX_ROUTE_JSON)
         return ocisbx_fail(OCISBX_EUNSUPPORTED, "call_json: %s moves raw bytes or a stream; use its typed function",
                            r->name);
@@ -96,22 +100,27 @@ static int call(ocisbx_client *c, const char *operation, const char *params_json
             rc = ocisbx_fail(OCISBX_EINVAL, "call_json %s: this operation takes no body", r->name);
         else
             rc = ocisbx_model_parse(r->request, body_json, strlen(body_json), &body);
-        if (!rc && r->request == &ocisbx_md_create_sandbox_details) rc = ocisbx_create_details_normalize(body);
+        if (!rc && r->request == &ocisbx_md_create_sandbox_details)
+            rc = ocisbx_create_details_normalize(body);
     }
     ocisbx_model *m = NULL;
-    if (!rc) rc = ocisbx_client_exec(c, r->op, params, n, body, &m);
+    if (!rc)
+        rc = ocisbx_client_exec(c, r->op, params, n, body, &m);
     ocisbx_model_free(body);
     cJSON_Delete(pj);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     if (!m) {
         *response_json = ocisbx_strdup("{}");
         return *response_json ? 0 : ocisbx_fail_nomem();
     }
     if (m->next_page && m->next_page[0]) {
         cJSON_DeleteItemFromObjectCaseSensitive(m->json, "opcNextPage");
-        if (!cJSON_AddStringToObject(m->json, "opcNextPage", m->next_page)) rc = ocisbx_fail_nomem();
+        if (!cJSON_AddStringToObject(m->json, "opcNextPage", m->next_page))
+            rc = ocisbx_fail_nomem();
     }
-    if (!rc) rc = ocisbx_model_to_json(m, response_json);
+    if (!rc)
+        rc = ocisbx_model_to_json(m, response_json);
     ocisbx_model_free(m);
     return rc;
 }

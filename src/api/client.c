@@ -12,10 +12,12 @@
 
 int ocisbx_client_options_new(ocisbx_client_options **out)
 {
-    if (!out) return ocisbx_fail(OCISBX_EINVAL, "client options: out is NULL");
+    if (!out)
+        return ocisbx_fail(OCISBX_EINVAL, "client options: out is NULL");
     *out = NULL;
     ocisbx_client_options *o = calloc(1, sizeof *o);
-    if (!o) return ocisbx_fail_nomem();
+    if (!o)
+        return ocisbx_fail_nomem();
     ocisbx_http_options_defaults(&o->http);
     o->resume_limit = DEFAULT_RESUME_LIMIT;
     *out = o;
@@ -24,7 +26,8 @@ int ocisbx_client_options_new(ocisbx_client_options **out)
 
 void ocisbx_client_options_free(ocisbx_client_options *o)
 {
-    if (!o) return;
+    if (!o)
+        return;
     free(o->endpoint);
     free(o->region);
     free(o->api_version);
@@ -36,7 +39,8 @@ void ocisbx_client_options_free(ocisbx_client_options *o)
 static int set_str(char **dst, const char *v)
 {
     char *n = NULL;
-    if (v && !(n = ocisbx_strdup(v))) return ocisbx_fail_nomem();
+    if (v && !(n = ocisbx_strdup(v)))
+        return ocisbx_fail_nomem();
     free(*dst);
     *dst = n;
     return 0;
@@ -44,13 +48,15 @@ static int set_str(char **dst, const char *v)
 
 int ocisbx_client_options_set_endpoint(ocisbx_client_options *o, const char *url)
 {
-    if (!o) return ocisbx_fail(OCISBX_EINVAL, "client options: NULL");
+    if (!o)
+        return ocisbx_fail(OCISBX_EINVAL, "client options: NULL");
     return set_str(&o->endpoint, url && url[0] ? url : NULL);
 }
 
 int ocisbx_client_options_set_region(ocisbx_client_options *o, const char *region)
 {
-    if (!o) return ocisbx_fail(OCISBX_EINVAL, "client options: NULL");
+    if (!o)
+        return ocisbx_fail(OCISBX_EINVAL, "client options: NULL");
     return set_str(&o->region, region && region[0] ? region : NULL);
 }
 
@@ -65,17 +71,20 @@ static int check_version(const char *v)
 
 int ocisbx_client_options_set_api_version(ocisbx_client_options *o, const char *version)
 {
-    if (!o) return ocisbx_fail(OCISBX_EINVAL, "client options: NULL");
+    if (!o)
+        return ocisbx_fail(OCISBX_EINVAL, "client options: NULL");
     if (version && version[0]) {
         int rc = check_version(version);
-        if (rc) return rc;
+        if (rc)
+            return rc;
     }
     return set_str(&o->api_version, version && version[0] ? version : NULL);
 }
 
 int ocisbx_client_options_set_credentials(ocisbx_client_options *o, ocisbx_credentials *creds)
 {
-    if (!o) return ocisbx_fail(OCISBX_EINVAL, "client options: NULL");
+    if (!o)
+        return ocisbx_fail(OCISBX_EINVAL, "client options: NULL");
     ocisbx_credentials *n = creds ? ocisbx_credentials_ref(creds) : NULL;
     ocisbx_credentials_free(o->creds);
     o->creds = n;
@@ -84,11 +93,13 @@ int ocisbx_client_options_set_credentials(ocisbx_client_options *o, ocisbx_crede
 
 int ocisbx_client_options_set_http_options(ocisbx_client_options *o, const ocisbx_http_options *h)
 {
-    if (!o) return ocisbx_fail(OCISBX_EINVAL, "client options: NULL");
+    if (!o)
+        return ocisbx_fail(OCISBX_EINVAL, "client options: NULL");
     struct ocisbx_http_options copy;
     if (h) {
         int rc = ocisbx_http_options_copy(&copy, h);
-        if (rc) return rc;
+        if (rc)
+            return rc;
     } else {
         ocisbx_http_options_defaults(&copy);
     }
@@ -99,7 +110,8 @@ int ocisbx_client_options_set_http_options(ocisbx_client_options *o, const ocisb
 
 int ocisbx_client_options_set_prefer_ndjson(ocisbx_client_options *o, int prefer)
 {
-    if (!o) return ocisbx_fail(OCISBX_EINVAL, "client options: NULL");
+    if (!o)
+        return ocisbx_fail(OCISBX_EINVAL, "client options: NULL");
     o->prefer_ndjson = prefer != 0;
     return 0;
 }
@@ -114,14 +126,16 @@ int ocisbx_client_options_set_stream_resume_limit(ocisbx_client_options *o, int 
 
 int ocisbx_client_options_set_max_download_bytes(ocisbx_client_options *o, int64_t max)
 {
-    if (!o || max < 0) return ocisbx_fail(OCISBX_EINVAL, "max download bytes %lld: must be >= 0", (long long)max);
+    if (!o || max < 0)
+        return ocisbx_fail(OCISBX_EINVAL, "max download bytes %lld: must be >= 0", (long long)max);
     o->max_download = (uint64_t)max;
     return 0;
 }
 
 int ocisbx_client_options_set_cancel(ocisbx_client_options *o, ocisbx_cancel_fn fn, void *user_data)
 {
-    if (!o) return ocisbx_fail(OCISBX_EINVAL, "client options: NULL");
+    if (!o)
+        return ocisbx_fail(OCISBX_EINVAL, "client options: NULL");
     o->cancel = fn;
     o->cancel_ud = fn ? user_data : NULL;
     return 0;
@@ -135,12 +149,15 @@ static const char *env_nonempty(const char *name)
 
 int ocisbx_endpoint_for_region(const char *region, char **out)
 {
-    if (!out) return ocisbx_fail(OCISBX_EINVAL, "endpoint for region: out is NULL");
+    if (!out)
+        return ocisbx_fail(OCISBX_EINVAL, "endpoint for region: out is NULL");
     *out = NULL;
-    if (!region || !region[0]) return ocisbx_fail(OCISBX_EINVAL, "endpoint for region: no region");
+    if (!region || !region[0])
+        return ocisbx_fail(OCISBX_EINVAL, "endpoint for region: no region");
     char *full = NULL;
     int rc = ocisbx_region_resolve(region, &full);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     *out = ocisbx_asprintf("https://inference.generativeai.%s.oci.%s", full, ocisbx_region_domain(full));
     ocisbx_free(full);
     return *out ? 0 : ocisbx_fail_nomem();
@@ -151,26 +168,32 @@ static int resolve_endpoint(const ocisbx_client_options *o, ocisbx_credentials *
     const char *ep = o && o->endpoint ? o->endpoint : env_nonempty(ENV_ENDPOINT);
     if (ep) {
         size_t n = strlen(ep);
-        while (n > 0 && ep[n - 1] == '/') n--;
+        while (n > 0 && ep[n - 1] == '/')
+            n--;
         *out = ocisbx_strndup(ep, n);
         return *out ? 0 : ocisbx_fail_nomem();
     }
     const char *region = o && o->region ? o->region : env_nonempty(ENV_REGION);
-    if (!region && creds) region = ocisbx_credentials_region(creds);
+    if (!region && creds)
+        region = ocisbx_credentials_region(creds);
     if (!region)
-        return ocisbx_fail(OCISBX_ECONFIG, "no sandbox endpoint: set an endpoint or a region (client options, "
-                                           ENV_ENDPOINT ", " ENV_REGION ", or the profile's region)");
+        return ocisbx_fail(OCISBX_ECONFIG,
+                           "no sandbox endpoint: set an endpoint or a region (client options, " ENV_ENDPOINT
+                           ", " ENV_REGION ", or the profile's region)");
     return ocisbx_endpoint_for_region(region, out);
 }
 
 int ocisbx_client_new(const ocisbx_client_options *opts, ocisbx_client **out)
 {
-    if (!out) return ocisbx_fail(OCISBX_EINVAL, "client: out is NULL");
+    if (!out)
+        return ocisbx_fail(OCISBX_EINVAL, "client: out is NULL");
     *out = NULL;
     int rc = ocisbx_global_ensure();
-    if (rc) return rc;
+    if (rc)
+        return rc;
     ocisbx_client *c = calloc(1, sizeof *c);
-    if (!c) return ocisbx_fail_nomem();
+    if (!c)
+        return ocisbx_fail_nomem();
     struct ocisbx_http_options http;
     if (opts)
         rc = ocisbx_http_options_copy(&http, &opts->http);
@@ -193,9 +216,12 @@ int ocisbx_client_new(const ocisbx_client_options *opts, ocisbx_client **out)
     c->max_download = opts ? opts->max_download : 0;
     rc = resolve_endpoint(opts, http.creds, &c->endpoint);
     const char *ver = opts && opts->api_version ? opts->api_version : env_nonempty(ENV_API_VERSION);
-    if (!ver) ver = OCISBX_DEFAULT_API_VERSION;
-    if (!rc) rc = check_version(ver);
-    if (!rc && !(c->api_version = ocisbx_strdup(ver))) rc = ocisbx_fail_nomem();
+    if (!ver)
+        ver = OCISBX_DEFAULT_API_VERSION;
+    if (!rc)
+        rc = check_version(ver);
+    if (!rc && !(c->api_version = ocisbx_strdup(ver)))
+        rc = ocisbx_fail_nomem();
     if (!rc) {
         /* refuse a bad endpoint now rather than at the first call */
         ocisbx_url u;
@@ -204,9 +230,11 @@ int ocisbx_client_new(const ocisbx_client_options *opts, ocisbx_client **out)
             rc = ocisbx_url_check_scheme(&u, c->endpoint, http.allow_plain_http);
             ocisbx_url_clear(&u);
         }
-        if (rc) ocisbx_error_wrap("sandbox endpoint: ");
+        if (rc)
+            ocisbx_error_wrap("sandbox endpoint: ");
     }
-    if (!rc) rc = ocisbx_http_new(&http, &c->http);
+    if (!rc)
+        rc = ocisbx_http_new(&http, &c->http);
     ocisbx_http_options_release(&http);
     if (rc) {
         ocisbx_client_free(c);
@@ -218,7 +246,8 @@ int ocisbx_client_new(const ocisbx_client_options *opts, ocisbx_client **out)
 
 void ocisbx_client_free(ocisbx_client *c)
 {
-    if (!c) return;
+    if (!c)
+        return;
     ocisbx_http_free(c->http);
     free(c->endpoint);
     free(c->api_version);
@@ -227,13 +256,23 @@ void ocisbx_client_free(ocisbx_client *c)
     free(c);
 }
 
-const char *ocisbx_client_endpoint(const ocisbx_client *c) { return c ? c->endpoint : NULL; }
-const char *ocisbx_client_api_version(const ocisbx_client *c) { return c ? c->api_version : NULL; }
-const char *ocisbx_client_last_request_id(const ocisbx_client *c) { return c ? c->last_request_id : NULL; }
+const char *ocisbx_client_endpoint(const ocisbx_client *c)
+{
+    return c ? c->endpoint : NULL;
+}
+const char *ocisbx_client_api_version(const ocisbx_client *c)
+{
+    return c ? c->api_version : NULL;
+}
+const char *ocisbx_client_last_request_id(const ocisbx_client *c)
+{
+    return c ? c->last_request_id : NULL;
+}
 
 int ocisbx_client_set_next_request_id(ocisbx_client *c, const char *id)
 {
-    if (!c) return ocisbx_fail(OCISBX_EINVAL, "client is NULL");
+    if (!c)
+        return ocisbx_fail(OCISBX_EINVAL, "client is NULL");
     if (id) {
         size_t n = strlen(id);
         if (n == 0 || n > 98 || strspn(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-") != n)
@@ -244,9 +283,11 @@ int ocisbx_client_set_next_request_id(ocisbx_client *c, const char *id)
 
 void ocisbx_client_note_request_id(ocisbx_client *c, const char *id)
 {
-    if (!id) return;
+    if (!id)
+        return;
     char *n = ocisbx_strdup(id);
-    if (!n) return;
+    if (!n)
+        return;
     free(c->last_request_id);
     c->last_request_id = n;
 }
@@ -255,26 +296,32 @@ int ocisbx_client_request(ocisbx_client *c, ocisbx_op op, const ocisbx_param *pa
                           const ocisbx_model *body, ocisbx_http_request **out)
 {
     *out = NULL;
-    if (!c) return ocisbx_fail(OCISBX_EINVAL, "client is NULL");
+    if (!c)
+        return ocisbx_fail(OCISBX_EINVAL, "client is NULL");
     const ocisbx_route *r = ocisbx_route_get(op);
-    if (!r) return ocisbx_fail(OCISBX_EINVAL, "operation %d has no route", (int)op);
+    if (!r)
+        return ocisbx_fail(OCISBX_EINVAL, "operation %d has no route", (int)op);
     /* "ifMatch" is a header, not a query parameter, and only some take it */
     const char *if_match = NULL;
     for (size_t i = 0; i < nparams; i++)
         if (params[i].name && strcmp(params[i].name, "ifMatch") == 0 && params[i].value) {
-            if (!r->if_match) return ocisbx_fail(OCISBX_EINVAL, "%s takes no if-match", r->name);
+            if (!r->if_match)
+                return ocisbx_fail(OCISBX_EINVAL, "%s takes no if-match", r->name);
             if (!params[i].value[0] || strpbrk(params[i].value, "\r\n"))
                 return ocisbx_fail(OCISBX_EINVAL, "%s: ifMatch must be a non-empty etag on one line", r->name);
             if_match = params[i].value;
         }
     char *url = NULL;
     int rc = ocisbx_route_url(r, c->endpoint, c->api_version, params, nparams, &url);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     ocisbx_http_request *req = NULL;
     rc = ocisbx_http_request_new(r->method, url, &req);
     free(url);
-    if (!rc) rc = ocisbx_http_request_set_retry_class(req, r->retry);
-    if (!rc && if_match) rc = ocisbx_http_request_add_header(req, "if-match", if_match);
+    if (!rc)
+        rc = ocisbx_http_request_set_retry_class(req, r->retry);
+    if (!rc && if_match)
+        rc = ocisbx_http_request_add_header(req, "if-match", if_match);
     if (!rc && c->next_request_id) {
         rc = ocisbx_http_request_set_request_id(req, c->next_request_id);
         free(c->next_request_id);
@@ -287,10 +334,13 @@ int ocisbx_client_request(ocisbx_client *c, ocisbx_op op, const ocisbx_param *pa
         } else if (!(text = ocisbx_strdup("{}"))) {
             rc = ocisbx_fail_nomem();
         }
-        if (!rc) rc = ocisbx_http_request_set_body(req, text, strlen(text));
-        if (!rc) rc = ocisbx_http_request_set_content_type(req, "application/json");
+        if (!rc)
+            rc = ocisbx_http_request_set_body(req, text, strlen(text));
+        if (!rc)
+            rc = ocisbx_http_request_set_content_type(req, "application/json");
         /* the body may hold environment values: secrets */
-        if (text) ocisbx_free_secret(text);
+        if (text)
+            ocisbx_free_secret(text);
     }
     if (rc) {
         ocisbx_http_request_free(req);
@@ -302,7 +352,8 @@ int ocisbx_client_request(ocisbx_client *c, ocisbx_op op, const ocisbx_param *pa
 
 int ocisbx_client_send(ocisbx_client *c, const ocisbx_route *route, ocisbx_http_request *req, ocisbx_model **out)
 {
-    if (out) *out = NULL;
+    if (out)
+        *out = NULL;
     ocisbx_http_response *resp = NULL;
     int rc = ocisbx_http_send(c->http, req, &resp);
     const char *rid = resp ? ocisbx_http_response_request_id(resp) : ocisbx_http_request_request_id(req);
@@ -321,9 +372,11 @@ int ocisbx_client_send(ocisbx_client *c, const ocisbx_route *route, ocisbx_http_
                              rid ? rid : "none");
         } else {
             rc = ocisbx_model_parse(route->response, body, len, &m);
-            if (rc) ocisbx_error_wrap("%s (opc-request-id: %s): ", route->name, rid ? rid : "none");
+            if (rc)
+                ocisbx_error_wrap("%s (opc-request-id: %s): ", route->name, rid ? rid : "none");
         }
-        if (rc) ocisbx_error_annotate(ocisbx_http_response_status(resp), rid);
+        if (rc)
+            ocisbx_error_annotate(ocisbx_http_response_status(resp), rid);
         if (!rc)
             rc = ocisbx_model_set_meta(m, ocisbx_http_response_header(resp, "etag"), rid,
                                        ocisbx_http_response_header(resp, "opc-next-page"));
@@ -339,10 +392,12 @@ int ocisbx_client_send(ocisbx_client *c, const ocisbx_route *route, ocisbx_http_
 int ocisbx_client_exec(ocisbx_client *c, ocisbx_op op, const ocisbx_param *params, size_t nparams,
                        const ocisbx_model *body, ocisbx_model **out)
 {
-    if (out) *out = NULL;
+    if (out)
+        *out = NULL;
     ocisbx_http_request *req = NULL;
     int rc = ocisbx_client_request(c, op, params, nparams, body, &req);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     rc = ocisbx_client_send(c, ocisbx_route_get(op), req, out);
     ocisbx_http_request_free(req);
     return rc;

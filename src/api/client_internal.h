@@ -16,7 +16,7 @@ struct ocisbx_client_options {
     struct ocisbx_http_options http;
     bool prefer_ndjson;
     int resume_limit;
-    uint64_t max_download; /* 0: no limit */
+    uint64_t max_download;   /* 0: no limit */
     ocisbx_cancel_fn cancel; /* overrides the http options' when set */
     void *cancel_ud;
 };

@@ -13,7 +13,8 @@ static int check_minutes(int64_t minutes)
 {
     /* -1 disables automatic expiration [public]: passed through (refusing a
      * lifetime that never ends is the backend's choice, not the client's) */
-    if (minutes == OCISBX_EXPIRES_NEVER) return 0;
+    if (minutes == OCISBX_EXPIRES_NEVER)
+        return 0;
     if (minutes < 1 || minutes > OCISBX_EXPIRES_IN_MINUTES_MAX)
         return ocisbx_fail(OCISBX_EINVAL,
                            "CreateSandboxDetails.expiresInMinutes: %lld is neither -1 (no expiry) nor within 1..%d "
@@ -31,17 +32,21 @@ int ocisbx_create_details_normalize(ocisbx_model *m)
     if (dur) {
         int64_t ms;
         int rc = ocisbx_duration_parse(dur, &ms);
-        if (rc) return ocisbx_error_wrap("CreateSandboxDetails.expirationDuration: ");
+        if (rc)
+            return ocisbx_error_wrap("CreateSandboxDetails.expirationDuration: ");
         int64_t minutes = (ms + 59999) / 60000;
         if (!ocisbx_model_get(m, "expiresInMinutes")) {
             rc = check_minutes(minutes);
-            if (!rc) rc = ocisbx_model_put_int(m, "expiresInMinutes", minutes);
-            if (rc) return rc;
+            if (!rc)
+                rc = ocisbx_model_put_int(m, "expiresInMinutes", minutes);
+            if (rc)
+                return rc;
         }
         ocisbx_model_put_str(m, "expirationDuration", NULL);
     }
     int64_t minutes;
-    if (ocisbx_model_int(m, "expiresInMinutes", &minutes)) return check_minutes(minutes);
+    if (ocisbx_model_int(m, "expiresInMinutes", &minutes))
+        return check_minutes(minutes);
     return 0;
 }
 
@@ -59,7 +64,8 @@ int ocisbx_create_sandbox_details_from_json(const char *json, size_t len, ocisbx
     *out = NULL;
     ocisbx_model *m = NULL;
     int rc = ocisbx_model_parse(&ocisbx_md_create_sandbox_details, json, len, &m);
-    if (!rc) rc = ocisbx_create_details_normalize(m);
+    if (!rc)
+        rc = ocisbx_create_details_normalize(m);
     if (rc) {
         ocisbx_model_free(m);
         return rc;
@@ -72,10 +78,16 @@ int ocisbx_create_sandbox_details_to_json(const ocisbx_create_sandbox_details *d
 {
     return ocisbx_model_to_json(CM(d), out);
 }
-void ocisbx_create_sandbox_details_free(ocisbx_create_sandbox_details *d) { ocisbx_model_free(MM(d)); }
+void ocisbx_create_sandbox_details_free(ocisbx_create_sandbox_details *d)
+{
+    ocisbx_model_free(MM(d));
+}
 
-#define CSD_STR(fn, field) \
-    int fn(ocisbx_create_sandbox_details *d, const char *v) { return ocisbx_model_put_str(MM(d), field, v); }
+#define CSD_STR(fn, field)                                  \
+    int fn(ocisbx_create_sandbox_details *d, const char *v) \
+    {                                                       \
+        return ocisbx_model_put_str(MM(d), field, v);       \
+    }
 CSD_STR(ocisbx_create_sandbox_details_set_display_name, "displayName")
 CSD_STR(ocisbx_create_sandbox_details_set_runtime, "runtime")
 CSD_STR(ocisbx_create_sandbox_details_set_warmpool_name, "warmpoolName")
@@ -109,7 +121,8 @@ int ocisbx_create_sandbox_details_set_source_snapshot(ocisbx_create_sandbox_deta
 {
     ocisbx_model *m = MM(d);
     cJSON_DeleteItemFromObjectCaseSensitive(m->json, "source");
-    if (!snapshot_id) return 0;
+    if (!snapshot_id)
+        return 0;
     cJSON *src = cJSON_AddObjectToObject(m->json, "source");
     if (!src || !cJSON_AddStringToObject(src, "sourceType", "SNAPSHOT") ||
         !cJSON_AddStringToObject(src, "snapshotId", snapshot_id))
@@ -121,7 +134,8 @@ int ocisbx_create_sandbox_details_set_source_snapshot(ocisbx_create_sandbox_deta
 static int check_timeout(const char *iso)
 {
     int64_t ms;
-    if (ocisbx_duration_parse(iso, &ms)) return ocisbx_error_wrap("RunSandboxCommandDetails.timeout: ");
+    if (ocisbx_duration_parse(iso, &ms))
+        return ocisbx_error_wrap("RunSandboxCommandDetails.timeout: ");
     return 0;
 }
 
@@ -139,7 +153,8 @@ int ocisbx_run_command_details_new(const char *command, ocisbx_run_command_detai
         return ocisbx_fail(OCISBX_EINVAL, "RunSandboxCommandDetails.command: required and non-empty");
     ocisbx_model *m = NULL;
     int rc = ocisbx_model_new_empty(&ocisbx_md_run_command_details, &m);
-    if (!rc) rc = ocisbx_model_put_str(m, "command", command);
+    if (!rc)
+        rc = ocisbx_model_put_str(m, "command", command);
     if (rc) {
         ocisbx_model_free(m);
         return rc;
@@ -153,8 +168,10 @@ int ocisbx_run_command_details_from_json(const char *json, size_t len, ocisbx_ru
     *out = NULL;
     ocisbx_model *m = NULL;
     int rc = ocisbx_model_parse(&ocisbx_md_run_command_details, json, len, &m);
-    if (!rc && ocisbx_model_str(m, "timeout")) rc = check_timeout(ocisbx_model_str(m, "timeout"));
-    if (!rc) rc = check_cwd(ocisbx_model_str(m, "cwd"));
+    if (!rc && ocisbx_model_str(m, "timeout"))
+        rc = check_timeout(ocisbx_model_str(m, "timeout"));
+    if (!rc)
+        rc = check_cwd(ocisbx_model_str(m, "cwd"));
     if (rc) {
         ocisbx_model_free(m);
         return rc;
@@ -167,7 +184,10 @@ int ocisbx_run_command_details_to_json(const ocisbx_run_command_details *d, char
 {
     return ocisbx_model_to_json(CM(d), out);
 }
-void ocisbx_run_command_details_free(ocisbx_run_command_details *d) { ocisbx_model_free(MM(d)); }
+void ocisbx_run_command_details_free(ocisbx_run_command_details *d)
+{
+    ocisbx_model_free(MM(d));
+}
 
 int ocisbx_run_command_details_add_arg(ocisbx_run_command_details *d, const char *arg)
 {
@@ -189,7 +209,8 @@ int ocisbx_run_command_details_set_timeout(ocisbx_run_command_details *d, const 
 {
     if (iso8601) {
         int rc = check_timeout(iso8601);
-        if (rc) return rc;
+        if (rc)
+            return rc;
     }
     return ocisbx_model_put_str(MM(d), "timeout", iso8601);
 }

@@ -38,8 +38,10 @@ static int finish_write(ocisbx_client *c, ocisbx_http_request *req, const char *
 {
     ocisbx_http_response *resp = NULL;
     int rc = ocisbx_http_request_add_header(req, SHA_HEADER, sha);
-    if (!rc) rc = ocisbx_http_request_set_content_type(req, "application/octet-stream");
-    if (!rc) rc = send_raw(c, req, &resp);
+    if (!rc)
+        rc = ocisbx_http_request_set_content_type(req, "application/octet-stream");
+    if (!rc)
+        rc = send_raw(c, req, &resp);
     if (rc) {
         ocisbx_http_response_free(resp);
         return rc;
@@ -50,19 +52,27 @@ static int finish_write(ocisbx_client *c, ocisbx_http_request *req, const char *
     ocisbx_model *m = NULL;
     if (len) {
         rc = ocisbx_model_parse(&ocisbx_md_file, body, len, &m);
-        if (rc) ocisbx_error_wrap("WriteSandboxFile %s (opc-request-id: %s): ", path, rid ? rid : "none");
+        if (rc)
+            ocisbx_error_wrap("WriteSandboxFile %s (opc-request-id: %s): ", path, rid ? rid : "none");
     }
     const char *hdr = ocisbx_http_response_header(resp, SHA_HEADER);
     const char *model_sha = m ? ocisbx_model_str(m, "contentSha256") : NULL;
     if (!rc && !hdr && !model_sha)
-        rc = ocisbx_fail(OCISBX_EINTEGRITY, "write %s: the service returned no %s to confirm the content "
-                                            "(opc-request-id: %s)", path, SHA_HEADER, rid ? rid : "none");
-    const char *got = hdr && strcmp(hdr, sha) != 0 ? hdr : (model_sha && strcmp(model_sha, sha) != 0 ? model_sha : NULL);
+        rc = ocisbx_fail(OCISBX_EINTEGRITY,
+                         "write %s: the service returned no %s to confirm the content "
+                         "(opc-request-id: %s)",
+                         path, SHA_HEADER, rid ? rid : "none");
+    const char *got = hdr && strcmp(hdr, sha) != 0 ? hdr
+                                                   : (model_sha && strcmp(model_sha, sha) != 0 ? model_sha : NULL);
     if (!rc && got)
-        rc = ocisbx_fail(OCISBX_EINTEGRITY, "write %s: the service stored SHA-256 %s, the client sent %s "
-                                            "(opc-request-id: %s)", path, got, sha, rid ? rid : "none");
-    if (rc) ocisbx_error_annotate(ocisbx_http_response_status(resp), rid);
-    if (!rc && m) ocisbx_model_set_meta(m, NULL, rid, NULL);
+        rc = ocisbx_fail(OCISBX_EINTEGRITY,
+                         "write %s: the service stored SHA-256 %s, the client sent %s "
+                         "(opc-request-id: %s)",
+                         path, got, sha, rid ? rid : "none");
+    if (rc)
+        ocisbx_error_annotate(ocisbx_http_response_status(resp), rid);
+    if (!rc && m)
+        ocisbx_model_set_meta(m, NULL, rid, NULL);
     ocisbx_http_response_free(resp);
     if (!rc && out)
         *out = (ocisbx_sandbox_file *)(void *)m;
@@ -73,23 +83,32 @@ static int finish_write(ocisbx_client *c, ocisbx_http_request *req, const char *
 
 static int too_large(const char *path, uint64_t len)
 {
-    return ocisbx_fail(OCISBX_ETOOLARGE, "write %s: %llu bytes is above the service's %d-byte body limit "
-                                         "(write it in parts)", path, (unsigned long long)len, OCISBX_FILE_PART_MAX);
+    return ocisbx_fail(OCISBX_ETOOLARGE,
+                       "write %s: %llu bytes is above the service's %d-byte body limit "
+                       "(write it in parts)",
+                       path, (unsigned long long)len, OCISBX_FILE_PART_MAX);
 }
 
 int ocisbx_client_write_file(ocisbx_client *c, const char *sandbox_id, const char *file_path, const void *data,
                              size_t len, ocisbx_sandbox_file **out)
 {
-    if (out) *out = NULL;
-    if (!data && len) return ocisbx_fail(OCISBX_EINVAL, "write %s: NULL data", file_path ? file_path : "");
-    if (len > OCISBX_FILE_PART_MAX) return too_large(file_path, len);
+    if (out)
+        *out = NULL;
+    if (!data && len)
+        return ocisbx_fail(OCISBX_EINVAL, "write %s: NULL data", file_path ? file_path : "");
+    if (len > OCISBX_FILE_PART_MAX)
+        return too_large(file_path, len);
     char sha[OCISBX_SHA256_B64_LEN + 1];
     ocisbx_http_request *req = NULL;
     int rc = ocisbx_sha256_base64(data ? data : "", len, sha);
-    if (!rc) rc = file_request(c, OCISBX_OP_WRITE_FILE, sandbox_id, file_path, &req);
-    if (!rc) rc = ocisbx_http_request_set_body(req, data ? data : "", len);
-    if (!rc) rc = ocisbx_http_request_set_body_sha256(req, sha, len);
-    if (!rc) rc = finish_write(c, req, file_path, sha, out);
+    if (!rc)
+        rc = file_request(c, OCISBX_OP_WRITE_FILE, sandbox_id, file_path, &req);
+    if (!rc)
+        rc = ocisbx_http_request_set_body(req, data ? data : "", len);
+    if (!rc)
+        rc = ocisbx_http_request_set_body_sha256(req, sha, len);
+    if (!rc)
+        rc = finish_write(c, req, file_path, sha, out);
     ocisbx_http_request_free(req);
     return rc;
 }
@@ -98,17 +117,21 @@ static int64_t file_read_fn(void *buf, size_t cap, void *ud)
 {
     FILE *f = ud;
     size_t n = fread(buf, 1, cap, f);
-    if (n == 0 && ferror(f)) return ocisbx_fail(OCISBX_EIO, "reading the local file: %s", strerror(errno));
+    if (n == 0 && ferror(f))
+        return ocisbx_fail(OCISBX_EIO, "reading the local file: %s", strerror(errno));
     return (int64_t)n;
 }
 
 int ocisbx_client_write_file_from_path(ocisbx_client *c, const char *sandbox_id, const char *file_path,
                                        const char *local_path, ocisbx_sandbox_file **out)
 {
-    if (out) *out = NULL;
-    if (!local_path) return ocisbx_fail(OCISBX_EINVAL, "write %s: no local file", file_path ? file_path : "");
+    if (out)
+        *out = NULL;
+    if (!local_path)
+        return ocisbx_fail(OCISBX_EINVAL, "write %s: no local file", file_path ? file_path : "");
     FILE *f = fopen(local_path, "rb");
-    if (!f) return ocisbx_fail(OCISBX_EIO, "write %s: cannot open %s: %s", file_path, local_path, strerror(errno));
+    if (!f)
+        return ocisbx_fail(OCISBX_EIO, "write %s: cannot open %s: %s", file_path, local_path, strerror(errno));
     struct stat st;
     if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
         fclose(f);
@@ -122,42 +145,54 @@ int ocisbx_client_write_file_from_path(ocisbx_client *c, const char *sandbox_id,
     uint64_t total = 0;
     int rc = ocisbx_sha256_stream(file_read_fn, f, sha, &total);
     fclose(f);
-    if (rc) return ocisbx_error_wrap("write %s from %s: ", file_path, local_path);
-    if (total > OCISBX_FILE_PART_MAX) return too_large(file_path, total);
+    if (rc)
+        return ocisbx_error_wrap("write %s from %s: ", file_path, local_path);
+    if (total > OCISBX_FILE_PART_MAX)
+        return too_large(file_path, total);
     ocisbx_http_request *req = NULL;
     rc = file_request(c, OCISBX_OP_WRITE_FILE, sandbox_id, file_path, &req);
-    if (!rc) rc = ocisbx_http_request_set_body_file(req, local_path);
-    if (!rc) rc = ocisbx_http_request_set_body_sha256(req, sha, total);
-    if (!rc) rc = finish_write(c, req, file_path, sha, out);
+    if (!rc)
+        rc = ocisbx_http_request_set_body_file(req, local_path);
+    if (!rc)
+        rc = ocisbx_http_request_set_body_sha256(req, sha, total);
+    if (!rc)
+        rc = finish_write(c, req, file_path, sha, out);
     ocisbx_http_request_free(req);
     return rc;
 }
 
 int ocisbx_client_write_file_from_callback(ocisbx_client *c, const char *sandbox_id, const char *file_path,
-                                           int64_t len, ocisbx_read_fn read, ocisbx_rewind_fn rewind,
-                                           void *user_data, const char *sha256_b64, ocisbx_sandbox_file **out)
+                                           int64_t len, ocisbx_read_fn read, ocisbx_rewind_fn rewind, void *user_data,
+                                           const char *sha256_b64, ocisbx_sandbox_file **out)
 {
-    if (out) *out = NULL;
-    if (!read || len < 0) return ocisbx_fail(OCISBX_EINVAL, "write %s: a reader and a length >= 0 are required",
-                                             file_path ? file_path : "");
-    if ((uint64_t)len > OCISBX_FILE_PART_MAX) return too_large(file_path, (uint64_t)len);
+    if (out)
+        *out = NULL;
+    if (!read || len < 0)
+        return ocisbx_fail(OCISBX_EINVAL, "write %s: a reader and a length >= 0 are required",
+                           file_path ? file_path : "");
+    if ((uint64_t)len > OCISBX_FILE_PART_MAX)
+        return too_large(file_path, (uint64_t)len);
     int rc;
     if (!sha256_b64 && !rewind) {
         /* one pass only: hold the part in memory (bounded by the part size) */
         ocisbx_buf b = OCISBX_BUF_INIT;
         rc = ocisbx_buf_reserve(&b, (size_t)len);
         while (!rc) {
-            if (b.len > (size_t)len) break;
+            if (b.len > (size_t)len)
+                break;
             rc = ocisbx_buf_reserve(&b, HASH_CHUNK);
             int64_t n = rc ? 0 : read(b.data + b.len, HASH_CHUNK, user_data);
-            if (n < 0) rc = (int)n;
-            if (n <= 0) break;
+            if (n < 0)
+                rc = (int)n;
+            if (n <= 0)
+                break;
             b.len += (size_t)n;
         }
         if (!rc && b.len != (size_t)len)
             rc = ocisbx_fail(OCISBX_EIO, "write %s: the reader gave %zu bytes, %lld announced", file_path, b.len,
                              (long long)len);
-        if (!rc) rc = ocisbx_client_write_file(c, sandbox_id, file_path, b.data ? b.data : "", b.len, out);
+        if (!rc)
+            rc = ocisbx_client_write_file(c, sandbox_id, file_path, b.data ? b.data : "", b.len, out);
         ocisbx_buf_free(&b);
         return rc;
     }
@@ -174,13 +209,17 @@ int ocisbx_client_write_file_from_callback(ocisbx_client *c, const char *sandbox
                              (unsigned long long)total, (long long)len);
         if (!rc && rewind(user_data) != 0)
             rc = ocisbx_fail(OCISBX_EIO, "write %s: the reader could not rewind", file_path);
-        if (rc) return rc;
+        if (rc)
+            return rc;
     }
     ocisbx_http_request *req = NULL;
     rc = file_request(c, OCISBX_OP_WRITE_FILE, sandbox_id, file_path, &req);
-    if (!rc) rc = ocisbx_http_request_set_body_callback(req, len, read, rewind, user_data);
-    if (!rc) rc = ocisbx_http_request_set_body_sha256(req, sha, (uint64_t)len);
-    if (!rc) rc = finish_write(c, req, file_path, sha, out);
+    if (!rc)
+        rc = ocisbx_http_request_set_body_callback(req, len, read, rewind, user_data);
+    if (!rc)
+        rc = ocisbx_http_request_set_body_sha256(req, sha, (uint64_t)len);
+    if (!rc)
+        rc = finish_write(c, req, file_path, sha, out);
     ocisbx_http_request_free(req);
     return rc;
 }
@@ -203,7 +242,8 @@ static int on_read(const void *data, size_t len, void *ud)
         r->too_large = true;
         return 1;
     }
-    if (ocisbx_sha256_update(r->sha, data, len)) return 1;
+    if (ocisbx_sha256_update(r->sha, data, len))
+        return 1;
     r->total += len;
     if (r->write(data, len, r->user_data) != 0) {
         r->canceled = true;
@@ -216,15 +256,20 @@ static int on_read(const void *data, size_t len, void *ud)
 static int read_to_callback(ocisbx_client *c, const char *sandbox_id, const char *file_path, uint64_t max,
                             ocisbx_write_fn write, void *user_data)
 {
-    if (!write) return ocisbx_fail(OCISBX_EINVAL, "read %s: no writer", file_path ? file_path : "");
+    if (!write)
+        return ocisbx_fail(OCISBX_EINVAL, "read %s: no writer", file_path ? file_path : "");
     read_ctx r = {NULL, write, user_data, false, 0, max, false};
     ocisbx_http_request *req = NULL;
     ocisbx_http_response *resp = NULL;
     int rc = ocisbx_sha256_new(&r.sha);
-    if (!rc) rc = file_request(c, OCISBX_OP_READ_FILE, sandbox_id, file_path, &req);
-    if (!rc) rc = ocisbx_http_request_set_streaming(req, 1);
-    if (!rc) rc = ocisbx_http_request_set_sink_callback(req, on_read, &r);
-    if (!rc) rc = send_raw(c, req, &resp);
+    if (!rc)
+        rc = file_request(c, OCISBX_OP_READ_FILE, sandbox_id, file_path, &req);
+    if (!rc)
+        rc = ocisbx_http_request_set_streaming(req, 1);
+    if (!rc)
+        rc = ocisbx_http_request_set_sink_callback(req, on_read, &r);
+    if (!rc)
+        rc = send_raw(c, req, &resp);
     if (r.too_large)
         rc = ocisbx_fail(OCISBX_ETOOLARGE, "read %s: the file is larger than the %llu bytes allowed", file_path,
                          (unsigned long long)max);
@@ -237,19 +282,24 @@ static int read_to_callback(ocisbx_client *c, const char *sandbox_id, const char
         char got[OCISBX_SHA256_B64_LEN + 1];
         char *b64 = NULL;
         rc = ocisbx_sha256_final(r.sha, digest);
-        if (!rc) rc = ocisbx_base64_encode(digest, sizeof digest, &b64);
+        if (!rc)
+            rc = ocisbx_base64_encode(digest, sizeof digest, &b64);
         if (!rc) {
             snprintf(got, sizeof got, "%s", b64);
             ocisbx_free(b64);
             if (!want)
-                rc = ocisbx_fail(OCISBX_EINTEGRITY, "read %s: the answer has no %s to check the content against "
-                                                    "(opc-request-id: %s)", file_path, SHA_HEADER, rid ? rid : "none");
+                rc = ocisbx_fail(OCISBX_EINTEGRITY,
+                                 "read %s: the answer has no %s to check the content against "
+                                 "(opc-request-id: %s)",
+                                 file_path, SHA_HEADER, rid ? rid : "none");
             else if (strcmp(want, got) != 0)
-                rc = ocisbx_fail(OCISBX_EINTEGRITY, "read %s: content SHA-256 %s does not match %s %s (%llu bytes, "
-                                                    "opc-request-id: %s)", file_path, got, SHA_HEADER, want,
-                                 (unsigned long long)r.total, rid ? rid : "none");
+                rc = ocisbx_fail(OCISBX_EINTEGRITY,
+                                 "read %s: content SHA-256 %s does not match %s %s (%llu bytes, "
+                                 "opc-request-id: %s)",
+                                 file_path, got, SHA_HEADER, want, (unsigned long long)r.total, rid ? rid : "none");
         }
-        if (rc) ocisbx_error_annotate(ocisbx_http_response_status(resp), rid);
+        if (rc)
+            ocisbx_error_annotate(ocisbx_http_response_status(resp), rid);
     }
     ocisbx_http_response_free(resp);
     ocisbx_http_request_free(req);
@@ -271,9 +321,11 @@ static int to_buf(const void *data, size_t len, void *ud)
 int ocisbx_client_read_file(ocisbx_client *c, const char *sandbox_id, const char *file_path, unsigned char **data,
                             size_t *len)
 {
-    if (!data) return ocisbx_fail(OCISBX_EINVAL, "read %s: data is NULL", file_path ? file_path : "");
+    if (!data)
+        return ocisbx_fail(OCISBX_EINVAL, "read %s: data is NULL", file_path ? file_path : "");
     *data = NULL;
-    if (len) *len = 0;
+    if (len)
+        *len = 0;
     ocisbx_buf b = OCISBX_BUF_INIT;
     uint64_t max = c && c->max_download ? c->max_download : (uint64_t)OCISBX_READ_BUFFER_MAX;
     int rc = read_to_callback(c, sandbox_id, file_path, max, to_buf, &b);
@@ -281,7 +333,8 @@ int ocisbx_client_read_file(ocisbx_client *c, const char *sandbox_id, const char
         ocisbx_buf_free(&b);
         return rc;
     }
-    if (len) *len = b.len;
+    if (len)
+        *len = b.len;
     *data = (unsigned char *)ocisbx_buf_detach(&b);
     return *data ? 0 : ocisbx_fail_nomem();
 }
@@ -298,7 +351,8 @@ int ocisbx_client_read_file_to_path(ocisbx_client *c, const char *sandbox_id, co
     snprintf(what, sizeof what, "read %s", file_path ? file_path : "(null)");
     ocisbx_dest d;
     int rc = ocisbx_dest_open(&d, local_path, what);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     rc = ocisbx_client_read_file_to_callback(c, sandbox_id, file_path, to_file, d.fp);
     if (rc == OCISBX_ECANCELED && ferror(d.fp))
         rc = ocisbx_fail(OCISBX_EIO, "%s: writing %s failed", what, local_path);

@@ -16,14 +16,16 @@ struct ocisbx_list_options {
 
 int ocisbx_list_options_new(ocisbx_list_options **out)
 {
-    if (!out) return ocisbx_fail(OCISBX_EINVAL, "list options: out is NULL");
+    if (!out)
+        return ocisbx_fail(OCISBX_EINVAL, "list options: out is NULL");
     *out = calloc(1, sizeof **out);
     return *out ? 0 : ocisbx_fail_nomem();
 }
 
 void ocisbx_list_options_free(ocisbx_list_options *o)
 {
-    if (!o) return;
+    if (!o)
+        return;
     for (size_t i = 0; i < o->n; i++) {
         free(o->names[i]);
         free(o->values[i]);
@@ -33,11 +35,13 @@ void ocisbx_list_options_free(ocisbx_list_options *o)
 
 int ocisbx_list_options_set(ocisbx_list_options *o, const char *name, const char *value)
 {
-    if (!o || !name || !name[0]) return ocisbx_fail(OCISBX_EINVAL, "list options: a parameter needs a name");
+    if (!o || !name || !name[0])
+        return ocisbx_fail(OCISBX_EINVAL, "list options: a parameter needs a name");
     if (strcmp(name, "limit") == 0)
         return ocisbx_fail(OCISBX_EINVAL, "list options: use ocisbx_list_options_set_limit for limit");
     for (size_t i = 0; i < o->n; i++) {
-        if (strcmp(o->names[i], name) != 0) continue;
+        if (strcmp(o->names[i], name) != 0)
+            continue;
         if (!value) {
             free(o->names[i]);
             free(o->values[i]);
@@ -47,13 +51,16 @@ int ocisbx_list_options_set(ocisbx_list_options *o, const char *name, const char
             return 0;
         }
         char *v = ocisbx_strdup(value);
-        if (!v) return ocisbx_fail_nomem();
+        if (!v)
+            return ocisbx_fail_nomem();
         free(o->values[i]);
         o->values[i] = v;
         return 0;
     }
-    if (!value) return 0;
-    if (o->n == LIST_NAMES_MAX) return ocisbx_fail(OCISBX_EINVAL, "list options: too many parameters");
+    if (!value)
+        return 0;
+    if (o->n == LIST_NAMES_MAX)
+        return ocisbx_fail(OCISBX_EINVAL, "list options: too many parameters");
     char *n = ocisbx_strdup(name), *v = ocisbx_strdup(value);
     if (!n || !v) {
         free(n);
@@ -68,7 +75,8 @@ int ocisbx_list_options_set(ocisbx_list_options *o, const char *name, const char
 
 int ocisbx_list_options_set_limit(ocisbx_list_options *o, int limit)
 {
-    if (!o || limit < 0) return ocisbx_fail(OCISBX_EINVAL, "list options: limit %d is negative", limit);
+    if (!o || limit < 0)
+        return ocisbx_fail(OCISBX_EINVAL, "list options: limit %d is negative", limit);
     if (limit == 0)
         o->limit[0] = '\0';
     else
@@ -81,12 +89,15 @@ size_t ocisbx_list_options_params(const ocisbx_list_options *o, const char *page
     size_t n = 0;
     if (o) {
         for (size_t i = 0; i < o->n && n < cap; i++) {
-            if (page && strcmp(o->names[i], "page") == 0) continue;
+            if (page && strcmp(o->names[i], "page") == 0)
+                continue;
             params[n++] = (ocisbx_param){o->names[i], o->values[i]};
         }
-        if (o->limit[0] && n < cap) params[n++] = (ocisbx_param){"limit", o->limit};
+        if (o->limit[0] && n < cap)
+            params[n++] = (ocisbx_param){"limit", o->limit};
     }
-    if (page && n < cap) params[n++] = (ocisbx_param){"page", page};
+    if (page && n < cap)
+        params[n++] = (ocisbx_param){"page", page};
     return n;
 }
 
@@ -95,8 +106,10 @@ size_t ocisbx_list_options_params(const ocisbx_list_options *o, const char *page
 int ocisbx_list_options_copy(const ocisbx_list_options *o, ocisbx_list_options **out)
 {
     int rc = ocisbx_list_options_new(out);
-    if (rc || !o) return rc;
-    for (size_t i = 0; i < o->n && !rc; i++) rc = ocisbx_list_options_set(*out, o->names[i], o->values[i]);
+    if (rc || !o)
+        return rc;
+    for (size_t i = 0; i < o->n && !rc; i++)
+        rc = ocisbx_list_options_set(*out, o->names[i], o->values[i]);
     memcpy((*out)->limit, o->limit, sizeof o->limit);
     if (rc) {
         ocisbx_list_options_free(*out);

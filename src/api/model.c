@@ -13,23 +13,33 @@
 
 static const char *json_type_name(const cJSON *j)
 {
-    if (cJSON_IsString(j)) return "string";
-    if (cJSON_IsNumber(j)) return "number";
-    if (cJSON_IsBool(j)) return "boolean";
-    if (cJSON_IsArray(j)) return "array";
-    if (cJSON_IsObject(j)) return "object";
-    if (cJSON_IsNull(j)) return "null";
+    if (cJSON_IsString(j))
+        return "string";
+    if (cJSON_IsNumber(j))
+        return "number";
+    if (cJSON_IsBool(j))
+        return "boolean";
+    if (cJSON_IsArray(j))
+        return "array";
+    if (cJSON_IsObject(j))
+        return "object";
+    if (cJSON_IsNull(j))
+        return "null";
     return "invalid";
 }
 
 bool ocisbx_json_int64(const cJSON *j, int64_t *out)
 {
-    if (!cJSON_IsNumber(j)) return false;
+    if (!cJSON_IsNumber(j))
+        return false;
     double d = j->valuedouble;
     /* 2^63 as a double: anything at or above does not fit */
-    if (!isfinite(d) || d < -9223372036854775808.0 || d >= 9223372036854775808.0) return false;
-    if ((double)(int64_t)d != d) return false; /* a fraction (no libm needed) */
-    if (out) *out = (int64_t)d;
+    if (!isfinite(d) || d < -9223372036854775808.0 || d >= 9223372036854775808.0)
+        return false;
+    if ((double)(int64_t)d != d)
+        return false; /* a fraction (no libm needed) */
+    if (out)
+        *out = (int64_t)d;
     return true;
 }
 
@@ -44,12 +54,13 @@ static int validate_env(const char *model, const char *path, const cJSON *v)
 {
     if (cJSON_IsObject(v)) {
         const cJSON *e;
-        cJSON_ArrayForEach(e, v) if (!cJSON_IsString(e) && !cJSON_IsNull(e))
-            return ocisbx_fail(OCISBX_EPARSE, "%s.%s.%s: expected string, got %s", model, path,
-                               e->string ? e->string : "?", json_type_name(e));
+        cJSON_ArrayForEach(e, v) if (!cJSON_IsString(e) && !cJSON_IsNull(e)) return ocisbx_fail(
+            OCISBX_EPARSE, "%s.%s.%s: expected string, got %s", model, path, e->string ? e->string : "?",
+            json_type_name(e));
         return 0;
     }
-    if (!cJSON_IsArray(v)) return bad_type(model, path, "array of {name, value}", v);
+    if (!cJSON_IsArray(v))
+        return bad_type(model, path, "array of {name, value}", v);
     int i = 0;
     const cJSON *e;
     cJSON_ArrayForEach(e, v)
@@ -70,28 +81,28 @@ static int validate_env(const char *model, const char *path, const cJSON *v)
     return 0;
 }
 
-static int validate_field(const char *model, const ocisbx_field_def *f, const cJSON *v, const char *path,
-                          int depth)
+static int validate_field(const char *model, const ocisbx_field_def *f, const cJSON *v, const char *path, int depth)
 {
     switch (f->type) {
-    case OCISBX_F_STRING:
-        return cJSON_IsString(v) ? 0 : bad_type(model, path, "string", v);
+    case OCISBX_F_STRING: return cJSON_IsString(v) ? 0 : bad_type(model, path, "string", v);
     case OCISBX_F_TIME: {
-        if (!cJSON_IsString(v)) return bad_type(model, path, "an RFC 3339 time string", v);
+        if (!cJSON_IsString(v))
+            return bad_type(model, path, "an RFC 3339 time string", v);
         int64_t ms;
         if (ocisbx_time_parse_rfc3339(v->valuestring, &ms) != 0)
             return ocisbx_fail(OCISBX_EPARSE, "%s.%s: '%.64s' is not an RFC 3339 time", model, path, v->valuestring);
         return 0;
     }
     case OCISBX_F_INT:
-        if (!cJSON_IsNumber(v)) return bad_type(model, path, "integer", v);
+        if (!cJSON_IsNumber(v))
+            return bad_type(model, path, "integer", v);
         if (!ocisbx_json_int64(v, NULL))
             return ocisbx_fail(OCISBX_EPARSE, "%s.%s: expected an integer, got %g", model, path, v->valuedouble);
         return 0;
-    case OCISBX_F_BOOL:
-        return cJSON_IsBool(v) ? 0 : bad_type(model, path, "boolean", v);
+    case OCISBX_F_BOOL: return cJSON_IsBool(v) ? 0 : bad_type(model, path, "boolean", v);
     case OCISBX_F_STRING_ARRAY: {
-        if (!cJSON_IsArray(v)) return bad_type(model, path, "array of strings", v);
+        if (!cJSON_IsArray(v))
+            return bad_type(model, path, "array of strings", v);
         int i = 0;
         const cJSON *e;
         cJSON_ArrayForEach(e, v)
@@ -104,28 +115,33 @@ static int validate_field(const char *model, const ocisbx_field_def *f, const cJ
         return 0;
     }
     case OCISBX_F_OBJECT:
-        if (!cJSON_IsObject(v)) return bad_type(model, path, "object", v);
+        if (!cJSON_IsObject(v))
+            return bad_type(model, path, "object", v);
         return validate_at(f->sub, v, path, depth + 1);
     case OCISBX_F_OBJECT_ARRAY: {
-        if (!cJSON_IsArray(v)) return bad_type(model, path, "array of objects", v);
+        if (!cJSON_IsArray(v))
+            return bad_type(model, path, "array of objects", v);
         int i = 0;
         const cJSON *e;
         cJSON_ArrayForEach(e, v)
         {
             char sub[352]; /* a path (< 320) plus "[index]" */
             snprintf(sub, sizeof sub, "%s[%d]", path, i);
-            if (!cJSON_IsObject(e)) return bad_type(model, sub, "object", e);
+            if (!cJSON_IsObject(e))
+                return bad_type(model, sub, "object", e);
             int rc = validate_at(f->sub, e, sub, depth + 1);
-            if (rc) return rc;
+            if (rc)
+                return rc;
             i++;
         }
         return 0;
     }
-    case OCISBX_F_ENV:
-        return validate_env(model, path, v);
+    case OCISBX_F_ENV: return validate_env(model, path, v);
     case OCISBX_F_OUTPUT:
-        if (cJSON_IsString(v)) return 0;
-        if (!cJSON_IsObject(v)) return bad_type(model, path, "string or object", v);
+        if (cJSON_IsString(v))
+            return 0;
+        if (!cJSON_IsObject(v))
+            return bad_type(model, path, "string or object", v);
         return validate_at(f->sub, v, path, depth + 1);
     }
     return 0;
@@ -137,9 +153,11 @@ static _Thread_local const char *top_model;
 
 static int validate_at(const ocisbx_model_def *def, const cJSON *j, const char *prefix, int depth)
 {
-    if (depth > MAX_MODEL_DEPTH) return ocisbx_fail(OCISBX_EPARSE, "%s: nested too deep", top_model);
+    if (depth > MAX_MODEL_DEPTH)
+        return ocisbx_fail(OCISBX_EPARSE, "%s: nested too deep", top_model);
     if (!cJSON_IsObject(j)) {
-        if (prefix[0]) return bad_type(top_model, prefix, "object", j);
+        if (prefix[0])
+            return bad_type(top_model, prefix, "object", j);
         return ocisbx_fail(OCISBX_EPARSE, "%s: expected a JSON object, got %s", top_model, json_type_name(j));
     }
     for (size_t i = 0; i < def->nfields; i++) {
@@ -148,11 +166,13 @@ static int validate_at(const ocisbx_model_def *def, const cJSON *j, const char *
         char path[320];
         snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", f->name);
         if (!v || cJSON_IsNull(v)) {
-            if (f->required) return ocisbx_fail(OCISBX_EPARSE, "%s.%s: required field missing", top_model, path);
+            if (f->required)
+                return ocisbx_fail(OCISBX_EPARSE, "%s.%s: required field missing", top_model, path);
             continue;
         }
         int rc = validate_field(top_model, f, v, path, depth);
-        if (rc) return rc;
+        if (rc)
+            return rc;
     }
     return 0;
 }
@@ -165,12 +185,15 @@ int ocisbx_model_validate(const ocisbx_model_def *def, const cJSON *j)
 
 static int make_items(ocisbx_model *m)
 {
-    if (!m->def->items) return 0;
+    if (!m->def->items)
+        return 0;
     const cJSON *items = cJSON_GetObjectItemCaseSensitive(m->json, "items");
     size_t n = (size_t)(cJSON_IsArray(items) ? cJSON_GetArraySize(items) : 0);
-    if (n == 0) return 0;
+    if (n == 0)
+        return 0;
     m->items = calloc(n, sizeof *m->items);
-    if (!m->items) return ocisbx_fail_nomem();
+    if (!m->items)
+        return ocisbx_fail_nomem();
     size_t i = 0;
     cJSON *e;
     cJSON_ArrayForEach(e, items)
@@ -208,7 +231,8 @@ int ocisbx_model_wrap(const ocisbx_model_def *def, cJSON *json, ocisbx_model **o
 int ocisbx_model_parse(const ocisbx_model_def *def, const char *text, size_t len, ocisbx_model **out)
 {
     *out = NULL;
-    if (!text) return ocisbx_fail(OCISBX_EINVAL, "%s: no JSON text", def->name);
+    if (!text)
+        return ocisbx_fail(OCISBX_EINVAL, "%s: no JSON text", def->name);
     char sentinel[4];
     const char *at = NULL;
     cJSON *j = ocisbx_json_parse_nul(text, len, sentinel, &at);
@@ -222,7 +246,8 @@ int ocisbx_model_parse(const ocisbx_model_def *def, const char *text, size_t len
         return rc;
     }
     rc = ocisbx_model_wrap(def, j, out);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     memcpy((*out)->sentinel, sentinel, sizeof sentinel);
     rc = ocisbx_model_collect_nuls(*out);
     if (rc) {
@@ -235,16 +260,20 @@ int ocisbx_model_parse(const ocisbx_model_def *def, const char *text, size_t len
 int ocisbx_model_new_empty(const ocisbx_model_def *def, ocisbx_model **out)
 {
     cJSON *j = cJSON_CreateObject();
-    if (!j) return ocisbx_fail_nomem();
+    if (!j)
+        return ocisbx_fail_nomem();
     return ocisbx_model_wrap(def, j, out);
 }
 
 void ocisbx_model_free(ocisbx_model *m)
 {
-    if (!m) return;
-    if (m->owned) cJSON_Delete(m->json);
+    if (!m)
+        return;
+    if (m->owned)
+        cJSON_Delete(m->json);
     free(m->items);
-    for (size_t i = 0; i < m->nnuls; i++) free(m->nuls[i].data);
+    for (size_t i = 0; i < m->nnuls; i++)
+        free(m->nuls[i].data);
     free(m->nuls);
     free(m->next_page);
     free(m->etag);
@@ -254,10 +283,12 @@ void ocisbx_model_free(ocisbx_model *m)
 
 int ocisbx_model_to_json(const ocisbx_model *m, char **out)
 {
-    if (!m || !out) return ocisbx_fail(OCISBX_EINVAL, "to_json: NULL argument");
+    if (!m || !out)
+        return ocisbx_fail(OCISBX_EINVAL, "to_json: NULL argument");
     *out = NULL;
     char *s = cJSON_PrintUnformatted(m->json);
-    if (!s) return ocisbx_fail_nomem();
+    if (!s)
+        return ocisbx_fail_nomem();
     /* cJSON allocates with malloc (default hooks), so ocisbx_free (free) matches. */
     const ocisbx_model *root = m->root ? m->root : m;
     int rc = ocisbx_json_unescape_sentinel(&s, root->sentinel);
@@ -273,7 +304,8 @@ static int set_dup(char **dst, const char *v)
 {
     free(*dst);
     *dst = NULL;
-    if (!v) return 0;
+    if (!v)
+        return 0;
     *dst = ocisbx_strdup(v);
     return *dst ? 0 : ocisbx_fail_nomem();
 }
@@ -281,14 +313,17 @@ static int set_dup(char **dst, const char *v)
 int ocisbx_model_set_meta(ocisbx_model *m, const char *etag, const char *request_id, const char *next_page)
 {
     int rc = set_dup(&m->etag, etag);
-    if (!rc) rc = set_dup(&m->request_id, request_id);
-    if (!rc) rc = set_dup(&m->next_page, next_page);
+    if (!rc)
+        rc = set_dup(&m->request_id, request_id);
+    if (!rc)
+        rc = set_dup(&m->next_page, next_page);
     return rc;
 }
 
 const cJSON *ocisbx_model_get(const ocisbx_model *m, const char *field)
 {
-    if (!m || !m->json) return NULL;
+    if (!m || !m->json)
+        return NULL;
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(m->json, field);
     return cJSON_IsNull(v) ? NULL : v;
 }
@@ -296,16 +331,19 @@ const cJSON *ocisbx_model_get(const ocisbx_model *m, const char *field)
 const char *ocisbx_model_bytes(const ocisbx_model *m, const cJSON *v, size_t *len)
 {
     if (!cJSON_IsString(v) || !v->valuestring) {
-        if (len) *len = 0;
+        if (len)
+            *len = 0;
         return NULL;
     }
     const ocisbx_model *root = m && m->root ? m->root : m;
     for (size_t i = 0; root && i < root->nnuls; i++)
         if (root->nuls[i].node == v) {
-            if (len) *len = root->nuls[i].len;
+            if (len)
+                *len = root->nuls[i].len;
             return root->nuls[i].data;
         }
-    if (len) *len = strlen(v->valuestring);
+    if (len)
+        *len = strlen(v->valuestring);
     return v->valuestring;
 }
 
@@ -322,14 +360,17 @@ bool ocisbx_model_int(const ocisbx_model *m, const char *field, int64_t *out)
 bool ocisbx_model_bool(const ocisbx_model *m, const char *field, bool *out)
 {
     const cJSON *v = ocisbx_model_get(m, field);
-    if (!cJSON_IsBool(v)) return false;
-    if (out) *out = cJSON_IsTrue(v);
+    if (!cJSON_IsBool(v))
+        return false;
+    if (out)
+        *out = cJSON_IsTrue(v);
     return true;
 }
 
 static int put(ocisbx_model *m, const char *field, cJSON *v)
 {
-    if (!v) return ocisbx_fail_nomem();
+    if (!v)
+        return ocisbx_fail_nomem();
     cJSON_DeleteItemFromObjectCaseSensitive(m->json, field);
     if (!cJSON_AddItemToObject(m->json, field, v)) {
         cJSON_Delete(v);
@@ -360,7 +401,8 @@ int ocisbx_model_put_bool(ocisbx_model *m, const char *field, bool value)
 static cJSON *array_field(ocisbx_model *m, const char *field)
 {
     cJSON *a = cJSON_GetObjectItemCaseSensitive(m->json, field);
-    if (cJSON_IsArray(a)) return a;
+    if (cJSON_IsArray(a))
+        return a;
     cJSON_DeleteItemFromObjectCaseSensitive(m->json, field);
     a = cJSON_AddArrayToObject(m->json, field);
     return a;
@@ -368,7 +410,8 @@ static cJSON *array_field(ocisbx_model *m, const char *field)
 
 int ocisbx_model_append_str(ocisbx_model *m, const char *field, const char *value)
 {
-    if (!value) return ocisbx_fail(OCISBX_EINVAL, "%s.%s: NULL value", m->def->name, field);
+    if (!value)
+        return ocisbx_fail(OCISBX_EINVAL, "%s.%s: NULL value", m->def->name, field);
     cJSON *a = array_field(m, field);
     cJSON *s = a ? cJSON_CreateString(value) : NULL;
     if (!s || !cJSON_AddItemToArray(a, s)) {

@@ -14,14 +14,14 @@
 
 typedef enum ocisbx_ftype {
     OCISBX_F_STRING,
-    OCISBX_F_INT,        /* a JSON number with no fraction, fits int64 */
+    OCISBX_F_INT, /* a JSON number with no fraction, fits int64 */
     OCISBX_F_BOOL,
     OCISBX_F_STRING_ARRAY,
-    OCISBX_F_OBJECT,     /* sub: the nested model */
+    OCISBX_F_OBJECT, /* sub: the nested model */
     OCISBX_F_OBJECT_ARRAY,
-    OCISBX_F_ENV,        /* [{name, value}] or {name: value}: the spec leaves the form open */
-    OCISBX_F_OUTPUT,     /* a string, or a SandboxCommandOutput object */
-    OCISBX_F_TIME        /* a string in RFC 3339 form (ocisbx_time_parse_rfc3339) */
+    OCISBX_F_ENV,    /* [{name, value}] or {name: value}: the spec leaves the form open */
+    OCISBX_F_OUTPUT, /* a string, or a SandboxCommandOutput object */
+    OCISBX_F_TIME    /* a string in RFC 3339 form (ocisbx_time_parse_rfc3339) */
 } ocisbx_ftype;
 
 typedef struct ocisbx_model_def ocisbx_model_def;
@@ -85,9 +85,9 @@ typedef struct ocisbx_model {
     bool owned;                 /* json is freed with the model */
     struct ocisbx_model *items; /* collections: views into json */
     size_t nitems;
-    char *next_page;            /* opc-next-page */
+    char *next_page; /* opc-next-page */
     char *etag;
-    char *request_id;           /* opc-request-id of the answer */
+    char *request_id; /* opc-request-id of the answer */
 } ocisbx_model;
 
 /* Checks j against def; errors are OCISBX_EPARSE naming model.field. */

@@ -11,8 +11,10 @@
 static int get_int(const ocisbx_model *m, const char *field, int *out)
 {
     int64_t v;
-    if (!ocisbx_model_int(m, field, &v) || v < -2147483647 - 1 || v > 2147483647) return 0;
-    if (out) *out = (int)v;
+    if (!ocisbx_model_int(m, field, &v) || v < -2147483647 - 1 || v > 2147483647)
+        return 0;
+    if (out)
+        *out = (int)v;
     return 1;
 }
 
@@ -21,20 +23,30 @@ static int get_i64(const ocisbx_model *m, const char *field, int64_t *out)
     return ocisbx_model_int(m, field, out) ? 1 : 0;
 }
 
-#define MODEL_BASICS(prefix, type, def)                                                        \
-    int prefix##_from_json(const char *json, size_t len, type **out)                           \
-    {                                                                                          \
-        if (!out) return ocisbx_fail(OCISBX_EINVAL, #prefix "_from_json: out is NULL");        \
-        ocisbx_model *m = NULL;                                                                \
-        int rc = ocisbx_model_parse(&def, json, len, &m);                                      \
-        *out = (type *)(void *)m;                                                              \
-        return rc;                                                                             \
-    }                                                                                          \
-    int prefix##_to_json(const type *x, char **out) { return ocisbx_model_to_json(CM(x), out); } \
-    void prefix##_free(type *x) { ocisbx_model_free(MM(x)); }
+#define MODEL_BASICS(prefix, type, def)                                           \
+    int prefix##_from_json(const char *json, size_t len, type **out)              \
+    {                                                                             \
+        if (!out)                                                                 \
+            return ocisbx_fail(OCISBX_EINVAL, #prefix "_from_json: out is NULL"); \
+        ocisbx_model *m = NULL;                                                   \
+        int rc = ocisbx_model_parse(&def, json, len, &m);                         \
+        *out = (type *)(void *)m;                                                 \
+        return rc;                                                                \
+    }                                                                             \
+    int prefix##_to_json(const type *x, char **out)                               \
+    {                                                                             \
+        return ocisbx_model_to_json(CM(x), out);                                  \
+    }                                                                             \
+    void prefix##_free(type *x)                                                   \
+    {                                                                             \
+        ocisbx_model_free(MM(x));                                                 \
+    }
 
-#define STR(fn, type, field) \
-    const char *fn(const type *x) { return ocisbx_model_str(CM(x), field); }
+#define STR(fn, type, field)                   \
+    const char *fn(const type *x)              \
+    {                                          \
+        return ocisbx_model_str(CM(x), field); \
+    }
 
 /* ---- Sandbox ---- */
 MODEL_BASICS(ocisbx_sandbox, ocisbx_sandbox, ocisbx_md_sandbox)
@@ -63,13 +75,15 @@ size_t ocisbx_sandbox_published_port_count(const ocisbx_sandbox *s)
 static const cJSON *port_at(const ocisbx_sandbox *s, size_t i)
 {
     const cJSON *a = ocisbx_model_get(CM(s), "publishedPorts");
-    if (!cJSON_IsArray(a) || i >= (size_t)cJSON_GetArraySize(a)) return NULL;
+    if (!cJSON_IsArray(a) || i >= (size_t)cJSON_GetArraySize(a))
+        return NULL;
     return cJSON_GetArrayItem(a, (int)i);
 }
 int64_t ocisbx_sandbox_published_port(const ocisbx_sandbox *s, size_t i)
 {
     int64_t v = 0;
-    if (!ocisbx_json_int64(cJSON_GetObjectItemCaseSensitive(port_at(s, i), "port"), &v)) return 0;
+    if (!ocisbx_json_int64(cJSON_GetObjectItemCaseSensitive(port_at(s, i), "port"), &v))
+        return 0;
     return v;
 }
 const char *ocisbx_sandbox_published_port_url(const ocisbx_sandbox *s, size_t i)
@@ -77,7 +91,10 @@ const char *ocisbx_sandbox_published_port_url(const ocisbx_sandbox *s, size_t i)
     const cJSON *u = cJSON_GetObjectItemCaseSensitive(port_at(s, i), "url");
     return cJSON_IsString(u) ? u->valuestring : NULL;
 }
-const char *ocisbx_sandbox_etag(const ocisbx_sandbox *s) { return s ? CM(s)->etag : NULL; }
+const char *ocisbx_sandbox_etag(const ocisbx_sandbox *s)
+{
+    return s ? CM(s)->etag : NULL;
+}
 
 /* ---- SandboxCommand ---- */
 MODEL_BASICS(ocisbx_command, ocisbx_command, ocisbx_md_command)
@@ -97,33 +114,45 @@ size_t ocisbx_command_arg_count(const ocisbx_command *c)
 const char *ocisbx_command_arg(const ocisbx_command *c, size_t i)
 {
     const cJSON *a = ocisbx_model_get(CM(c), "args");
-    if (!cJSON_IsArray(a) || i >= (size_t)cJSON_GetArraySize(a)) return NULL;
+    if (!cJSON_IsArray(a) || i >= (size_t)cJSON_GetArraySize(a))
+        return NULL;
     const cJSON *v = cJSON_GetArrayItem(a, (int)i);
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 int ocisbx_command_exit_code(const ocisbx_command *c, int *out)
 {
-    if (get_int(CM(c), "exitCode", out)) return 1;
+    if (get_int(CM(c), "exitCode", out))
+        return 1;
     const cJSON *o = ocisbx_model_get(CM(c), "output");
     const cJSON *e = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, "exitCode") : NULL;
     int64_t v;
-    if (!ocisbx_json_int64(e, &v) || v < -2147483647 - 1 || v > 2147483647) return 0;
-    if (out) *out = (int)v;
+    if (!ocisbx_json_int64(e, &v) || v < -2147483647 - 1 || v > 2147483647)
+        return 0;
+    if (out)
+        *out = (int)v;
     return 1;
 }
 static const char *output_part(const ocisbx_command *c, const char *part, size_t *len)
 {
     const cJSON *o = ocisbx_model_get(CM(c), "output");
     if (cJSON_IsString(o)) {
-        if (strcmp(part, "stdout") == 0) return ocisbx_model_bytes(CM(c), o, len);
-        if (len) *len = 0;
+        if (strcmp(part, "stdout") == 0)
+            return ocisbx_model_bytes(CM(c), o, len);
+        if (len)
+            *len = 0;
         return NULL;
     }
     const cJSON *v = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, part) : NULL;
     return ocisbx_model_bytes(CM(c), v, len);
 }
-const char *ocisbx_command_stdout(const ocisbx_command *c) { return output_part(c, "stdout", NULL); }
-const char *ocisbx_command_stderr(const ocisbx_command *c) { return output_part(c, "stderr", NULL); }
+const char *ocisbx_command_stdout(const ocisbx_command *c)
+{
+    return output_part(c, "stdout", NULL);
+}
+const char *ocisbx_command_stderr(const ocisbx_command *c)
+{
+    return output_part(c, "stderr", NULL);
+}
 size_t ocisbx_command_stdout_len(const ocisbx_command *c)
 {
     size_t n = 0;
@@ -177,19 +206,26 @@ int64_t ocisbx_command_event_seq(const ocisbx_command_event *e)
 int ocisbx_command_event_kind(const ocisbx_command_event *e)
 {
     const char *t = ocisbx_model_str(CM(e), "event");
-    if (!t) return OCISBX_EVENT_OTHER;
-    if (strcmp(t, "STARTED") == 0) return OCISBX_EVENT_STARTED;
-    if (strcmp(t, "STDOUT") == 0) return OCISBX_EVENT_STDOUT;
-    if (strcmp(t, "STDERR") == 0) return OCISBX_EVENT_STDERR;
-    if (strcmp(t, "FINISHED") == 0) return OCISBX_EVENT_FINISHED;
+    if (!t)
+        return OCISBX_EVENT_OTHER;
+    if (strcmp(t, "STARTED") == 0)
+        return OCISBX_EVENT_STARTED;
+    if (strcmp(t, "STDOUT") == 0)
+        return OCISBX_EVENT_STDOUT;
+    if (strcmp(t, "STDERR") == 0)
+        return OCISBX_EVENT_STDERR;
+    if (strcmp(t, "FINISHED") == 0)
+        return OCISBX_EVENT_FINISHED;
     return OCISBX_EVENT_OTHER;
 }
 const char *ocisbx_command_event_data(const ocisbx_command_event *e, size_t *len)
 {
     size_t n = 0;
     const char *d = ocisbx_model_bytes(CM(e), ocisbx_model_get(CM(e), "data"), &n);
-    if (!d) d = "", n = 0;
-    if (len) *len = n; /* NUL bytes included */
+    if (!d)
+        d = "", n = 0;
+    if (len)
+        *len = n; /* NUL bytes included */
     return d;
 }
 int ocisbx_command_event_exit_code(const ocisbx_command_event *e, int *out)
@@ -213,22 +249,41 @@ STR(ocisbx_snapshot_lifecycle_state, ocisbx_snapshot, "lifecycleState")
 STR(ocisbx_snapshot_project_id, ocisbx_snapshot, "projectId")
 STR(ocisbx_snapshot_expiration_duration, ocisbx_snapshot, "expirationDuration")
 STR(ocisbx_snapshot_time_updated, ocisbx_snapshot, "timeUpdated")
-const char *ocisbx_snapshot_etag(const ocisbx_snapshot *s) { return s ? CM(s)->etag : NULL; }
+const char *ocisbx_snapshot_etag(const ocisbx_snapshot *s)
+{
+    return s ? CM(s)->etag : NULL;
+}
 STR(ocisbx_snapshot_time_created, ocisbx_snapshot, "timeCreated")
 STR(ocisbx_snapshot_time_expires, ocisbx_snapshot, "timeExpires")
-int ocisbx_snapshot_size_bytes(const ocisbx_snapshot *s, int64_t *out) { return get_i64(CM(s), "sizeBytes", out); }
+int ocisbx_snapshot_size_bytes(const ocisbx_snapshot *s, int64_t *out)
+{
+    return get_i64(CM(s), "sizeBytes", out);
+}
 
 /* ---- collections ---- */
-#define COLLECTION(prefix, type, item_type)                                                     \
-    size_t prefix##_count(const type *l) { return l ? CM(l)->nitems : 0; }                      \
-    const item_type *prefix##_item(const type *l, size_t i)                                     \
-    {                                                                                           \
-        if (!l || i >= CM(l)->nitems) return NULL;                                              \
-        return (const item_type *)(const void *)&CM(l)->items[i];                               \
-    }                                                                                           \
-    const char *prefix##_next_page(const type *l) { return l ? CM(l)->next_page : NULL; }       \
-    int prefix##_to_json(const type *l, char **out) { return ocisbx_model_to_json(CM(l), out); } \
-    void prefix##_free(type *l) { ocisbx_model_free(MM(l)); }
+#define COLLECTION(prefix, type, item_type)                       \
+    size_t prefix##_count(const type *l)                          \
+    {                                                             \
+        return l ? CM(l)->nitems : 0;                             \
+    }                                                             \
+    const item_type *prefix##_item(const type *l, size_t i)       \
+    {                                                             \
+        if (!l || i >= CM(l)->nitems)                             \
+            return NULL;                                          \
+        return (const item_type *)(const void *)&CM(l)->items[i]; \
+    }                                                             \
+    const char *prefix##_next_page(const type *l)                 \
+    {                                                             \
+        return l ? CM(l)->next_page : NULL;                       \
+    }                                                             \
+    int prefix##_to_json(const type *l, char **out)               \
+    {                                                             \
+        return ocisbx_model_to_json(CM(l), out);                  \
+    }                                                             \
+    void prefix##_free(type *l)                                   \
+    {                                                             \
+        ocisbx_model_free(MM(l));                                 \
+    }
 
 COLLECTION(ocisbx_sandbox_collection, ocisbx_sandbox_collection, ocisbx_sandbox)
 COLLECTION(ocisbx_command_collection, ocisbx_command_collection, ocisbx_command)

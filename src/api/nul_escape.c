@@ -17,7 +17,8 @@ static const unsigned sentinels[] = {0xFDD0, 0xFDD1, 0xFDD2, 0xFDD3, 0xFDD4, 0xF
 static bool has_bytes(const char *t, size_t n, const char *pat, size_t m)
 {
     for (size_t i = 0; i + m <= n; i++)
-        if (t[i] == pat[0] && memcmp(t + i, pat, m) == 0) return true;
+        if (t[i] == pat[0] && memcmp(t + i, pat, m) == 0)
+            return true;
     return false;
 }
 
@@ -26,10 +27,13 @@ static bool has_escape(const char *t, size_t n, unsigned cp)
     static const char hex[] = "0123456789abcdef";
     char want[4] = {hex[(cp >> 12) & 15], hex[(cp >> 8) & 15], hex[(cp >> 4) & 15], hex[cp & 15]};
     for (size_t i = 0; i + 6 <= n; i++) {
-        if (t[i] != '\\' || t[i + 1] != 'u') continue;
+        if (t[i] != '\\' || t[i + 1] != 'u')
+            continue;
         size_t k = 0;
-        while (k < 4 && (t[i + 2 + k] | 0x20) == want[k]) k++;
-        if (k == 4) return true; /* may be a false hit after "\\\\": only costs a candidate */
+        while (k < 4 && (t[i + 2 + k] | 0x20) == want[k])
+            k++;
+        if (k == 4)
+            return true; /* may be a false hit after "\\\\": only costs a candidate */
     }
     return false;
 }
@@ -51,7 +55,8 @@ static size_t find_nul_escapes(const char *t, size_t n, size_t **at)
     for (size_t i = 0; i < n; i++) {
         char ch = t[i];
         if (!in_str) {
-            if (ch == '"') in_str = true;
+            if (ch == '"')
+                in_str = true;
             continue;
         }
         if (ch == '"') {
@@ -82,25 +87,30 @@ static size_t find_nul_escapes(const char *t, size_t n, size_t **at)
 cJSON *ocisbx_json_parse_nul(const char *text, size_t len, char sentinel[4], const char **error_at)
 {
     sentinel[0] = '\0';
-    if (error_at) *error_at = NULL;
+    if (error_at)
+        *error_at = NULL;
     size_t *at = NULL;
     size_t count = find_nul_escapes(text, len, &at);
-    if (count == (size_t)-1) return NULL;
+    if (count == (size_t)-1)
+        return NULL;
     if (count == 0) {
         cJSON *j = cJSON_ParseWithLength(text, len);
-        if (!j && error_at) *error_at = cJSON_GetErrorPtr();
+        if (!j && error_at)
+            *error_at = cJSON_GetErrorPtr();
         return j;
     }
     unsigned cp = 0;
     for (size_t k = 0; k < sizeof sentinels / sizeof sentinels[0] && !cp; k++) {
         char u[4];
         utf8_3(sentinels[k], u);
-        if (!has_bytes(text, len, u, 3) && !has_escape(text, len, sentinels[k])) cp = sentinels[k];
+        if (!has_bytes(text, len, u, 3) && !has_escape(text, len, sentinels[k]))
+            cp = sentinels[k];
     }
     if (!cp) { /* every candidate in use: hostile text; parse it as cJSON does */
         free(at);
         cJSON *j = cJSON_ParseWithLength(text, len);
-        if (!j && error_at) *error_at = cJSON_GetErrorPtr();
+        if (!j && error_at)
+            *error_at = cJSON_GetErrorPtr();
         return j;
     }
     char *copy = malloc(len + 1);
@@ -125,7 +135,8 @@ cJSON *ocisbx_json_parse_nul(const char *text, size_t len, char sentinel[4], con
         *error_at = p && p >= copy && p <= copy + len ? text + (p - copy) : NULL;
     }
     free(copy);
-    if (j) utf8_3(cp, sentinel);
+    if (j)
+        utf8_3(cp, sentinel);
     return j;
 }
 
@@ -136,7 +147,8 @@ static bool bytes_field(const char *name)
 {
     static const char *const names[] = {"stdout", "stderr", "data", "output", NULL};
     for (size_t i = 0; name && names[i]; i++)
-        if (!strcmp(name, names[i])) return true;
+        if (!strcmp(name, names[i]))
+            return true;
     return false;
 }
 
@@ -144,7 +156,8 @@ static int add_nul(ocisbx_model *m, const cJSON *node, size_t *cap)
 {
     const char *s = node->valuestring;
     const char *sen = m->sentinel;
-    if (!strstr(s, sen)) return 0;
+    if (!strstr(s, sen))
+        return 0;
     if (!bytes_field(node->string)) {
         char shown[64];
         ocisbx_escape_shown(node->string ? node->string : "(an array item)", shown, sizeof shown);
@@ -153,7 +166,8 @@ static int add_nul(ocisbx_model *m, const cJSON *node, size_t *cap)
     }
     size_t n = strlen(s);
     char *d = malloc(n + 1);
-    if (!d) return ocisbx_fail_nomem();
+    if (!d)
+        return ocisbx_fail_nomem();
     size_t o = 0;
     for (size_t i = 0; i < n;) {
         if (i + 3 <= n && memcmp(s + i, sen, 3) == 0) {
@@ -183,14 +197,17 @@ static int add_nul(ocisbx_model *m, const cJSON *node, size_t *cap)
 
 static int walk(ocisbx_model *m, const cJSON *j, size_t *cap, int depth)
 {
-    if (depth > 64) return 0;
+    if (depth > 64)
+        return 0;
     for (const cJSON *e = j; e; e = e->next) {
         if (cJSON_IsString(e) && e->valuestring) {
             int rc = add_nul(m, e, cap);
-            if (rc) return rc;
+            if (rc)
+                return rc;
         } else if (cJSON_IsArray(e) || cJSON_IsObject(e)) {
             int rc = walk(m, e->child, cap, depth + 1);
-            if (rc) return rc;
+            if (rc)
+                return rc;
         }
     }
     return 0;
@@ -198,18 +215,22 @@ static int walk(ocisbx_model *m, const cJSON *j, size_t *cap, int depth)
 
 int ocisbx_model_collect_nuls(ocisbx_model *m)
 {
-    if (!m->sentinel[0] || !m->json) return 0;
+    if (!m->sentinel[0] || !m->json)
+        return 0;
     size_t cap = 0;
     return walk(m, m->json, &cap, 0);
 }
 
 int ocisbx_json_unescape_sentinel(char **s, const char sentinel[4])
 {
-    if (!sentinel[0] || !*s || !strstr(*s, sentinel)) return 0;
+    if (!sentinel[0] || !*s || !strstr(*s, sentinel))
+        return 0;
     size_t n = strlen(*s), count = 0;
-    for (const char *p = *s; (p = strstr(p, sentinel)) != NULL; p += 3) count++;
+    for (const char *p = *s; (p = strstr(p, sentinel)) != NULL; p += 3)
+        count++;
     char *out = malloc(n + count * 3 + 1); /* 3 bytes become the 6 of \u0000 */
-    if (!out) return ocisbx_fail_nomem();
+    if (!out)
+        return ocisbx_fail_nomem();
     size_t o = 0;
     for (size_t i = 0; i < n;) {
         if (i + 3 <= n && memcmp(*s + i, sentinel, 3) == 0) {

@@ -17,7 +17,8 @@ int ocisbx_client_run_command(ocisbx_client *c, const char *sandbox_id, const oc
                               ocisbx_command **out)
 {
     int rc = need_details(d);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     ocisbx_param p[] = {{"sandboxId", sandbox_id}};
     return ocisbx_client_exec(c, OCISBX_OP_RUN_COMMAND, p, 1, CM(d), OUT(out));
 }
@@ -26,7 +27,8 @@ int ocisbx_client_run_command_and_wait(ocisbx_client *c, const char *sandbox_id,
                                        ocisbx_command **out)
 {
     int rc = need_details(d);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     ocisbx_param p[] = {{"sandboxId", sandbox_id}};
     return ocisbx_client_exec(c, OCISBX_OP_RUN_COMMAND_AND_WAIT, p, 1, CM(d), OUT(out));
 }

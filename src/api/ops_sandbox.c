@@ -9,7 +9,8 @@
 
 static int need(const char *what, const char *v)
 {
-    if (!v || !v[0]) return ocisbx_fail(OCISBX_EINVAL, "%s is required", what);
+    if (!v || !v[0])
+        return ocisbx_fail(OCISBX_EINVAL, "%s is required", what);
     return 0;
 }
 
@@ -17,19 +18,23 @@ int ocisbx_client_create_sandbox(ocisbx_client *c, const char *project_id, const
                                  ocisbx_sandbox **out)
 {
     int rc = need("project id", project_id);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     /* check and normalise a copy: the caller's details stay as given */
     ocisbx_model *body = NULL;
     if (d) {
         cJSON *dup = cJSON_Duplicate(CM(d)->json, 1);
-        if (!dup) return ocisbx_fail_nomem();
+        if (!dup)
+            return ocisbx_fail_nomem();
         rc = ocisbx_model_wrap(&ocisbx_md_create_sandbox_details, dup, &body);
     } else {
         rc = ocisbx_model_new_empty(&ocisbx_md_create_sandbox_details, &body);
     }
-    if (!rc) rc = ocisbx_create_details_normalize(body);
+    if (!rc)
+        rc = ocisbx_create_details_normalize(body);
     ocisbx_param p[] = {{"projectId", project_id}};
-    if (!rc) rc = ocisbx_client_exec(c, OCISBX_OP_CREATE_SANDBOX, p, 1, body, OUT(ocisbx_sandbox, out));
+    if (!rc)
+        rc = ocisbx_client_exec(c, OCISBX_OP_CREATE_SANDBOX, p, 1, body, OUT(ocisbx_sandbox, out));
     ocisbx_model_free(body);
     return rc;
 }
@@ -58,9 +63,11 @@ int ocisbx_client_update_sandbox_if_match(ocisbx_client *c, const char *sandbox_
 {
     ocisbx_model *body = NULL;
     int rc = ocisbx_model_new_empty(&ocisbx_md_update_sandbox_details, &body);
-    if (!rc && display_name) rc = ocisbx_model_put_str(body, "displayName", display_name);
+    if (!rc && display_name)
+        rc = ocisbx_model_put_str(body, "displayName", display_name);
     ocisbx_param p[] = {{"sandboxId", sandbox_id}, {"ifMatch", if_match}};
-    if (!rc) rc = ocisbx_client_exec(c, OCISBX_OP_UPDATE_SANDBOX, p, 2, body, OUT(ocisbx_sandbox, out));
+    if (!rc)
+        rc = ocisbx_client_exec(c, OCISBX_OP_UPDATE_SANDBOX, p, 2, body, OUT(ocisbx_sandbox, out));
     ocisbx_model_free(body);
     return rc;
 }
@@ -80,9 +87,11 @@ int ocisbx_client_stop_sandbox_if_match(ocisbx_client *c, const char *sandbox_id
 {
     ocisbx_model *body = NULL;
     int rc = ocisbx_model_new_empty(&ocisbx_md_stop_details, &body);
-    if (!rc) rc = ocisbx_model_put_bool(body, "isForce", is_force != 0);
+    if (!rc)
+        rc = ocisbx_model_put_bool(body, "isForce", is_force != 0);
     ocisbx_param p[] = {{"sandboxId", sandbox_id}, {"ifMatch", if_match}};
-    if (!rc) rc = ocisbx_client_exec(c, OCISBX_OP_STOP_SANDBOX, p, 2, body, NULL);
+    if (!rc)
+        rc = ocisbx_client_exec(c, OCISBX_OP_STOP_SANDBOX, p, 2, body, NULL);
     ocisbx_model_free(body);
     return rc;
 }
@@ -100,12 +109,15 @@ int ocisbx_client_extend_sandbox_if_match(ocisbx_client *c, const char *sandbox_
     int rc = need("additional duration", additional_duration);
     if (!rc && ocisbx_duration_parse(additional_duration, &ms))
         rc = ocisbx_error_wrap("ExtendSandboxDetails.additionalDuration: ");
-    if (rc) return rc;
+    if (rc)
+        return rc;
     ocisbx_model *body = NULL;
     rc = ocisbx_model_new_empty(&ocisbx_md_extend_details, &body);
-    if (!rc) rc = ocisbx_model_put_str(body, "additionalDuration", additional_duration);
+    if (!rc)
+        rc = ocisbx_model_put_str(body, "additionalDuration", additional_duration);
     ocisbx_param p[] = {{"sandboxId", sandbox_id}, {"ifMatch", if_match}};
-    if (!rc) rc = ocisbx_client_exec(c, OCISBX_OP_EXTEND_SANDBOX, p, 2, body, OUT(ocisbx_sandbox, out));
+    if (!rc)
+        rc = ocisbx_client_exec(c, OCISBX_OP_EXTEND_SANDBOX, p, 2, body, OUT(ocisbx_sandbox, out));
     ocisbx_model_free(body);
     return rc;
 }
@@ -130,12 +142,16 @@ int ocisbx_client_create_snapshot(ocisbx_client *c, const char *sandbox_id, cons
     int64_t ms;
     if (!rc && expiration_duration && ocisbx_duration_parse(expiration_duration, &ms))
         rc = ocisbx_error_wrap("CreateSandboxSnapshotDetails.expirationDuration: ");
-    if (rc) return rc;
+    if (rc)
+        return rc;
     ocisbx_model *body = NULL;
     rc = ocisbx_model_new_empty(&ocisbx_md_create_snapshot_details, &body);
-    if (!rc) rc = ocisbx_model_put_str(body, "sandboxId", sandbox_id);
-    if (!rc && expiration_duration) rc = ocisbx_model_put_str(body, "expirationDuration", expiration_duration);
-    if (!rc) rc = ocisbx_client_exec(c, OCISBX_OP_CREATE_SNAPSHOT, NULL, 0, body, OUT(ocisbx_snapshot, out));
+    if (!rc)
+        rc = ocisbx_model_put_str(body, "sandboxId", sandbox_id);
+    if (!rc && expiration_duration)
+        rc = ocisbx_model_put_str(body, "expirationDuration", expiration_duration);
+    if (!rc)
+        rc = ocisbx_client_exec(c, OCISBX_OP_CREATE_SNAPSHOT, NULL, 0, body, OUT(ocisbx_snapshot, out));
     ocisbx_model_free(body);
     return rc;
 }

@@ -19,8 +19,8 @@
 static const ocisbx_route routes[] = {
     {OCISBX_OP_CREATE_SANDBOX, "CreateSandbox", "POST", "/sandboxes", TOKEN, "projectId", "projectId",
      &ocisbx_md_create_sandbox_details, &ocisbx_md_sandbox, OCISBX_ROUTE_JSON, false},
-    {OCISBX_OP_GET_SANDBOX, "GetSandbox", "GET", "/sandboxes/{sandboxId}", SAFE, NULL, NULL, NULL,
-     &ocisbx_md_sandbox, OCISBX_ROUTE_JSON, false},
+    {OCISBX_OP_GET_SANDBOX, "GetSandbox", "GET", "/sandboxes/{sandboxId}", SAFE, NULL, NULL, NULL, &ocisbx_md_sandbox,
+     OCISBX_ROUTE_JSON, false},
     {OCISBX_OP_LIST_SANDBOXES, "ListSandboxes", "GET", "/sandboxes", SAFE,
      "projectId,compartmentId,sandboxId,displayName,lifecycleState,sortBy,sortOrder," LIST_Q, NULL, NULL,
      &ocisbx_md_sandbox_collection, OCISBX_ROUTE_JSON, false},
@@ -32,8 +32,8 @@ static const ocisbx_route routes[] = {
      &ocisbx_md_stop_details, NULL, OCISBX_ROUTE_JSON, true},
     {OCISBX_OP_EXTEND_SANDBOX, "ExtendSandbox", "POST", "/sandboxes/{sandboxId}/actions/extend", TOKEN, NULL, NULL,
      &ocisbx_md_extend_details, &ocisbx_md_sandbox, OCISBX_ROUTE_JSON, true},
-    {OCISBX_OP_SUSPEND_SANDBOX, "SuspendSandbox", "POST", "/sandboxes/{sandboxId}/actions/suspend", TOKEN, NULL,
-     NULL, &ocisbx_md_empty_details, NULL, OCISBX_ROUTE_JSON, false},
+    {OCISBX_OP_SUSPEND_SANDBOX, "SuspendSandbox", "POST", "/sandboxes/{sandboxId}/actions/suspend", TOKEN, NULL, NULL,
+     &ocisbx_md_empty_details, NULL, OCISBX_ROUTE_JSON, false},
     {OCISBX_OP_RESUME_SANDBOX, "ResumeSandbox", "POST", "/sandboxes/{sandboxId}/actions/resume", TOKEN, NULL, NULL,
      &ocisbx_md_empty_details, NULL, OCISBX_ROUTE_JSON, false},
     {OCISBX_OP_RUN_COMMAND, "RunSandboxCommand", "POST", "/sandboxes/{sandboxId}/commands", TOKEN, NULL, NULL,
@@ -45,8 +45,7 @@ static const ocisbx_route routes[] = {
      "/sandboxes/{sandboxId}/commands/actions/runAndStream", TOKEN, NULL, NULL, &ocisbx_md_run_command_details,
      &ocisbx_md_command_event, OCISBX_ROUTE_STREAM, false},
     {OCISBX_OP_LIST_COMMANDS, "ListSandboxCommands", "GET", "/sandboxes/{sandboxId}/commands", SAFE,
-     "commandId,sortBy,sortOrder," LIST_Q, NULL,
-     NULL, &ocisbx_md_command_collection, OCISBX_ROUTE_JSON, false},
+     "commandId,sortBy,sortOrder," LIST_Q, NULL, NULL, &ocisbx_md_command_collection, OCISBX_ROUTE_JSON, false},
     {OCISBX_OP_GET_COMMAND, "GetSandboxCommand", "GET", "/sandboxes/{sandboxId}/commands/{commandId}", SAFE, NULL,
      NULL, NULL, &ocisbx_md_command, OCISBX_ROUTE_JSON, false},
     {OCISBX_OP_GET_COMMAND_OUTPUT, "GetSandboxCommandOutput", "GET",
@@ -56,21 +55,21 @@ static const ocisbx_route routes[] = {
      "/sandboxes/{sandboxId}/commands/{commandId}/events", SAFE, "fromSeq,untilSeq", NULL, NULL,
      &ocisbx_md_command_event, OCISBX_ROUTE_STREAM, false},
     {OCISBX_OP_CANCEL_COMMAND, "CancelSandboxCommand", "POST",
-     "/sandboxes/{sandboxId}/commands/{commandId}/actions/cancel", TOKEN, NULL, NULL, &ocisbx_md_empty_details,
-     NULL, OCISBX_ROUTE_JSON, false},
-    {OCISBX_OP_WRITE_FILE, "WriteSandboxFile", "PUT", "/sandboxes/{sandboxId}/files", TOKEN, "filePath",
-     "filePath", NULL, &ocisbx_md_file, OCISBX_ROUTE_BYTES_IN, false},
+     "/sandboxes/{sandboxId}/commands/{commandId}/actions/cancel", TOKEN, NULL, NULL, &ocisbx_md_empty_details, NULL,
+     OCISBX_ROUTE_JSON, false},
+    {OCISBX_OP_WRITE_FILE, "WriteSandboxFile", "PUT", "/sandboxes/{sandboxId}/files", TOKEN, "filePath", "filePath",
+     NULL, &ocisbx_md_file, OCISBX_ROUTE_BYTES_IN, false},
     {OCISBX_OP_READ_FILE, "ReadSandboxFile", "GET", "/sandboxes/{sandboxId}/files", SAFE, "filePath", "filePath",
      NULL, NULL, OCISBX_ROUTE_BYTES_OUT, false},
     {OCISBX_OP_CREATE_SNAPSHOT, "CreateSandboxSnapshot", "POST", "/sandboxSnapshots", TOKEN, NULL, NULL,
      &ocisbx_md_create_snapshot_details, &ocisbx_md_snapshot, OCISBX_ROUTE_JSON, false},
     {OCISBX_OP_GET_SNAPSHOT, "GetSandboxSnapshot", "GET", "/sandboxSnapshots/{snapshotId}", SAFE, NULL, NULL, NULL,
      &ocisbx_md_snapshot, OCISBX_ROUTE_JSON, false},
-    {OCISBX_OP_DELETE_SNAPSHOT, "DeleteSandboxSnapshot", "DELETE", "/sandboxSnapshots/{snapshotId}", SAFE, NULL,
-     NULL, NULL, NULL, OCISBX_ROUTE_JSON, true},
+    {OCISBX_OP_DELETE_SNAPSHOT, "DeleteSandboxSnapshot", "DELETE", "/sandboxSnapshots/{snapshotId}", SAFE, NULL, NULL,
+     NULL, NULL, OCISBX_ROUTE_JSON, true},
     {OCISBX_OP_LIST_SNAPSHOTS, "ListSandboxSnapshots", "GET", "/sandboxSnapshots", SAFE,
-     "projectId,displayName,sandboxId,snapshotId,lifecycleState,sortBy,sortOrder," LIST_Q, NULL,
-     NULL, &ocisbx_md_snapshot_collection, OCISBX_ROUTE_JSON, false},
+     "projectId,displayName,sandboxId,snapshotId,lifecycleState,sortBy,sortOrder," LIST_Q, NULL, NULL,
+     &ocisbx_md_snapshot_collection, OCISBX_ROUTE_JSON, false},
 };
 
 #define NROUTES (sizeof routes / sizeof routes[0])
@@ -78,19 +77,27 @@ static const ocisbx_route routes[] = {
 const ocisbx_route *ocisbx_route_get(ocisbx_op op)
 {
     for (size_t i = 0; i < NROUTES; i++)
-        if (routes[i].op == op) return &routes[i];
+        if (routes[i].op == op)
+            return &routes[i];
     return NULL;
 }
 
 const ocisbx_route *ocisbx_route_find(const char *name)
 {
     for (size_t i = 0; name && i < NROUTES; i++)
-        if (strcmp(routes[i].name, name) == 0) return &routes[i];
+        if (strcmp(routes[i].name, name) == 0)
+            return &routes[i];
     return NULL;
 }
 
-size_t ocisbx_route_count(void) { return NROUTES; }
-const ocisbx_route *ocisbx_route_at(size_t i) { return i < NROUTES ? &routes[i] : NULL; }
+size_t ocisbx_route_count(void)
+{
+    return NROUTES;
+}
+const ocisbx_route *ocisbx_route_at(size_t i)
+{
+    return i < NROUTES ? &routes[i] : NULL;
+}
 
 OCISBX_API const char *ocisbx_operation_name(size_t i)
 {

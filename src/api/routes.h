@@ -44,12 +44,12 @@ typedef enum ocisbx_route_kind {
 
 typedef struct ocisbx_route {
     ocisbx_op op;
-    const char *name;   /* operation name (docs/wire.md, call_json) */
+    const char *name; /* operation name (docs/wire.md, call_json) */
     const char *method;
-    const char *path;   /* after /<apiVersion>; {name} are path parameters */
-    int retry;          /* OCISBX_HTTP_RETRY_* */
-    const char *query;  /* the query parameters it takes, in order, ',' separated */
-    const char *required_query; /* those of them that must be given */
+    const char *path;                 /* after /<apiVersion>; {name} are path parameters */
+    int retry;                        /* OCISBX_HTTP_RETRY_* */
+    const char *query;                /* the query parameters it takes, in order, ',' separated */
+    const char *required_query;       /* those of them that must be given */
     const ocisbx_model_def *request;  /* request body model, or NULL */
     const ocisbx_model_def *response; /* answer model, or NULL (no body / raw) */
     ocisbx_route_kind kind;

@@ -19,7 +19,7 @@ typedef struct stream_ctx {
     bool progress; /* a new event arrived on this connection */
     bool answered; /* this connection got a 2xx answer (a cut after it is resumed) */
     int answer_status;
-    int err;       /* a parse failure inside the sink */
+    int err;                   /* a parse failure inside the sink */
     ocisbx_error_saved *saved; /* its message: the transport overwrites the error when the sink stops */
     char *command_id;
     int64_t gap_seq; /* this connection skipped to this seq: resumed from the last contiguous one */
@@ -32,7 +32,8 @@ static int on_event_text(const char *json, size_t len, void *ud)
     int rc = ocisbx_model_parse(&ocisbx_md_command_event, json, len, &m);
     if (rc) {
         s->err = ocisbx_error_wrap("event stream: ");
-        if (!s->saved) s->saved = ocisbx_error_save();
+        if (!s->saved)
+            s->saved = ocisbx_error_save();
         return 1;
     }
     const char *cid = ocisbx_model_str(m, "commandId");
@@ -59,7 +60,8 @@ static int on_event_text(const char *json, size_t len, void *ud)
         }
     }
     ocisbx_model_free(m);
-    if (ocisbx_event_tracker_done(&s->tracker)) stop = 1;
+    if (ocisbx_event_tracker_done(&s->tracker))
+        stop = 1;
     return stop;
 }
 
@@ -69,7 +71,8 @@ static int on_bytes(const void *data, size_t len, void *ud)
     int rc = ocisbx_event_parser_feed(&s->parser, data, len);
     if (rc < 0 && !s->err) {
         s->err = rc;
-        if (!s->saved) s->saved = ocisbx_error_save();
+        if (!s->saved)
+            s->saved = ocisbx_error_save();
     }
     return rc != 0;
 }
@@ -88,16 +91,17 @@ static int on_headers(int status, const ocisbx_headers *headers, void *ud)
          * fail naming its type rather than parse it */
         if (ct && ocisbx_stream_format_from_content_type(ct) == OCISBX_STREAM_AUTO) {
             const char *p = ct;
-            while (*p == ' ' || *p == '\t') p++;
-            if (ocisbx_strncasecmp(p, "application/json", 16) != 0 &&
-                ocisbx_strncasecmp(p, "text/plain", 10) != 0 &&
+            while (*p == ' ' || *p == '\t')
+                p++;
+            if (ocisbx_strncasecmp(p, "application/json", 16) != 0 && ocisbx_strncasecmp(p, "text/plain", 10) != 0 &&
                 ocisbx_strncasecmp(p, "application/octet-stream", 24) != 0) {
                 if (!s->err) {
                     s->err = ocisbx_fail(OCISBX_EPARSE,
                                          "event stream: unexpected content-type '%.100s' (expected "
                                          "text/event-stream or application/x-ndjson)",
                                          ct);
-                    if (!s->saved) s->saved = ocisbx_error_save();
+                    if (!s->saved)
+                        s->saved = ocisbx_error_save();
                 }
                 return 1;
             }
@@ -109,9 +113,11 @@ static int on_headers(int status, const ocisbx_headers *headers, void *ud)
 
 static int64_t backoff_ms(int n)
 {
-    if (n <= 0) return 0;
+    if (n <= 0)
+        return 0;
     int64_t ms = 100;
-    for (int i = 1; i < n && ms < 5000; i++) ms *= 2;
+    for (int i = 1; i < n && ms < 5000; i++)
+        ms *= 2;
     return ms > 5000 ? 5000 : ms;
 }
 
@@ -121,8 +127,10 @@ static int prepare(stream_ctx *s, ocisbx_http_request *req)
     if (!rc)
         rc = ocisbx_http_request_add_header(req, "accept",
                                             s->c->prefer_ndjson ? "application/x-ndjson" : "text/event-stream");
-    if (!rc) rc = ocisbx_http_request_set_sink_callback(req, on_bytes, s);
-    if (!rc) rc = ocisbx_http_request_set_headers_callback(req, on_headers, s);
+    if (!rc)
+        rc = ocisbx_http_request_set_sink_callback(req, on_bytes, s);
+    if (!rc)
+        rc = ocisbx_http_request_set_headers_callback(req, on_headers, s);
     return rc;
 }
 
@@ -131,7 +139,8 @@ static int events_request(stream_ctx *s, const char *sandbox_id, int64_t until_s
     char from[24], until[24];
     snprintf(from, sizeof from, "%lld", (long long)ocisbx_event_tracker_resume_from(&s->tracker));
     snprintf(until, sizeof until, "%lld", (long long)until_seq);
-    ocisbx_param p[] = {{"sandboxId", sandbox_id}, {"commandId", s->command_id}, {"fromSeq", from}, {"untilSeq", until}};
+    ocisbx_param p[] = {
+        {"sandboxId", sandbox_id}, {"commandId", s->command_id}, {"fromSeq", from}, {"untilSeq", until}};
     int rc = ocisbx_client_request(s->c, OCISBX_OP_STREAM_COMMAND_EVENTS, p, until_seq > 0 ? 4 : 3, NULL, out);
     if (!rc) {
         rc = prepare(s, *out);
@@ -183,7 +192,8 @@ static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_
         } else {
             rc = events_request(s, sandbox_id, until_seq, &req);
         }
-        if (rc) return rc;
+        if (rc)
+            return rc;
         s->progress = false;
         s->answered = false;
         s->gap_seq = 0;
@@ -200,12 +210,14 @@ static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_
         bool answered_error = resp && ocisbx_http_response_status(resp) >= 300;
         int status = resp ? ocisbx_http_response_status(resp) : 0;
         ocisbx_http_response_free(resp);
-        if (own) ocisbx_http_request_free(req);
+        if (own)
+            ocisbx_http_request_free(req);
         /* canceled: a last partial line is no parse error to report */
         if (!answered_error && rc != OCISBX_ECANCELED && !s->err && !s->user_canceled &&
             !ocisbx_event_tracker_done(&s->tracker)) {
             int frc = ocisbx_event_parser_finish(&s->parser); /* a last NDJSON line without newline */
-            if (frc < 0 && !s->err) s->err = frc;
+            if (frc < 0 && !s->err)
+                s->err = frc;
         } else {
             ocisbx_event_parser_finish(&s->parser);
         }
@@ -217,19 +229,24 @@ static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_
             ocisbx_error_annotate(status ? status : s->answered ? s->answer_status : 0, s->c->last_request_id);
             return s->err;
         }
-        if (s->user_canceled) return ocisbx_fail(OCISBX_ECANCELED, "%s: canceled by the event callback", what);
+        if (s->user_canceled)
+            return ocisbx_fail(OCISBX_ECANCELED, "%s: canceled by the event callback", what);
         if (ocisbx_event_tracker_done(&s->tracker)) {
             ocisbx_error_clear();
             return 0;
         }
         int64_t gap = s->gap_seq;
-        if (gap) rc = 0; /* the stream was stopped here on purpose: resume */
-        if (answered_error) return rc;
-        if (rc && rc != OCISBX_ETRANSPORT && rc != OCISBX_ETIMEOUT) return rc;
+        if (gap)
+            rc = 0; /* the stream was stopped here on purpose: resume */
+        if (answered_error)
+            return rc;
+        if (rc && rc != OCISBX_ETRANSPORT && rc != OCISBX_ETIMEOUT)
+            return rc;
         /* No answer at all: the transport has already retried (or the
          * deadline passed), so resuming would only multiply its attempts. */
         if (rc && !s->answered) {
-            if (first && !s->command_id) return ocisbx_error_wrap("%s: ", what);
+            if (first && !s->command_id)
+                return ocisbx_error_wrap("%s: ", what);
             return ocisbx_error_wrap("streaming events of %s from seq %lld: ", s->command_id, (long long)from);
         }
         if (rc == 0 && !gap && !s->progress && s->command_id && command_has_ended(s, sandbox_id)) {
@@ -254,7 +271,8 @@ static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_
                                s->command_id ? s->command_id : "(unknown)", (long long)from, no_progress);
         }
         ocisbx_log(OCISBX_LOG_INFO, "%s: stream of command %s dropped (%s); resuming from seq %lld", what,
-                   s->command_id ? s->command_id : "(unknown)", rc ? ocisbx_error_message(ocisbx_error_last()) : "ended early",
+                   s->command_id ? s->command_id : "(unknown)",
+                   rc ? ocisbx_error_message(ocisbx_error_last()) : "ended early",
                    (long long)ocisbx_event_tracker_resume_from(&s->tracker));
         if (deadline_at && ocisbx_time_monotonic_ms() + backoff_ms(no_progress) >= deadline_at)
             return ocisbx_fail(OCISBX_ETIMEOUT,
@@ -281,8 +299,10 @@ static void ctx_init(stream_ctx *s, ocisbx_client *c, ocisbx_event_fn fn, void *
 int ocisbx_client_stream_command_events(ocisbx_client *c, const char *sandbox_id, const char *command_id,
                                         int64_t from_seq, int64_t until_seq, ocisbx_event_fn fn, void *user_data)
 {
-    if (!c || !fn) return ocisbx_fail(OCISBX_EINVAL, "stream command events: client and callback are required");
-    if (!command_id || !command_id[0]) return ocisbx_fail(OCISBX_EINVAL, "stream command events: command id is required");
+    if (!c || !fn)
+        return ocisbx_fail(OCISBX_EINVAL, "stream command events: client and callback are required");
+    if (!command_id || !command_id[0])
+        return ocisbx_fail(OCISBX_EINVAL, "stream command events: command id is required");
     if (until_seq > 0 && from_seq > until_seq)
         return ocisbx_fail(OCISBX_EINVAL, "stream command events: fromSeq %lld is after untilSeq %lld",
                            (long long)from_seq, (long long)until_seq);
@@ -295,11 +315,14 @@ int ocisbx_client_stream_command_events(ocisbx_client *c, const char *sandbox_id
     return rc;
 }
 
-int ocisbx_client_run_command_and_stream(ocisbx_client *c, const char *sandbox_id, const ocisbx_run_command_details *d,
-                                         ocisbx_event_fn fn, void *user_data, char **command_id)
+int ocisbx_client_run_command_and_stream(ocisbx_client *c, const char *sandbox_id,
+                                         const ocisbx_run_command_details *d, ocisbx_event_fn fn, void *user_data,
+                                         char **command_id)
 {
-    if (command_id) *command_id = NULL;
-    if (!c || !fn) return ocisbx_fail(OCISBX_EINVAL, "run command and stream: client and callback are required");
+    if (command_id)
+        *command_id = NULL;
+    if (!c || !fn)
+        return ocisbx_fail(OCISBX_EINVAL, "run command and stream: client and callback are required");
     const ocisbx_model *body = (const ocisbx_model *)(const void *)d;
     if (!body || !ocisbx_model_str(body, "command"))
         return ocisbx_fail(OCISBX_EINVAL, "RunSandboxCommandDetails.command: required");
@@ -308,8 +331,10 @@ int ocisbx_client_run_command_and_stream(ocisbx_client *c, const char *sandbox_i
     ocisbx_param p[] = {{"sandboxId", sandbox_id}};
     ocisbx_http_request *first = NULL;
     int rc = ocisbx_client_request(c, OCISBX_OP_RUN_COMMAND_AND_STREAM, p, 1, body, &first);
-    if (!rc) rc = prepare(&s, first);
-    if (!rc) rc = run(&s, sandbox_id, 0, first);
+    if (!rc)
+        rc = prepare(&s, first);
+    if (!rc)
+        rc = run(&s, sandbox_id, 0, first);
     ocisbx_http_request_free(first);
     ocisbx_event_parser_release(&s.parser);
     if (command_id && s.command_id) {

@@ -13,7 +13,8 @@ int ocisbx_pct_encode(ocisbx_buf *b, const char *s, size_t len)
 {
     static const char hex[] = "0123456789ABCDEF";
     int rc = ocisbx_buf_reserve(b, len * 3);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     for (size_t i = 0; i < len; i++) {
         unsigned char ch = (unsigned char)s[i];
         if (unreserved(ch)) {
@@ -41,7 +42,8 @@ static bool in_list(const char *list, const char *name, size_t name_len)
     for (const char *s = list; s && *s;) {
         const char *e = strchr(s, ',');
         size_t n = e ? (size_t)(e - s) : strlen(s);
-        if (n == name_len && memcmp(s, name, n) == 0) return true;
+        if (n == name_len && memcmp(s, name, n) == 0)
+            return true;
         s = e ? e + 1 : NULL;
     }
     return false;
@@ -53,11 +55,13 @@ int ocisbx_route_url(const ocisbx_route *r, const char *base, const char *versio
     *out = NULL;
     ocisbx_buf b = OCISBX_BUF_INIT;
     size_t blen = strlen(base);
-    while (blen > 0 && base[blen - 1] == '/') blen--;
+    while (blen > 0 && base[blen - 1] == '/')
+        blen--;
     int rc = ocisbx_buf_append(&b, base, blen);
     if (!rc && version && version[0]) {
         rc = ocisbx_buf_appends(&b, "/");
-        if (!rc) rc = ocisbx_pct_encode(&b, version, strlen(version));
+        if (!rc)
+            rc = ocisbx_pct_encode(&b, version, strlen(version));
     }
     for (const char *p = r->path; !rc && *p;) {
         if (*p != '{') {
@@ -89,9 +93,12 @@ int ocisbx_route_url(const ocisbx_route *r, const char *base, const char *versio
         const char *v = param_get(params, nparams, s, n);
         if (v) {
             rc = ocisbx_buf_append(&b, &sep, 1);
-            if (!rc) rc = ocisbx_buf_append(&b, s, n);
-            if (!rc) rc = ocisbx_buf_append(&b, "=", 1);
-            if (!rc) rc = ocisbx_pct_encode(&b, v, strlen(v));
+            if (!rc)
+                rc = ocisbx_buf_append(&b, s, n);
+            if (!rc)
+                rc = ocisbx_buf_append(&b, "=", 1);
+            if (!rc)
+                rc = ocisbx_pct_encode(&b, v, strlen(v));
             sep = '&';
         } else if (in_list(r->required_query, s, n)) {
             rc = ocisbx_fail(OCISBX_EINVAL, "%s: query parameter %.*s is missing", r->name, (int)n, s);

@@ -21,19 +21,24 @@ static int get_snapshot(ocisbx_client *c, const char *id, ocisbx_model **out)
 static int wait_state(ocisbx_client *c, const char *what, get_fn get, const char *id, const char *state,
                       int64_t timeout_ms, int64_t poll_ms, ocisbx_model **out)
 {
-    if (out) *out = NULL;
+    if (out)
+        *out = NULL;
     if (!c || !id || !id[0] || !state || !state[0])
         return ocisbx_fail(OCISBX_EINVAL, "wait for %s: the id and the state are required", what);
-    if (timeout_ms < 0 || poll_ms < 0) return ocisbx_fail(OCISBX_EINVAL, "wait for %s %s: negative time", what, id);
-    if (poll_ms == 0) poll_ms = 2000;
+    if (timeout_ms < 0 || poll_ms < 0)
+        return ocisbx_fail(OCISBX_EINVAL, "wait for %s %s: negative time", what, id);
+    if (poll_ms == 0)
+        poll_ms = 2000;
     int64_t deadline = ocisbx_time_monotonic_ms() + timeout_ms;
     bool want_deleted = strcmp(state, "DELETED") == 0;
     char last[64] = "unknown";
     for (;;) {
         ocisbx_model *m = NULL;
         int rc = get(c, id, &m);
-        if (rc == OCISBX_ENOTFOUND && want_deleted) return 0;
-        if (rc) return rc;
+        if (rc == OCISBX_ENOTFOUND && want_deleted)
+            return 0;
+        if (rc)
+            return rc;
         const char *cur = ocisbx_model_str(m, "lifecycleState");
         snprintf(last, sizeof last, "%s", cur ? cur : "unknown");
         const char *details = ocisbx_model_str(m, "lifecycleDetails");
@@ -84,11 +89,15 @@ int ocisbx_client_wait_snapshot(ocisbx_client *c, const char *snapshot_id, const
  * one every waiter, the CLI and the backend use (docs/wire.md). */
 int ocisbx_command_state(const ocisbx_command *cm)
 {
-    if (!cm) return OCISBX_COMMAND_NOT_STARTED;
+    if (!cm)
+        return OCISBX_COMMAND_NOT_STARTED;
     int code;
-    if (ocisbx_command_exit_code(cm, &code)) return OCISBX_COMMAND_FINISHED;
-    if (ocisbx_command_time_finished(cm)) return OCISBX_COMMAND_FINISHED_NO_EXIT_CODE;
-    if (ocisbx_command_time_started(cm)) return OCISBX_COMMAND_RUNNING;
+    if (ocisbx_command_exit_code(cm, &code))
+        return OCISBX_COMMAND_FINISHED;
+    if (ocisbx_command_time_finished(cm))
+        return OCISBX_COMMAND_FINISHED_NO_EXIT_CODE;
+    if (ocisbx_command_time_started(cm))
+        return OCISBX_COMMAND_RUNNING;
     return OCISBX_COMMAND_NOT_STARTED;
 }
 
@@ -104,7 +113,8 @@ int ocisbx_command_state_from_name(const char *name, int *out)
 {
     for (size_t i = 0; name && i < N_COMMAND_STATES; i++)
         if (strcmp(name, command_state_names[i]) == 0) {
-            if (out) *out = (int)i;
+            if (out)
+                *out = (int)i;
             return 0;
         }
     return ocisbx_fail(OCISBX_EINVAL,
@@ -123,29 +133,37 @@ const char *ocisbx_command_lifecycle_state(const ocisbx_command *cm)
 static int command_reached(int cur, int want)
 {
     bool cur_done = cur == OCISBX_COMMAND_FINISHED || cur == OCISBX_COMMAND_FINISHED_NO_EXIT_CODE;
-    if (cur == want) return 0;
-    if (want == OCISBX_COMMAND_RUNNING && cur_done) return 0; /* it has started (and ended) */
-    if (cur_done) return -1;                                   /* the other finished state, or NOT_STARTED */
-    if (want == OCISBX_COMMAND_NOT_STARTED) return -1;         /* already running */
+    if (cur == want)
+        return 0;
+    if (want == OCISBX_COMMAND_RUNNING && cur_done)
+        return 0; /* it has started (and ended) */
+    if (cur_done)
+        return -1; /* the other finished state, or NOT_STARTED */
+    if (want == OCISBX_COMMAND_NOT_STARTED)
+        return -1; /* already running */
     return 1;
 }
 
 int ocisbx_client_wait_command(ocisbx_client *c, const char *sandbox_id, const char *command_id, int state,
                                int64_t timeout_ms, int64_t poll_ms, ocisbx_command **out)
 {
-    if (out) *out = NULL;
+    if (out)
+        *out = NULL;
     const char *want = ocisbx_command_state_name(state);
     if (!c || !sandbox_id || !sandbox_id[0] || !command_id || !command_id[0])
         return ocisbx_fail(OCISBX_EINVAL, "wait for command: the sandbox id and the command id are required");
-    if (!want) return ocisbx_fail(OCISBX_EINVAL, "wait for command %s: unknown state %d", command_id, state);
+    if (!want)
+        return ocisbx_fail(OCISBX_EINVAL, "wait for command %s: unknown state %d", command_id, state);
     if (timeout_ms < 0 || poll_ms < 0)
         return ocisbx_fail(OCISBX_EINVAL, "wait for command %s: negative time", command_id);
-    if (poll_ms == 0) poll_ms = 2000;
+    if (poll_ms == 0)
+        poll_ms = 2000;
     int64_t deadline = ocisbx_time_monotonic_ms() + timeout_ms;
     for (;;) {
         ocisbx_command *cm = NULL;
         int rc = ocisbx_client_get_command(c, sandbox_id, command_id, &cm);
-        if (rc) return rc;
+        if (rc)
+            return rc;
         int cur = ocisbx_command_state(cm);
         int r = command_reached(cur, state);
         if (r == 0) {

@@ -111,8 +111,14 @@ const char *ocisbx_config_get(const ocisbx_config *cfg, const char *key)
     return v ? v : entries_get(&cfg->defaults, key);
 }
 
-const char *ocisbx_config_file(const ocisbx_config *cfg) { return cfg ? cfg->file : NULL; }
-const char *ocisbx_config_profile(const ocisbx_config *cfg) { return cfg ? cfg->profile : NULL; }
+const char *ocisbx_config_file(const ocisbx_config *cfg)
+{
+    return cfg ? cfg->file : NULL;
+}
+const char *ocisbx_config_profile(const ocisbx_config *cfg)
+{
+    return cfg ? cfg->profile : NULL;
+}
 
 static const char *home_dir(void)
 {
@@ -149,7 +155,10 @@ static int expand_entry(struct entries *e, const char *key)
     return 0;
 }
 
-static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+static bool is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
 
 static struct span trim(struct span s)
 {
@@ -162,7 +171,10 @@ static struct span trim(struct span s)
     return s;
 }
 
-static bool span_eq(struct span a, struct span b) { return a.n == b.n && memcmp(a.p, b.p, a.n) == 0; }
+static bool span_eq(struct span a, struct span b)
+{
+    return a.n == b.n && memcmp(a.p, b.p, a.n) == 0;
+}
 
 static bool span_eq_nocase(struct span a, struct span b)
 {
@@ -218,7 +230,7 @@ struct parser {
     const char *profile_shown;
     ocisbx_config *cfg;
     struct seen_list sections;
-    struct seen_list keys; /* of the current section */
+    struct seen_list keys;  /* of the current section */
     struct entries *target; /* where the current section's values go, or NULL */
     bool in_section;
     struct span section;
@@ -227,8 +239,8 @@ struct parser {
 static int parse_section(struct parser *ps, struct span line, size_t lineno)
 {
     if (line.n < 2 || line.p[line.n - 1] != ']')
-        return ocisbx_fail(OCISBX_ECONFIG, "config file %s:%zu: malformed section header (expected [name])",
-                           ps->name, lineno);
+        return ocisbx_fail(OCISBX_ECONFIG, "config file %s:%zu: malformed section header (expected [name])", ps->name,
+                           lineno);
     struct span name = trim((struct span){line.p + 1, line.n - 2});
     if (name.n == 0)
         return ocisbx_fail(OCISBX_ECONFIG, "config file %s:%zu: empty section name", ps->name, lineno);
@@ -271,16 +283,15 @@ static int parse_key_value(struct parser *ps, struct span line, size_t lineno)
         return ocisbx_fail(OCISBX_ECONFIG, "config file %s:%zu: malformed line (no key before '=')", ps->name,
                            lineno);
     if (!ps->in_section)
-        return ocisbx_fail(OCISBX_ECONFIG, "config file %s:%zu: key '%s' before any [section]", ps->name,
-                           lineno, SPAN_SHOWN(key));
+        return ocisbx_fail(OCISBX_ECONFIG, "config file %s:%zu: key '%s' before any [section]", ps->name, lineno,
+                           SPAN_SHOWN(key));
     if (ps->keys.n >= MAX_KEYS_PER_SECTION)
-        return ocisbx_fail(OCISBX_ECONFIG, "config file %s:%zu: more than %d keys in one section", ps->name,
-                           lineno, MAX_KEYS_PER_SECTION);
+        return ocisbx_fail(OCISBX_ECONFIG, "config file %s:%zu: more than %d keys in one section", ps->name, lineno,
+                           MAX_KEYS_PER_SECTION);
     for (size_t i = 0; i < ps->keys.n; i++)
         if (span_eq_nocase(ps->keys.v[i].name, key))
-            return ocisbx_fail(OCISBX_ECONFIG,
-                               "config file %s:%zu: duplicate key '%s' in [%s] (first at line %zu)", ps->name,
-                               lineno, SPAN_SHOWN(key), SPAN_SHOWN(ps->section), ps->keys.v[i].line);
+            return ocisbx_fail(OCISBX_ECONFIG, "config file %s:%zu: duplicate key '%s' in [%s] (first at line %zu)",
+                               ps->name, lineno, SPAN_SHOWN(key), SPAN_SHOWN(ps->section), ps->keys.v[i].line);
     int rc = seen_add(&ps->keys, key, lineno);
     if (rc)
         return rc;
@@ -410,8 +421,7 @@ static int read_config_file(const char *path, ocisbx_buf *b)
         if (r < 0) {
             if (errno == EINTR)
                 continue;
-            rc = ocisbx_fail(OCISBX_ECONFIG, "config file %s: cannot read: %s", OCISBX_SHOWN(path),
-                             strerror(errno));
+            rc = ocisbx_fail(OCISBX_ECONFIG, "config file %s: cannot read: %s", OCISBX_SHOWN(path), strerror(errno));
             break;
         }
         if (r == 0)

@@ -23,8 +23,8 @@ struct ocisbx_credentials_vt {
 struct ocisbx_credentials {
     const struct ocisbx_credentials_vt *vt;
     pthread_mutex_t lock;
-    int refs;            /* protected by lock */
-    char *region;        /* may be NULL; set by the provider */
+    int refs;     /* protected by lock */
+    char *region; /* may be NULL; set by the provider */
 };
 
 /* True when the provider can obtain new credentials (its vtable has a

@@ -209,8 +209,8 @@ int ocisbx_cert_identity(const char *pem, size_t len, const char *what, char **t
         t = subject_value(subject, "opc-identity:");
     X509_free(cert);
     if (!t)
-        return ocisbx_fail(OCISBX_EPARSE,
-                           "%s: the certificate subject has no \"opc-tenant:<tenancy ocid>\" value", what);
+        return ocisbx_fail(OCISBX_EPARSE, "%s: the certificate subject has no \"opc-tenant:<tenancy ocid>\" value",
+                           what);
     *tenancy = t;
     return 0;
 }

@@ -183,9 +183,9 @@ typedef struct ip_creds {
     char *federation_url;
     char *ca_bundle;
     int margin;
-    char *token;           /* secret */
+    char *token; /* secret */
     ocisbx_key *session_key;
-    int64_t refresh_at;    /* unix seconds */
+    int64_t refresh_at; /* unix seconds */
     int64_t expires_at;
 } ip_creds;
 
@@ -255,8 +255,8 @@ static int http_call(const ip_creds *c, const char *method, const char *url, str
         return 0;
     if (a->too_large)
         return ocisbx_fail(OCISBX_ETOOLARGE, "%s %s: answer larger than %d bytes", method, url, MAX_ANSWER_BYTES);
-    return ocisbx_fail(cc == CURLE_OPERATION_TIMEDOUT ? OCISBX_ETIMEOUT : OCISBX_ETRANSPORT, "%s %s: %s", method,
-                       url, errbuf[0] ? errbuf : curl_easy_strerror(cc));
+    return ocisbx_fail(cc == CURLE_OPERATION_TIMEDOUT ? OCISBX_ETIMEOUT : OCISBX_ETRANSPORT, "%s %s: %s", method, url,
+                       errbuf[0] ? errbuf : curl_easy_strerror(cc));
 }
 
 /* GET <metadata>/<path> with the header the metadata service requires. */
@@ -300,8 +300,8 @@ static int federation_error(const char *url, const answer *a, const char *sent_i
     if (err == OCISBX_OK)
         err = OCISBX_ESERVICE;
     ocisbx_fail_http(err, (int)a->status, svc, rid,
-                     "instance principal: federation POST %s: HTTP %ld%s%s%s%s, opc-request-id %s", url,
-                     a->status, svc ? " " : "", svc ? svc : "", cJSON_IsString(msg) ? ": " : "",
+                     "instance principal: federation POST %s: HTTP %ld%s%s%s%s, opc-request-id %s", url, a->status,
+                     svc ? " " : "", svc ? svc : "", cJSON_IsString(msg) ? ": " : "",
                      cJSON_IsString(msg) ? msg->valuestring : "", rid);
     cJSON_Delete(json);
     return err;
@@ -383,8 +383,8 @@ static struct curl_slist *request_headers(const ocisbx_headers *signed_hdrs, con
 }
 
 /* POST <federation>/v1/x509 signed by the leaf key; *token gets the JWT. */
-static int federate(const ip_creds *c, const answer *cert, const answer *inter, ocisbx_key *leaf,
-                    ocisbx_key *session, char **token)
+static int federate(const ip_creds *c, const answer *cert, const answer *inter, ocisbx_key *leaf, ocisbx_key *session,
+                    char **token)
 {
     char fp[OCISBX_SHA1_FP_LEN + 1];
     char *tenancy = NULL, *public_pem = NULL, *body = NULL, *key_id = NULL, *url = NULL;
@@ -410,7 +410,8 @@ static int federate(const ip_creds *c, const answer *cert, const answer *inter, 
     }
     if ((rc = ocisbx_random_id(request_id, 32)))
         goto done;
-    if ((rc = ocisbx_sign_request_new("POST", url, &req)) || (rc = ocisbx_sign_request_set_body(req, body, strlen(body))) ||
+    if ((rc = ocisbx_sign_request_new("POST", url, &req)) ||
+        (rc = ocisbx_sign_request_set_body(req, body, strlen(body))) ||
         (rc = ocisbx_sign_with_key(key_id, leaf, req, &signed_hdrs)))
         goto done;
     if (!(hdrs = request_headers(signed_hdrs, request_id))) {
@@ -430,7 +431,8 @@ static int federate(const ip_creds *c, const answer *cert, const answer *inter, 
     if (!cJSON_IsString(tok) || !tok->valuestring[0]) {
         rc = ocisbx_fail_http(OCISBX_EPARSE, 200, NULL, a.request_id[0] ? a.request_id : request_id,
                               "instance principal: federation POST %s: answer has no \"token\" string, "
-                              "opc-request-id %s", url, a.request_id[0] ? a.request_id : request_id);
+                              "opc-request-id %s",
+                              url, a.request_id[0] ? a.request_id : request_id);
     } else if (!(*token = ocisbx_strdup(tok->valuestring))) {
         rc = ocisbx_fail_nomem();
     }
@@ -482,8 +484,8 @@ static int refresh_token(ip_creds *c)
     c->token = token;
     c->session_key = session;
     c->refresh_at = ocisbx_token_refresh_at(token, now, c->margin, &c->expires_at);
-    ocisbx_log(OCISBX_LOG_INFO, "instance principal: new session token from %s, valid for %lld s",
-               c->federation_url, (long long)(c->expires_at - now));
+    ocisbx_log(OCISBX_LOG_INFO, "instance principal: new session token from %s, valid for %lld s", c->federation_url,
+               (long long)(c->expires_at - now));
     return 0;
 }
 
@@ -498,13 +500,14 @@ static int ip_get(struct ocisbx_credentials *base, char **key_id, ocisbx_key **k
         if (rc && (!c->token || now >= c->expires_at))
             return rc;
         if (rc) {
-            ocisbx_log(OCISBX_LOG_WARN, "instance principal: refresh failed, using the current token until it "
-                                        "expires: %s", ocisbx_error_message(ocisbx_error_last()));
+            ocisbx_log(OCISBX_LOG_WARN,
+                       "instance principal: refresh failed, using the current token until it "
+                       "expires: %s",
+                       ocisbx_error_message(ocisbx_error_last()));
             ocisbx_error_clear();
             /* Not again on every call: each attempt costs five requests
              * and a key generation. */
-            c->refresh_at = now + RETRY_AFTER_FAILURE_S < c->expires_at ? now + RETRY_AFTER_FAILURE_S
-                                                                         : c->expires_at;
+            c->refresh_at = now + RETRY_AFTER_FAILURE_S < c->expires_at ? now + RETRY_AFTER_FAILURE_S : c->expires_at;
         }
     }
     return ocisbx_credentials_session_out(c->token, c->session_key, key_id, key);
@@ -526,7 +529,10 @@ static void ip_destroy(struct ocisbx_credentials *base)
 }
 
 static const struct ocisbx_credentials_vt ip_vt = {
-    OCISBX_AUTH_INSTANCE_PRINCIPAL, ip_get, ip_refresh, ip_destroy,
+    OCISBX_AUTH_INSTANCE_PRINCIPAL,
+    ip_get,
+    ip_refresh,
+    ip_destroy,
 };
 
 /* The region from the metadata service; it may be a short code ("phx"). */
@@ -554,8 +560,7 @@ static int load_region(ip_creds *c)
     return c->base.region ? 0 : ocisbx_fail_nomem();
 }
 
-int ocisbx_credentials_instance_principal(const ocisbx_instance_principal_options *opts,
-                                          ocisbx_credentials **out)
+int ocisbx_credentials_instance_principal(const ocisbx_instance_principal_options *opts, ocisbx_credentials **out)
 {
     if (!out)
         return ocisbx_fail(OCISBX_EINVAL, "instance principal: out is NULL");

@@ -120,8 +120,7 @@ static int load_pem_named(const char *pem, size_t len, const char *passphrase, c
         return ocisbx_fail(OCISBX_ECONFIG, "%s: not a private key (no PEM block)", name);
     size_t ll = strlen(label);
     if (ll < 11 || strcmp(label + ll - 11, "PRIVATE KEY") != 0)
-        return ocisbx_fail(OCISBX_ECONFIG, "%s: not a private key (PEM block \"%s\")", name,
-                           OCISBX_SHOWN(label));
+        return ocisbx_fail(OCISBX_ECONFIG, "%s: not a private key (PEM block \"%s\")", name, OCISBX_SHOWN(label));
 
     size_t blen = len - (size_t)(block - pem);
     int encrypted = strcmp(label, "ENCRYPTED PRIVATE KEY") == 0;
@@ -206,8 +205,7 @@ int ocisbx_key_load_file(const char *path, const char *passphrase, ocisbx_key **
         if (n < 0) {
             if (errno == EINTR)
                 continue;
-            rc = ocisbx_fail(OCISBX_ECONFIG, "key file %s: cannot be read (%s)", OCISBX_SHOWN(path),
-                             strerror(errno));
+            rc = ocisbx_fail(OCISBX_ECONFIG, "key file %s: cannot be read (%s)", OCISBX_SHOWN(path), strerror(errno));
             break;
         }
         if (n == 0)
@@ -215,8 +213,7 @@ int ocisbx_key_load_file(const char *path, const char *passphrase, ocisbx_key **
         b.len += (size_t)n;
         b.data[b.len] = '\0';
         if (b.len > KEY_FILE_MAX)
-            rc = ocisbx_fail(OCISBX_ECONFIG, "key file %s: larger than 1 MiB, not a key file",
-                             OCISBX_SHOWN(path));
+            rc = ocisbx_fail(OCISBX_ECONFIG, "key file %s: larger than 1 MiB, not a key file", OCISBX_SHOWN(path));
     }
     close(fd);
     if (rc == 0) {

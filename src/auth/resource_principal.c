@@ -180,7 +180,10 @@ static void rp_destroy(struct ocisbx_credentials *base)
 }
 
 static const struct ocisbx_credentials_vt rp_vt = {
-    OCISBX_AUTH_RESOURCE_PRINCIPAL, rp_get, rp_refresh, rp_destroy,
+    OCISBX_AUTH_RESOURCE_PRINCIPAL,
+    rp_get,
+    rp_refresh,
+    rp_destroy,
 };
 
 int ocisbx_credentials_resource_principal(ocisbx_credentials **out)

@@ -25,7 +25,7 @@ struct file_stamp {
 
 struct session_creds {
     struct ocisbx_credentials base; /* first: the common part */
-    char *where;      /* "config file F, profile [P]" for messages, escaped */
+    char *where;                    /* "config file F, profile [P]" for messages, escaped */
     char *token_file;
     char *token_file_shown; /* escaped, for messages */
     char *key_file;
@@ -83,8 +83,8 @@ static int read_token(struct session_creds *s, char **out, struct stat *st)
     for (;;) {
         if (b.len > TOKEN_FILE_MAX) {
             rc = ocisbx_fail(OCISBX_ECONFIG,
-                             "%s, key 'security_token_file': security token file %s: larger than %d bytes",
-                             s->where, s->token_file_shown, TOKEN_FILE_MAX);
+                             "%s, key 'security_token_file': security token file %s: larger than %d bytes", s->where,
+                             s->token_file_shown, TOKEN_FILE_MAX);
             break;
         }
         rc = ocisbx_buf_reserve(&b, 4096);
@@ -94,8 +94,8 @@ static int read_token(struct session_creds *s, char **out, struct stat *st)
         if (r < 0) {
             if (errno == EINTR)
                 continue;
-            rc = ocisbx_fail(OCISBX_ECONFIG, "%s, key 'security_token_file': security token file %s: %s",
-                             s->where, s->token_file_shown, strerror(errno));
+            rc = ocisbx_fail(OCISBX_ECONFIG, "%s, key 'security_token_file': security token file %s: %s", s->where,
+                             s->token_file_shown, strerror(errno));
             break;
         }
         if (r == 0)

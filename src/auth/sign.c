@@ -122,8 +122,7 @@ int ocisbx_sign_request_new(const char *method, const char *url, ocisbx_sign_req
         return ocisbx_fail(OCISBX_EINVAL, "sign request: no HTTP method");
     for (const char *p = method; *p; p++) {
         if (!is_tchar((unsigned char)*p))
-            return ocisbx_fail(OCISBX_EINVAL, "sign request: \"%s\" is not an HTTP method",
-                               OCISBX_SHOWN(method));
+            return ocisbx_fail(OCISBX_EINVAL, "sign request: \"%s\" is not an HTTP method", OCISBX_SHOWN(method));
     }
     if (!url)
         return ocisbx_fail(OCISBX_EINVAL, "sign request: no URL");
@@ -192,8 +191,7 @@ int ocisbx_sign_request_set_host(ocisbx_sign_request *r, const char *host)
     if (!r)
         return ocisbx_fail(OCISBX_EINVAL, "ocisbx_sign_request_set_host: r is NULL");
     if (host && (!*host || strchr(host, ' ')))
-        return ocisbx_fail(OCISBX_EINVAL, "sign request: host \"%s\" is empty or has a space",
-                           OCISBX_SHOWN(host));
+        return ocisbx_fail(OCISBX_EINVAL, "sign request: host \"%s\" is empty or has a space", OCISBX_SHOWN(host));
     return replace_str(&r->host, host, "host");
 }
 

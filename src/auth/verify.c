@@ -154,8 +154,7 @@ int ocisbx_authz_parse(const char *value, ocisbx_authz *out)
         return authz_fail(out, OCISBX_EUNSUPPORTED, "unsupported signature version", out->version,
                           strlen(out->version));
     if (strcmp(out->algorithm, "rsa-sha256") != 0)
-        return authz_fail(out, OCISBX_EUNSUPPORTED, "unsupported algorithm", out->algorithm,
-                          strlen(out->algorithm));
+        return authz_fail(out, OCISBX_EUNSUPPORTED, "unsupported algorithm", out->algorithm, strlen(out->algorithm));
     return 0;
 }
 

@@ -15,7 +15,7 @@ extern "C" {
 
 /* The parameters of an Authorization: Signature header (each malloc'd). */
 typedef struct ocisbx_authz {
-    char *version;   /* NULL when absent (then "1" is implied) */
+    char *version; /* NULL when absent (then "1" is implied) */
     char *key_id;
     char *algorithm; /* always "rsa-sha256" after a successful parse */
     char *headers;   /* space-separated lowercase names, as sent */

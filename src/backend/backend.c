@@ -453,4 +453,3 @@ int ocisbx_backend_run_capture(ocisbx_backend *b, const char *script, char **out
     *out = ocisbx_buf_detach(&data);
     return *out ? 0 : ocisbx_fail_nomem();
 }
-

@@ -42,7 +42,7 @@ typedef struct ocisbx_run_req {
 typedef struct ocisbx_run_res {
     bool has_exit;
     int exit_code;
-    char *command_id; /* oci; malloc'd */
+    char *command_id;  /* oci; malloc'd */
     char *stderr_text; /* the first KiB of the script's stderr, for messages */
 } ocisbx_run_res;
 
@@ -78,12 +78,12 @@ struct ocisbx_backend {
     size_t max_output;
     ocisbx_backend_cancel_fn cancel;
     void *cancel_ud;
-    char *sandbox_id;  /* oci */
+    char *sandbox_id; /* oci */
     void *impl;
     /* This backend's own jobs: job id and spawn handle; close ends them. */
     struct own_job {
         char *job_id, *handle;
-    } *jobs;
+    } * jobs;
     size_t n_jobs;
 };
 
@@ -105,8 +105,8 @@ struct ocisbx_backend_options {
     ocisbx_client *client;
     ocisbx_backend_cancel_fn cancel;
     void *cancel_ud;
-    int isolate;  /* -1 unset */
-    int network;  /* -1 unset */
+    int isolate; /* -1 unset */
+    int network; /* -1 unset */
 };
 
 /* Common part of every backend (backend.c). */

@@ -131,22 +131,52 @@ int ocisbx_exec_result_exit_code(const ocisbx_exec_result *r, int *out)
         *out = r->exit_code;
     return 1;
 }
-int ocisbx_exec_result_timed_out(const ocisbx_exec_result *r) { return r && r->timed_out; }
-int ocisbx_exec_result_truncated(const ocisbx_exec_result *r) { return r && r->truncated; }
+int ocisbx_exec_result_timed_out(const ocisbx_exec_result *r)
+{
+    return r && r->timed_out;
+}
+int ocisbx_exec_result_truncated(const ocisbx_exec_result *r)
+{
+    return r && r->truncated;
+}
 const char *ocisbx_exec_result_output(const ocisbx_exec_result *r, size_t *len)
 {
     if (len)
         *len = r ? r->output_len : 0;
     return r ? r->output : NULL;
 }
-uint64_t ocisbx_exec_result_total_bytes(const ocisbx_exec_result *r) { return r ? r->total_bytes : 0; }
-const char *ocisbx_exec_result_total_sha256(const ocisbx_exec_result *r) { return r ? r->total_sha : NULL; }
-uint64_t ocisbx_exec_result_returned_bytes(const ocisbx_exec_result *r) { return r ? r->output_len : 0; }
-const char *ocisbx_exec_result_returned_sha256(const ocisbx_exec_result *r) { return r ? r->returned_sha : NULL; }
-uint64_t ocisbx_exec_result_dropped_bytes(const ocisbx_exec_result *r) { return r ? r->dropped : 0; }
-int64_t ocisbx_exec_result_duration_ms(const ocisbx_exec_result *r) { return r ? r->duration_ms : 0; }
-int64_t ocisbx_exec_result_start_time_ms(const ocisbx_exec_result *r) { return r ? r->start_ms : 0; }
-const char *ocisbx_exec_result_command_id(const ocisbx_exec_result *r) { return r ? r->command_id : NULL; }
+uint64_t ocisbx_exec_result_total_bytes(const ocisbx_exec_result *r)
+{
+    return r ? r->total_bytes : 0;
+}
+const char *ocisbx_exec_result_total_sha256(const ocisbx_exec_result *r)
+{
+    return r ? r->total_sha : NULL;
+}
+uint64_t ocisbx_exec_result_returned_bytes(const ocisbx_exec_result *r)
+{
+    return r ? r->output_len : 0;
+}
+const char *ocisbx_exec_result_returned_sha256(const ocisbx_exec_result *r)
+{
+    return r ? r->returned_sha : NULL;
+}
+uint64_t ocisbx_exec_result_dropped_bytes(const ocisbx_exec_result *r)
+{
+    return r ? r->dropped : 0;
+}
+int64_t ocisbx_exec_result_duration_ms(const ocisbx_exec_result *r)
+{
+    return r ? r->duration_ms : 0;
+}
+int64_t ocisbx_exec_result_start_time_ms(const ocisbx_exec_result *r)
+{
+    return r ? r->start_ms : 0;
+}
+const char *ocisbx_exec_result_command_id(const ocisbx_exec_result *r)
+{
+    return r ? r->command_id : NULL;
+}
 
 /* ---- the wrapper ---- */
 static int q(ocisbx_buf *b, const char *s)
@@ -170,15 +200,20 @@ static int build_wrapper(ocisbx_backend *b, const char *command, const char *cwd
     if (rc)
         goto out;
     rc = ocisbx_buf_appends(s, "W=");
-    if (!rc) rc = q(s, b->root);
-    if (!rc) rc = ocisbx_buf_appendf(s, "\nN=%s\nD=\"$W/.ocisbx/run-$N\"\ncd \"$W\"/", id);
-    if (!rc) rc = q(s, *cwd_rel ? cwd_rel : ".");
-    if (!rc) rc = ocisbx_buf_appends(s, " 2>/dev/null || { printf '\\nOCISBX-NOCWD\\n'; exit 0; }\n"
-                                        "mkdir -p \"$D\" || exit 125\n"
-                                        ": > \"$D/out\" || exit 125\n");
-    if (!rc) rc = ocisbx_buf_appendf(s, "timeout -v -s TERM -k %d %" PRId64 " sh -c ", OCISBX_BACKEND_KILL_GRACE_S,
-                                     secs);
-    if (!rc) rc = q(s, inner.data);
+    if (!rc)
+        rc = q(s, b->root);
+    if (!rc)
+        rc = ocisbx_buf_appendf(s, "\nN=%s\nD=\"$W/.ocisbx/run-$N\"\ncd \"$W\"/", id);
+    if (!rc)
+        rc = q(s, *cwd_rel ? cwd_rel : ".");
+    if (!rc)
+        rc = ocisbx_buf_appends(s, " 2>/dev/null || { printf '\\nOCISBX-NOCWD\\n'; exit 0; }\n"
+                                   "mkdir -p \"$D\" || exit 125\n"
+                                   ": > \"$D/out\" || exit 125\n");
+    if (!rc)
+        rc = ocisbx_buf_appendf(s, "timeout -v -s TERM -k %d %" PRId64 " sh -c ", OCISBX_BACKEND_KILL_GRACE_S, secs);
+    if (!rc)
+        rc = q(s, inner.data);
     size_t h4 = head - 4;
     if (!rc)
         rc = ocisbx_buf_appendf(
@@ -215,7 +250,8 @@ static int build_wrapper(ocisbx_backend *b, const char *command, const char *cwd
             "  TL=0\n"
             "fi\n"
             "rm -rf \"$D\"\n"
-            "printf '\\nOCISBX-END %%s %%s %%s %%s %%s %%s %%s\\n' \"$N\" \"$T\" \"$SUM\" \"$S\" \"$TO\" \"$HL\" \"$TL\"\n",
+            "printf '\\nOCISBX-END %%s %%s %%s %%s %%s %%s %%s\\n' \"$N\" \"$T\" \"$SUM\" \"$S\" \"$TO\" \"$HL\" "
+            "\"$TL\"\n",
             h4, head, head, h4, h4 + 1, h4 + 1, h4, tail, tail, h4 + 1);
 out:
     ocisbx_buf_free(&inner);
@@ -284,7 +320,8 @@ static int finish_output(ocisbx_exec_result *r, const char *head, size_t hl, con
     int rc = 0;
     if (total <= hl + tl) {
         rc = ocisbx_buf_append(&o, head, hl);
-        if (!rc) rc = ocisbx_buf_append(&o, tail, tl);
+        if (!rc)
+            rc = ocisbx_buf_append(&o, tail, tl);
         r->dropped = 0;
         r->head_kept = hl + tl;
     } else {
@@ -306,8 +343,10 @@ static int finish_output(ocisbx_exec_result *r, const char *head, size_t hl, con
         rc = ocisbx_buf_append(&o, head, hk);
         if (!rc && hk && head[hk - 1] != '\n')
             rc = ocisbx_buf_appends(&o, "\n");
-        if (!rc) rc = ocisbx_buf_appendf(&o, "[... %" PRIu64 " bytes of output dropped ...]\n", r->dropped);
-        if (!rc) rc = ocisbx_buf_append(&o, tail + ts, tl - ts);
+        if (!rc)
+            rc = ocisbx_buf_appendf(&o, "[... %" PRIu64 " bytes of output dropped ...]\n", r->dropped);
+        if (!rc)
+            rc = ocisbx_buf_append(&o, tail + ts, tl - ts);
     }
     if (rc) {
         ocisbx_buf_free(&o);
@@ -339,8 +378,8 @@ static int do_exec(ocisbx_backend *b, const char *command, const ocisbx_exec_opt
     size_t max = o && o->max_output ? o->max_output : b->max_output;
     size_t head = (max - NOTE_RESERVE) / 2, tail = max - NOTE_RESERVE - head;
     ocisbx_buf script = OCISBX_BUF_INIT;
-    live l = {OCISBX_BUF_INIT, head + tail + 4 * TRAILER_HOLD, head - 4, 0, o ? o->on_output : NULL,
-              o ? o->on_output_ud : NULL, false};
+    live l = {OCISBX_BUF_INIT,         head + tail + 4 * TRAILER_HOLD, head - 4, 0,
+              o ? o->on_output : NULL, o ? o->on_output_ud : NULL,     false};
     ocisbx_run_res res = {0};
     ocisbx_exec_result *r = calloc(1, sizeof *r);
     if (!r) {

@@ -29,8 +29,10 @@ static int q(ocisbx_buf *b, const char *s)
 static int script_start(ocisbx_backend *b, ocisbx_buf *s)
 {
     int rc = ocisbx_buf_appends(s, "W=");
-    if (!rc) rc = q(s, b->root);
-    if (!rc) rc = ocisbx_buf_appends(s, "\n");
+    if (!rc)
+        rc = q(s, b->root);
+    if (!rc)
+        rc = ocisbx_buf_appends(s, "\n");
     return rc;
 }
 
@@ -38,8 +40,10 @@ static int script_start(ocisbx_backend *b, ocisbx_buf *s)
 static int script_path(ocisbx_buf *s, const char *var, const char *rel)
 {
     int rc = ocisbx_buf_appendf(s, "%s=\"$W\"/", var);
-    if (!rc) rc = q(s, *rel ? rel : ".");
-    if (!rc) rc = ocisbx_buf_appends(s, "\n");
+    if (!rc)
+        rc = q(s, *rel ? rel : ".");
+    if (!rc)
+        rc = ocisbx_buf_appends(s, "\n");
     return rc;
 }
 
@@ -61,9 +65,12 @@ static int refine_error(ocisbx_backend *b, const char *rel, int rc, bool missing
     ocisbx_buf s = OCISBX_BUF_INIT;
     int ex = -1;
     int r2 = script_start(b, &s);
-    if (!r2) r2 = script_path(&s, "F", rel);
-    if (!r2) r2 = ocisbx_buf_appends(&s, "[ -d \"$F\" ] && exit 21\n[ -e \"$F\" ] || exit 3\nexit 0\n");
-    if (!r2) r2 = ocisbx_backend_run_script(b, s.data, 0, NULL, NULL, &ex);
+    if (!r2)
+        r2 = script_path(&s, "F", rel);
+    if (!r2)
+        r2 = ocisbx_buf_appends(&s, "[ -d \"$F\" ] && exit 21\n[ -e \"$F\" ] || exit 3\nexit 0\n");
+    if (!r2)
+        r2 = ocisbx_backend_run_script(b, s.data, 0, NULL, NULL, &ex);
     ocisbx_buf_free(&s);
     ocisbx_error_restore(sv);
     if (!r2 && ex == 21)
@@ -172,13 +179,34 @@ void ocisbx_text_result_free(ocisbx_text_result *r)
     free(r->text);
     free(r);
 }
-const char *ocisbx_text_result_text(const ocisbx_text_result *r) { return r ? r->text : NULL; }
-int64_t ocisbx_text_result_total_lines(const ocisbx_text_result *r) { return r ? r->total_lines : 0; }
-int64_t ocisbx_text_result_first_line(const ocisbx_text_result *r) { return r ? r->first : 0; }
-int64_t ocisbx_text_result_line_count(const ocisbx_text_result *r) { return r ? r->count : 0; }
-uint64_t ocisbx_text_result_size(const ocisbx_text_result *r) { return r ? r->size : 0; }
-const char *ocisbx_text_result_sha256(const ocisbx_text_result *r) { return r ? r->sha : NULL; }
-int ocisbx_text_result_is_binary(const ocisbx_text_result *r) { return r && r->binary; }
+const char *ocisbx_text_result_text(const ocisbx_text_result *r)
+{
+    return r ? r->text : NULL;
+}
+int64_t ocisbx_text_result_total_lines(const ocisbx_text_result *r)
+{
+    return r ? r->total_lines : 0;
+}
+int64_t ocisbx_text_result_first_line(const ocisbx_text_result *r)
+{
+    return r ? r->first : 0;
+}
+int64_t ocisbx_text_result_line_count(const ocisbx_text_result *r)
+{
+    return r ? r->count : 0;
+}
+uint64_t ocisbx_text_result_size(const ocisbx_text_result *r)
+{
+    return r ? r->size : 0;
+}
+const char *ocisbx_text_result_sha256(const ocisbx_text_result *r)
+{
+    return r ? r->sha : NULL;
+}
+int ocisbx_text_result_is_binary(const ocisbx_text_result *r)
+{
+    return r && r->binary;
+}
 
 static size_t utf8_chars_prefix(const char *s, size_t len, size_t chars)
 {
@@ -206,10 +234,12 @@ static int format_lines(const char *w, size_t wl, int64_t first, ocisbx_text_res
         size_t ll = e ? (size_t)(e - (w + i)) : wl - i;
         size_t keep = utf8_chars_prefix(w + i, ll, OCISBX_BACKEND_LINE_MAX);
         rc = ocisbx_buf_appendf(&o, "%6" PRId64 "\t", n);
-        if (!rc) rc = ocisbx_buf_append(&o, w + i, keep);
+        if (!rc)
+            rc = ocisbx_buf_append(&o, w + i, keep);
         if (!rc && keep < ll)
             rc = ocisbx_buf_appendf(&o, " [... line cut at %d characters]", OCISBX_BACKEND_LINE_MAX);
-        if (!rc) rc = ocisbx_buf_appends(&o, "\n");
+        if (!rc)
+            rc = ocisbx_buf_appends(&o, "\n");
         n++;
         i += ll + (e ? 1 : 0);
     }
@@ -254,22 +284,24 @@ int ocisbx_backend_read_text(ocisbx_backend *b, const char *path, int64_t offset
         goto done;
     }
     rc = script_start(b, &s);
-    if (!rc) rc = script_path(&s, "F", rel);
     if (!rc)
-        rc = ocisbx_buf_appendf(
-            &s,
-            "D=\"$W/.ocisbx/read-%s\"\n"
-            "[ -d \"$F\" ] && exit 21\n"
-            "[ -f \"$F\" ] || exit 3\n"
-            "mkdir -p \"$D\" || exit 125\n"
-            "head -c 8192 \"$F\" > \"$D/s\" || exit 125\n"
-            "LC_ALL=C sed -n '%" PRId64 ",%" PRId64 "p;%" PRId64 "q' \"$F\" | LC_ALL=C cut -b 1-%d > \"$D/w\"\n"
-            "S=$(wc -c < \"$F\")\n"
-            "SUM=$(sha256sum < \"$F\")\n"
-            "L=$(LC_ALL=C sed -n '$=' \"$F\")\n"
-            "printf 'OK %%s %%s %%s\\n' $((S + 0)) \"${SUM%%%% *}\" \"${L:-0}\"\n",
-            id, offset, last, last, OCISBX_BACKEND_LINE_MAX * 4 + 4);
-    if (!rc) rc = ocisbx_backend_run_script(b, s.data, 4096, &meta, NULL, &ex);
+        rc = script_path(&s, "F", rel);
+    if (!rc)
+        rc = ocisbx_buf_appendf(&s,
+                                "D=\"$W/.ocisbx/read-%s\"\n"
+                                "[ -d \"$F\" ] && exit 21\n"
+                                "[ -f \"$F\" ] || exit 3\n"
+                                "mkdir -p \"$D\" || exit 125\n"
+                                "head -c 8192 \"$F\" > \"$D/s\" || exit 125\n"
+                                "LC_ALL=C sed -n '%" PRId64 ",%" PRId64 "p;%" PRId64
+                                "q' \"$F\" | LC_ALL=C cut -b 1-%d > \"$D/w\"\n"
+                                "S=$(wc -c < \"$F\")\n"
+                                "SUM=$(sha256sum < \"$F\")\n"
+                                "L=$(LC_ALL=C sed -n '$=' \"$F\")\n"
+                                "printf 'OK %%s %%s %%s\\n' $((S + 0)) \"${SUM%%%% *}\" \"${L:-0}\"\n",
+                                id, offset, last, last, OCISBX_BACKEND_LINE_MAX * 4 + 4);
+    if (!rc)
+        rc = ocisbx_backend_run_script(b, s.data, 4096, &meta, NULL, &ex);
     if (rc)
         goto done;
     if (ex == 21 || ex == 3) {
@@ -297,7 +329,8 @@ int ocisbx_backend_read_text(ocisbx_backend *b, const char *path, int64_t offset
     if (rc)
         goto cleanup;
     if (memchr(sample.data ? sample.data : "", '\0', sample.len) ||
-        !(size > sample.len ? ocisbx_utf8_valid_sample : ocisbx_utf8_valid)(sample.data ? sample.data : "", sample.len)) {
+        !(size > sample.len ? ocisbx_utf8_valid_sample : ocisbx_utf8_valid)(sample.data ? sample.data : "",
+                                                                            sample.len)) {
         r->binary = true;
         rc = ocisbx_fail(OCISBX_EBINARY, "read: /workspace/%s is binary (%llu bytes, sha256 %s)", rel, size, sum);
         goto cleanup;
@@ -305,7 +338,7 @@ int ocisbx_backend_read_text(ocisbx_backend *b, const char *path, int64_t offset
     rc = b->vt->get_file(b, wrel, buf_sink, &win);
     if (!rc)
         rc = format_lines(win.data ? win.data : "", win.len, offset, r);
-cleanup: {
+cleanup : {
     ocisbx_error_saved *sv = ocisbx_error_save();
     ocisbx_buf c = OCISBX_BUF_INIT;
     int cx = 0;
@@ -467,9 +500,12 @@ static int write_stream(ocisbx_backend *b, const char *path, ocisbx_read_fn read
         int ex = 0;
         if (!rc && !parent)
             rc = ocisbx_fail_nomem();
-        if (!rc) rc = script_start(b, &s);
-        if (!rc) rc = script_path(&s, "F", rel);
-        if (!rc) rc = script_path(&s, "P", parent);
+        if (!rc)
+            rc = script_start(b, &s);
+        if (!rc)
+            rc = script_path(&s, "F", rel);
+        if (!rc)
+            rc = script_path(&s, "P", parent);
         if (!rc)
             rc = ocisbx_buf_appendf(&s,
                                     "D=\"$W/.ocisbx/write-%s\"\n"
@@ -482,7 +518,8 @@ static int write_stream(ocisbx_backend *b, const char *path, ocisbx_read_fn read
                                     "rm -rf \"$D\"\n"
                                     "exit 0\n",
                                     pw.id, hex);
-        if (!rc) rc = ocisbx_backend_run_script(b, s.data, 1024, &o, NULL, &ex);
+        if (!rc)
+            rc = ocisbx_backend_run_script(b, s.data, 1024, &o, NULL, &ex);
         if (!rc && ex == 21)
             rc = ocisbx_fail(OCISBX_EISDIR, "write: /workspace/%s is a directory", rel);
         else if (!rc && ex == 10)
@@ -646,7 +683,8 @@ int ocisbx_backend_edit(ocisbx_backend *b, const char *path, const char *old_tex
             break;
         }
         rc = ocisbx_buf_append(&res, d + i, (size_t)(f - (d + i)));
-        if (!rc) rc = ocisbx_buf_append(&res, n, nl);
+        if (!rc)
+            rc = ocisbx_buf_append(&res, n, nl);
         i = (size_t)(f - d) + ol;
     }
     if (!rc)

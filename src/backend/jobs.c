@@ -16,8 +16,14 @@ struct ocisbx_job_status {
     uint64_t output_bytes;
 };
 
-void ocisbx_job_status_free(ocisbx_job_status *s) { free(s); }
-int ocisbx_job_status_running(const ocisbx_job_status *s) { return s && s->running; }
+void ocisbx_job_status_free(ocisbx_job_status *s)
+{
+    free(s);
+}
+int ocisbx_job_status_running(const ocisbx_job_status *s)
+{
+    return s && s->running;
+}
 int ocisbx_job_status_exit_code(const ocisbx_job_status *s, int *out)
 {
     if (!s || !s->has_exit)
@@ -26,10 +32,22 @@ int ocisbx_job_status_exit_code(const ocisbx_job_status *s, int *out)
         *out = s->exit_code;
     return 1;
 }
-int ocisbx_job_status_timed_out(const ocisbx_job_status *s) { return s && s->timed_out; }
-int ocisbx_job_status_killed(const ocisbx_job_status *s) { return s && s->killed; }
-int64_t ocisbx_job_status_duration_ms(const ocisbx_job_status *s) { return s ? s->duration_ms : 0; }
-uint64_t ocisbx_job_status_output_bytes(const ocisbx_job_status *s) { return s ? s->output_bytes : 0; }
+int ocisbx_job_status_timed_out(const ocisbx_job_status *s)
+{
+    return s && s->timed_out;
+}
+int ocisbx_job_status_killed(const ocisbx_job_status *s)
+{
+    return s && s->killed;
+}
+int64_t ocisbx_job_status_duration_ms(const ocisbx_job_status *s)
+{
+    return s ? s->duration_ms : 0;
+}
+uint64_t ocisbx_job_status_output_bytes(const ocisbx_job_status *s)
+{
+    return s ? s->output_bytes : 0;
+}
 
 static int q(ocisbx_buf *b, const char *s)
 {
@@ -56,8 +74,10 @@ static int check_job_id(const char *id)
 static int job_vars(ocisbx_backend *b, const char *id, ocisbx_buf *s)
 {
     int rc = ocisbx_buf_appends(s, "W=");
-    if (!rc) rc = q(s, b->root);
-    if (!rc) rc = ocisbx_buf_appendf(s, "\nJ=\"$W/.ocisbx/jobs/%s\"\n", id);
+    if (!rc)
+        rc = q(s, b->root);
+    if (!rc)
+        rc = ocisbx_buf_appendf(s, "\nJ=\"$W/.ocisbx/jobs/%s\"\n", id);
     return rc;
 }
 
@@ -82,27 +102,35 @@ int ocisbx_backend_job_start(ocisbx_backend *b, const char *command, const ocisb
     int ex = 0;
     /* 1: the state directory, so that status works as soon as start returns */
     rc = job_vars(b, id, &pre);
-    if (!rc) rc = ocisbx_buf_appends(&pre, "[ -d \"$W\"/");
-    if (!rc) rc = q(&pre, *cwd ? cwd : ".");
+    if (!rc)
+        rc = ocisbx_buf_appends(&pre, "[ -d \"$W\"/");
+    if (!rc)
+        rc = q(&pre, *cwd ? cwd : ".");
     if (!rc)
         rc = ocisbx_buf_appends(&pre, " ] || exit 3\n"
                                       "mkdir -p \"$J\" || exit 125\n"
                                       "date +%s%3N > \"$J/start\" || exit 125\n"
                                       ": > \"$J/out\" || exit 125\n");
-    if (!rc) rc = ocisbx_backend_run_script(b, pre.data, 0, NULL, NULL, &ex);
+    if (!rc)
+        rc = ocisbx_backend_run_script(b, pre.data, 0, NULL, NULL, &ex);
     if (!rc && ex == 3)
         rc = ocisbx_fail(OCISBX_ENOTFOUND, "job start: the working directory does not exist");
     else if (!rc && ex != 0)
         rc = ocisbx_fail(OCISBX_EIO, "job start: cannot make the job's state directory (exit status %d)", ex);
     /* 2: the job itself */
-    if (!rc) rc = ocisbx_buf_appendf(&inner, "exec 2>&1\n%s", command);
-    if (!rc) rc = job_vars(b, id, &s);
-    if (!rc) rc = ocisbx_buf_appends(&s, "cd \"$W\"/");
-    if (!rc) rc = q(&s, *cwd ? cwd : ".");
+    if (!rc)
+        rc = ocisbx_buf_appendf(&inner, "exec 2>&1\n%s", command);
+    if (!rc)
+        rc = job_vars(b, id, &s);
+    if (!rc)
+        rc = ocisbx_buf_appends(&s, "cd \"$W\"/");
+    if (!rc)
+        rc = q(&s, *cwd ? cwd : ".");
     if (!rc)
         rc = ocisbx_buf_appendf(&s, " || exit 3\ntimeout -v -s TERM -k %d %" PRId64 " sh -c ",
                                 OCISBX_BACKEND_KILL_GRACE_S, secs);
-    if (!rc) rc = q(&s, inner.data);
+    if (!rc)
+        rc = q(&s, inner.data);
     if (!rc)
         rc = ocisbx_buf_appends(&s, " > \"$J/out\" 2> \"$J/tv\" < /dev/null\n"
                                     "S=$?\n"
@@ -170,22 +198,24 @@ int ocisbx_backend_job_status(ocisbx_backend *b, const char *job_id, ocisbx_job_
     int ex = 0;
     rc = job_vars(b, job_id, &s);
     if (!rc)
-        rc = ocisbx_buf_appends(&s, "[ -f \"$J/start\" ] || exit 3\n"
-                                    "NOW=$(date +%s%3N)\n"
-                                    "ST=$(cat \"$J/start\")\n"
-                                    "if [ -f \"$J/status\" ]; then\n"
-                                    "  read S TO < \"$J/status\"\n"
-                                    "  E=$(cat \"$J/end\")\n"
-                                    "  R=0; K=0\n"
-                                    "elif [ -f \"$J/killed\" ]; then\n"
-                                    "  S=-; TO=0; R=0; K=1\n"
-                                    "  E=$(cat \"$J/end\" 2>/dev/null || echo \"$NOW\")\n"
-                                    "else\n"
-                                    "  S=-; TO=0; R=1; K=0; E=$NOW\n"
-                                    "fi\n"
-                                    "B=$(wc -c < \"$J/out\")\n"
-                                    "printf 'JOB %s %s %s %s %s %s\\n' \"$R\" \"$S\" \"$TO\" \"$K\" $((E - ST)) $((B + 0))\n");
-    if (!rc) rc = ocisbx_backend_run_script(b, s.data, 512, &o, NULL, &ex);
+        rc = ocisbx_buf_appends(
+            &s, "[ -f \"$J/start\" ] || exit 3\n"
+                "NOW=$(date +%s%3N)\n"
+                "ST=$(cat \"$J/start\")\n"
+                "if [ -f \"$J/status\" ]; then\n"
+                "  read S TO < \"$J/status\"\n"
+                "  E=$(cat \"$J/end\")\n"
+                "  R=0; K=0\n"
+                "elif [ -f \"$J/killed\" ]; then\n"
+                "  S=-; TO=0; R=0; K=1\n"
+                "  E=$(cat \"$J/end\" 2>/dev/null || echo \"$NOW\")\n"
+                "else\n"
+                "  S=-; TO=0; R=1; K=0; E=$NOW\n"
+                "fi\n"
+                "B=$(wc -c < \"$J/out\")\n"
+                "printf 'JOB %s %s %s %s %s %s\\n' \"$R\" \"$S\" \"$TO\" \"$K\" $((E - ST)) $((B + 0))\n");
+    if (!rc)
+        rc = ocisbx_backend_run_script(b, s.data, 512, &o, NULL, &ex);
     ocisbx_buf_free(&s);
     if (rc)
         return rc;
@@ -235,14 +265,16 @@ int ocisbx_backend_job_output(ocisbx_backend *b, const char *job_id, int64_t off
     size_t ol = 0;
     int ex = 0;
     rc = job_vars(b, job_id, &s);
-    if (!rc) rc = ocisbx_buf_appends(&s, "[ -f \"$J/out\" ] || exit 3\nB=$(wc -c < \"$J/out\")\nB=$((B + 0))\n");
+    if (!rc)
+        rc = ocisbx_buf_appends(&s, "[ -f \"$J/out\" ] || exit 3\nB=$(wc -c < \"$J/out\")\nB=$((B + 0))\n");
     if (!rc && offset < 0)
         rc = ocisbx_buf_appendf(&s, "O=0\n[ \"$B\" -gt %zu ] && O=$((B - %zu))\n", max, max);
     else if (!rc)
         rc = ocisbx_buf_appendf(&s, "O=%" PRId64 "\n", offset);
     if (!rc)
         rc = ocisbx_buf_appendf(&s, "printf '%%s\\n' \"$B\"\ntail -c +$((O + 1)) \"$J/out\" | head -c %zu\n", max);
-    if (!rc) rc = ocisbx_backend_run_capture(b, s.data, &o, &ol, &ex);
+    if (!rc)
+        rc = ocisbx_backend_run_capture(b, s.data, &o, &ol, &ex);
     ocisbx_buf_free(&s);
     if (rc)
         return rc;
@@ -296,7 +328,8 @@ int ocisbx_backend_job_kill(ocisbx_backend *b, const char *job_id)
     rc = job_vars(b, job_id, &s);
     if (!rc)
         rc = ocisbx_buf_appends(&s, "[ -f \"$J/status\" ] || { date +%s%3N > \"$J/end\"; : > \"$J/killed\"; }\n");
-    if (!rc) rc = ocisbx_backend_run_script(b, s.data, 0, NULL, NULL, &ex);
+    if (!rc)
+        rc = ocisbx_backend_run_script(b, s.data, 0, NULL, NULL, &ex);
     ocisbx_buf_free(&s);
     return rc;
 }

@@ -338,8 +338,8 @@ static int wait_running(ocisbx_backend *b, oci_impl *oi, int64_t timeout_ms, int
 
 static int create_sandbox(ocisbx_backend *b, oci_impl *oi, const char *project_id, const ocisbx_backend_options *o)
 {
-    const char *exp = ocisbx_backend_setting(o ? o->expiration : NULL, "OCI_SANDBOX_EXPIRATION",
-                                             OCISBX_BACKEND_DEFAULT_EXPIRATION);
+    const char *exp =
+        ocisbx_backend_setting(o ? o->expiration : NULL, "OCI_SANDBOX_EXPIRATION", OCISBX_BACKEND_DEFAULT_EXPIRATION);
     int64_t ms = 0;
     int rc = ocisbx_duration_parse(exp, &ms);
     if (rc)
@@ -362,15 +362,18 @@ static int create_sandbox(ocisbx_backend *b, oci_impl *oi, const char *project_i
     }
     ocisbx_create_sandbox_details *d = NULL;
     rc = ocisbx_create_sandbox_details_new(&d);
-    if (!rc) rc = ocisbx_create_sandbox_details_set_display_name(d, name);
+    if (!rc)
+        rc = ocisbx_create_sandbox_details_set_display_name(d, name);
     if (!rc)
         rc = ocisbx_create_sandbox_details_set_runtime(
             d, ocisbx_backend_setting(o ? o->runtime : NULL, "OCI_SANDBOX_RUNTIME", OCISBX_BACKEND_DEFAULT_RUNTIME));
     if (!rc)
         rc = ocisbx_create_sandbox_details_set_shape(
             d, ocisbx_backend_setting(o ? o->shape : NULL, "OCI_SANDBOX_SHAPE", OCISBX_BACKEND_DEFAULT_SHAPE));
-    if (!rc) rc = ocisbx_create_sandbox_details_set_expires_in_minutes(d, minutes);
-    if (!rc && o && o->warmpool) rc = ocisbx_create_sandbox_details_set_warmpool_name(d, o->warmpool);
+    if (!rc)
+        rc = ocisbx_create_sandbox_details_set_expires_in_minutes(d, minutes);
+    if (!rc && o && o->warmpool)
+        rc = ocisbx_create_sandbox_details_set_warmpool_name(d, o->warmpool);
     for (size_t i = 0; !rc && o && i < o->env.n; i++)
         rc = ocisbx_create_sandbox_details_add_env(d, o->env.v[i].name, o->env.v[i].value);
     if (rc) {

@@ -8,7 +8,6 @@
 #include "ocisbx/util.h"
 #include "util/internal.h"
 
-
 struct ocisbx_search_options {
     char *path, *glob;
     bool literal, icase;
@@ -106,7 +105,10 @@ void ocisbx_search_result_free(ocisbx_search_result *r)
     free(r->v);
     free(r);
 }
-size_t ocisbx_search_result_count(const ocisbx_search_result *r) { return r ? r->n : 0; }
+size_t ocisbx_search_result_count(const ocisbx_search_result *r)
+{
+    return r ? r->n : 0;
+}
 const char *ocisbx_search_result_path(const ocisbx_search_result *r, size_t i)
 {
     return r && i < r->n ? r->v[i].path : NULL;
@@ -119,7 +121,10 @@ const char *ocisbx_search_result_text(const ocisbx_search_result *r, size_t i)
 {
     return r && i < r->n ? r->v[i].text : NULL;
 }
-int ocisbx_search_result_truncated(const ocisbx_search_result *r) { return r && r->truncated; }
+int ocisbx_search_result_truncated(const ocisbx_search_result *r)
+{
+    return r && r->truncated;
+}
 
 void ocisbx_entry_list_free(ocisbx_entry_list *l)
 {
@@ -130,14 +135,26 @@ void ocisbx_entry_list_free(ocisbx_entry_list *l)
     free(l->v);
     free(l);
 }
-size_t ocisbx_entry_list_count(const ocisbx_entry_list *l) { return l ? l->n : 0; }
+size_t ocisbx_entry_list_count(const ocisbx_entry_list *l)
+{
+    return l ? l->n : 0;
+}
 const char *ocisbx_entry_list_name(const ocisbx_entry_list *l, size_t i)
 {
     return l && i < l->n ? l->v[i].name : NULL;
 }
-char ocisbx_entry_list_type(const ocisbx_entry_list *l, size_t i) { return l && i < l->n ? l->v[i].type : 0; }
-uint64_t ocisbx_entry_list_size(const ocisbx_entry_list *l, size_t i) { return l && i < l->n ? l->v[i].size : 0; }
-int ocisbx_entry_list_truncated(const ocisbx_entry_list *l) { return l && l->truncated; }
+char ocisbx_entry_list_type(const ocisbx_entry_list *l, size_t i)
+{
+    return l && i < l->n ? l->v[i].type : 0;
+}
+uint64_t ocisbx_entry_list_size(const ocisbx_entry_list *l, size_t i)
+{
+    return l && i < l->n ? l->v[i].size : 0;
+}
+int ocisbx_entry_list_truncated(const ocisbx_entry_list *l)
+{
+    return l && l->truncated;
+}
 
 static int q(ocisbx_buf *b, const char *s)
 {
@@ -154,13 +171,17 @@ static int q(ocisbx_buf *b, const char *s)
 static int vars(ocisbx_backend *b, const char *rel, ocisbx_buf *s)
 {
     int rc = ocisbx_buf_appends(s, "W=");
-    if (!rc) rc = q(s, b->root);
-    if (!rc) rc = ocisbx_buf_appends(s, "\nB=\"$W\"");
+    if (!rc)
+        rc = q(s, b->root);
+    if (!rc)
+        rc = ocisbx_buf_appends(s, "\nB=\"$W\"");
     if (!rc && *rel) {
         rc = ocisbx_buf_appends(s, "/");
-        if (!rc) rc = q(s, rel);
+        if (!rc)
+            rc = q(s, rel);
     }
-    if (!rc) rc = ocisbx_buf_appends(s, "\n");
+    if (!rc)
+        rc = ocisbx_buf_appends(s, "\n");
     return rc;
 }
 
@@ -190,8 +211,10 @@ static int name_filter(ocisbx_buf *s, const char *glob)
             p++;
         }
     }
-    if (!rc) rc = ocisbx_buf_appends(s, " -path \"$B\"/");
-    if (!rc) rc = q(s, g.data ? g.data : "*");
+    if (!rc)
+        rc = ocisbx_buf_appends(s, " -path \"$B\"/");
+    if (!rc)
+        rc = q(s, g.data ? g.data : "*");
     ocisbx_buf_free(&g);
     return rc;
 }
@@ -235,15 +258,18 @@ int ocisbx_backend_search(ocisbx_backend *b, const char *pattern, const ocisbx_s
     if (!rc)
         rc = ocisbx_buf_appends(&s, "[ -e \"$B\" ] || exit 3\n"
                                     "find \"$B\" -path \"$W/.ocisbx\" -prune -o -type f");
-    if (!rc) rc = name_filter(&s, o ? o->glob : NULL);
+    if (!rc)
+        rc = name_filter(&s, o ? o->glob : NULL);
     if (!rc)
         rc = ocisbx_buf_appendf(&s, " -print0 | LC_ALL=C sort -z | xargs -0 -r grep -I -n -H -Z %s%s -e ",
                                 o && o->literal ? "-F" : "-E", o && o->icase ? " -i" : "");
-    if (!rc) rc = q(&s, pattern);
+    if (!rc)
+        rc = q(&s, pattern);
     if (!rc)
         rc = ocisbx_buf_appendf(&s, " -- 2>/dev/null | cut -b 1-%d | head -c %zu\nexit 0\n",
                                 OCISBX_BACKEND_LINE_MAX * 4 + 4096, (max + 1) * (OCISBX_BACKEND_LINE_MAX * 4 + 8192));
-    if (!rc) rc = ocisbx_backend_run_capture(b, s.data, &res, &rl, &ex);
+    if (!rc)
+        rc = ocisbx_backend_run_capture(b, s.data, &res, &rl, &ex);
     ocisbx_buf_free(&s);
     free(rel);
     if (rc)
@@ -371,8 +397,7 @@ static int parse_entries(ocisbx_backend *b, const char *res, size_t rl, size_t m
     return 0;
 }
 
-int ocisbx_backend_glob(ocisbx_backend *b, const char *pattern, const char *path, size_t max,
-                        ocisbx_entry_list **out)
+int ocisbx_backend_glob(ocisbx_backend *b, const char *pattern, const char *path, size_t max, ocisbx_entry_list **out)
 {
     if (!out)
         return ocisbx_fail(OCISBX_EINVAL, "glob: NULL out");
@@ -393,11 +418,13 @@ int ocisbx_backend_glob(ocisbx_backend *b, const char *pattern, const char *path
     if (!rc)
         rc = ocisbx_buf_appends(&s, "[ -d \"$B\" ] || { [ -e \"$B\" ] && exit 20; exit 3; }\n"
                                     "find \"$B\" -path \"$W/.ocisbx\" -prune -o ! -type d");
-    if (!rc) rc = name_filter(&s, pattern);
+    if (!rc)
+        rc = name_filter(&s, pattern);
     if (!rc)
         rc = ocisbx_buf_appendf(&s, " -printf '%%p/%%y/%%s\\0' | LC_ALL=C sort -z | head -z -n %zu\nexit 0\n",
                                 max + 1);
-    if (!rc) rc = ocisbx_backend_run_capture(b, s.data, &res, &rl, &ex);
+    if (!rc)
+        rc = ocisbx_backend_run_capture(b, s.data, &res, &rl, &ex);
     ocisbx_buf_free(&s);
     free(rel);
     if (!rc && ex != 0)
@@ -428,7 +455,8 @@ int ocisbx_backend_ls(ocisbx_backend *b, const char *path, ocisbx_entry_list **o
         rc = ocisbx_buf_appends(&s, "[ -d \"$B\" ] || { [ -e \"$B\" ] && exit 20; exit 3; }\n"
                                     "find \"$B\" -mindepth 1 -maxdepth 1 ! -path \"$W/.ocisbx\" "
                                     "-printf '%f/%y/%s\\0' | LC_ALL=C sort -z | head -z -n 10001\nexit 0\n");
-    if (!rc) rc = ocisbx_backend_run_capture(b, s.data, &res, &rl, &ex);
+    if (!rc)
+        rc = ocisbx_backend_run_capture(b, s.data, &res, &rl, &ex);
     ocisbx_buf_free(&s);
     free(rel);
     if (!rc && ex != 0)

@@ -210,5 +210,4 @@ typedef struct cli_api_sub {
 int cli_api_select(const char *legacy, const cli_api_sub *subs, size_t n, int argc, char **argv, cli_api_opts *o,
                    char *cmd, size_t cmd_cap, int *exit_code);
 
-
 #endif

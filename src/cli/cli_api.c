@@ -66,7 +66,8 @@ static bool allowed_has(const char *allowed, const char *name)
 {
     size_t n = strlen(name);
     for (const char *p = allowed; (p = strstr(p, name)) != NULL; p += n)
-        if ((p == allowed || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0')) return true;
+        if ((p == allowed || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return true;
     return false;
 }
 
@@ -78,10 +79,12 @@ int cli_api_parse(const char *cmd, int argc, char **argv, const char *allowed, c
         const char *arg = argv[i];
         if (strcmp(arg, "--") == 0) { /* the rest are command arguments */
             for (i++; i < argc && allowed_has(allowed, "arg"); i++) {
-                if (o->nargs == CLI_API_MAX_REPEAT) return cli_error(CLI_EXIT_USAGE, "%s: too many arguments", cmd);
+                if (o->nargs == CLI_API_MAX_REPEAT)
+                    return cli_error(CLI_EXIT_USAGE, "%s: too many arguments", cmd);
                 o->args[o->nargs++] = argv[i];
             }
-            if (i < argc) return cli_error(CLI_EXIT_USAGE, "%s: unexpected argument %s after --", cmd, argv[i]);
+            if (i < argc)
+                return cli_error(CLI_EXIT_USAGE, "%s: unexpected argument %s after --", cmd, argv[i]);
             break;
         }
         if (allowed_has(allowed, "is-force") && strncmp(arg, "--is-force", 10) == 0 &&
@@ -98,36 +101,43 @@ int cli_api_parse(const char *cmd, int argc, char **argv, const char *allowed, c
         }
         bool taken = false;
         for (size_t d = 0; d < sizeof opt_defs / sizeof opt_defs[0] && !taken; d++) {
-            if (!allowed_has(allowed, opt_defs[d].name)) continue;
+            if (!allowed_has(allowed, opt_defs[d].name))
+                continue;
             const char *value = NULL;
             int m = cli_opt_value(argc, argv, &i, opt_defs[d].name, &value);
             for (size_t a = 0; m == 0 && a < sizeof opt_aliases / sizeof opt_aliases[0]; a++)
                 if (strcmp(opt_aliases[a].oci_name, opt_defs[d].name) == 0 &&
                     !allowed_has(allowed, opt_aliases[a].old_name))
                     m = cli_opt_value(argc, argv, &i, opt_aliases[a].old_name, &value);
-            if (m < 0) return CLI_EXIT_USAGE;
-            if (m == 0) continue;
+            if (m < 0)
+                return CLI_EXIT_USAGE;
+            if (m == 0)
+                continue;
             taken = true;
             if (opt_defs[d].offset != SIZE_MAX) {
                 *(const char **)(void *)((char *)o + opt_defs[d].offset) = value;
             } else if (strcmp(opt_defs[d].name, "env") == 0) {
                 if (!strchr(value, '=') || value[0] == '=')
                     return cli_error(CLI_EXIT_USAGE, "%s: --env takes NAME=VALUE, not '%s'", cmd, value);
-                if (o->nenv == CLI_API_MAX_REPEAT) return cli_error(CLI_EXIT_USAGE, "%s: too many --env", cmd);
+                if (o->nenv == CLI_API_MAX_REPEAT)
+                    return cli_error(CLI_EXIT_USAGE, "%s: too many --env", cmd);
                 o->env[o->nenv++] = value;
             } else {
-                if (o->nargs == CLI_API_MAX_REPEAT) return cli_error(CLI_EXIT_USAGE, "%s: too many --arg", cmd);
+                if (o->nargs == CLI_API_MAX_REPEAT)
+                    return cli_error(CLI_EXIT_USAGE, "%s: too many --arg", cmd);
                 o->args[o->nargs++] = value;
             }
         }
-        if (!taken) return cli_unknown_option(cmd, arg);
+        if (!taken)
+            return cli_unknown_option(cmd, arg);
     }
     return 0;
 }
 
 int cli_api_require(const char *cmd, const char *name, const char *value)
 {
-    if (value && value[0]) return 0;
+    if (value && value[0])
+        return 0;
     return cli_error(CLI_EXIT_USAGE, "%s: --%s is required", cmd, name);
 }
 
@@ -155,8 +165,7 @@ int cli_api_wait_ms(const char *cmd, const cli_api_opts *o, int64_t *timeout_ms,
     long long t = 1200, p = 2;
     if (o->max_wait_seconds && cli_api_int(cmd, "max-wait-seconds", o->max_wait_seconds, 0, 172800, &t))
         return CLI_EXIT_USAGE;
-    if (o->wait_interval_seconds &&
-        cli_api_int(cmd, "wait-interval-seconds", o->wait_interval_seconds, 0, 3600, &p))
+    if (o->wait_interval_seconds && cli_api_int(cmd, "wait-interval-seconds", o->wait_interval_seconds, 0, 3600, &p))
         return CLI_EXIT_USAGE;
     *timeout_ms = t * 1000;
     *poll_ms = p ? p * 1000 : 200;
@@ -168,20 +177,30 @@ int cli_api_client(cli_ctx *ctx, ocisbx_client **out)
     *out = NULL;
     const char *endpoint = NULL;
     ocisbx_credentials *creds = NULL;
-    if (cli_endpoint(ctx, &endpoint) != 0) return CLI_EXIT_FAIL;
-    if (cli_credentials(ctx, &creds) != 0) return CLI_EXIT_FAIL;
+    if (cli_endpoint(ctx, &endpoint) != 0)
+        return CLI_EXIT_FAIL;
+    if (cli_credentials(ctx, &creds) != 0)
+        return CLI_EXIT_FAIL;
     ocisbx_http_options *h = NULL;
     ocisbx_client_options *o = NULL;
     int rc = ocisbx_http_options_new(&h);
-    if (!rc) rc = cli_http_apply_globals(ctx, h);
+    if (!rc)
+        rc = cli_http_apply_globals(ctx, h);
     /* http:// is only ever allowed to a loopback host: the transport checks */
-    if (!rc && strncmp(endpoint, "http://", 7) == 0) rc = ocisbx_http_options_set_allow_plain_http(h, 1);
-    if (!rc) rc = ocisbx_client_options_new(&o);
-    if (!rc) rc = ocisbx_client_options_set_http_options(o, h);
-    if (!rc) rc = ocisbx_client_options_set_credentials(o, creds);
-    if (!rc) rc = ocisbx_client_options_set_endpoint(o, endpoint);
-    if (!rc) rc = ocisbx_client_options_set_api_version(o, ctx->g.api_version);
-    if (!rc) rc = ocisbx_client_new(o, out);
+    if (!rc && strncmp(endpoint, "http://", 7) == 0)
+        rc = ocisbx_http_options_set_allow_plain_http(h, 1);
+    if (!rc)
+        rc = ocisbx_client_options_new(&o);
+    if (!rc)
+        rc = ocisbx_client_options_set_http_options(o, h);
+    if (!rc)
+        rc = ocisbx_client_options_set_credentials(o, creds);
+    if (!rc)
+        rc = ocisbx_client_options_set_endpoint(o, endpoint);
+    if (!rc)
+        rc = ocisbx_client_options_set_api_version(o, ctx->g.api_version);
+    if (!rc)
+        rc = ocisbx_client_new(o, out);
     ocisbx_client_options_free(o);
     ocisbx_http_options_free(h);
     return rc ? cli_fail_last() : 0;
@@ -200,7 +219,8 @@ int cli_api_print(int rc, char *json)
 
 int cli_api_unknown_sub(const char *cmd, const char *sub, const char *subs)
 {
-    if (!sub) return cli_error(CLI_EXIT_USAGE, "%s: give a subcommand: %s", cmd, subs);
+    if (!sub)
+        return cli_error(CLI_EXIT_USAGE, "%s: give a subcommand: %s", cmd, subs);
     return cli_error(CLI_EXIT_USAGE, "%s: unknown subcommand %s (one of: %s)", cmd, sub, subs);
 }
 
@@ -218,19 +238,23 @@ int cli_api_select(const char *legacy, const cli_api_sub *subs, size_t n, int ar
     const char *sub = argc > 1 && argv[1][0] != '-' ? argv[1] : NULL;
     bool is_legacy = strcmp(group, legacy) == 0;
     bool legacy_only = true;
-    for (size_t i = 0; i < n; i++) legacy_only = legacy_only && strcmp(subs[i].group, group) != 0;
+    for (size_t i = 0; i < n; i++)
+        legacy_only = legacy_only && strcmp(subs[i].group, group) != 0;
     size_t k = n;
     /* the OCI CLI's name first, then the short one under the legacy group */
     for (size_t i = 0; sub && k == n && i < n; i++)
-        if (in_group(group, legacy_only, &subs[i]) && strcmp(subs[i].oci, sub) == 0) k = i;
+        if (in_group(group, legacy_only, &subs[i]) && strcmp(subs[i].oci, sub) == 0)
+            k = i;
     for (size_t i = 0; sub && k == n && is_legacy && i < n; i++)
-        if (strcmp(subs[i].name, sub) == 0) k = i;
+        if (strcmp(subs[i].name, sub) == 0)
+            k = i;
     if (cli_api_wants_help(argc, argv)) {
         printf("usage:\n");
         for (size_t i = 0; i < n; i++)
             if ((k == n && in_group(group, legacy_only, &subs[i])) || i == k)
                 cli_api_usage_line(legacy, &subs[i]);
-        if (k < n) cli_api_usage_detail(legacy, &subs[k]);
+        if (k < n)
+            cli_api_usage_detail(legacy, &subs[k]);
         *exit_code = CLI_EXIT_OK;
         return -1;
     }
@@ -255,11 +279,13 @@ int cli_api_select(const char *legacy, const cli_api_sub *subs, size_t n, int ar
 
 int cli_api_check_state(const char *cmd, const char *state, const char *states)
 {
-    if (state && *state && !strchr(state, ' ') && allowed_has(states, state)) return 0;
+    if (state && *state && !strchr(state, ' ') && allowed_has(states, state))
+        return 0;
     char list[256];
     size_t o = 0;
     for (const char *p = states; *p && o + 3 < sizeof list; p++) { /* "A B C" -> "A, B, C" */
-        if (*p == ' ') list[o++] = ',';
+        if (*p == ' ')
+            list[o++] = ',';
         list[o++] = *p;
     }
     list[o] = '\0';
@@ -270,8 +296,10 @@ int cli_api_check_state(const char *cmd, const char *state, const char *states)
 bool cli_api_wants_help(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0) break;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return true;
+        if (strcmp(argv[i], "--") == 0)
+            break;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return true;
     }
     return false;
 }
@@ -324,20 +352,31 @@ static bool opt_required(const char *cmd, const char *sub, const char *name)
     if (strcmp(cmd, "sandbox") == 0) {
         if (strcmp(name, "sandbox-id") == 0)
             return strcmp(sub, "create") != 0 && strcmp(sub, "create-from-snapshot") != 0 && strcmp(sub, "list") != 0;
-        if (strcmp(name, "source-snapshot-id") == 0) return strcmp(sub, "create-from-snapshot") == 0;
-        if (strcmp(name, "project-id") == 0) return strncmp(sub, "create", 6) == 0;
-        if (strcmp(name, "additional-duration") == 0) return strcmp(sub, "extend") == 0;
-        if (strcmp(name, "display-name") == 0) return strcmp(sub, "update") == 0;
+        if (strcmp(name, "source-snapshot-id") == 0)
+            return strcmp(sub, "create-from-snapshot") == 0;
+        if (strcmp(name, "project-id") == 0)
+            return strncmp(sub, "create", 6) == 0;
+        if (strcmp(name, "additional-duration") == 0)
+            return strcmp(sub, "extend") == 0;
+        if (strcmp(name, "display-name") == 0)
+            return strcmp(sub, "update") == 0;
     } else if (strcmp(cmd, "command") == 0) {
-        if (strcmp(name, "sandbox-id") == 0) return true;
-        if (strcmp(name, "command") == 0) return run;
-        if (strcmp(name, "command-id") == 0) return !run && strcmp(sub, "list") != 0;
+        if (strcmp(name, "sandbox-id") == 0)
+            return true;
+        if (strcmp(name, "command") == 0)
+            return run;
+        if (strcmp(name, "command-id") == 0)
+            return !run && strcmp(sub, "list") != 0;
     } else if (strcmp(cmd, "file") == 0) {
-        if (strcmp(name, "sandbox-id") == 0 || strcmp(name, "sandbox-file-path") == 0) return true;
-        if (strcmp(name, "file") == 0) return strcmp(sub, "write") == 0;
+        if (strcmp(name, "sandbox-id") == 0 || strcmp(name, "sandbox-file-path") == 0)
+            return true;
+        if (strcmp(name, "file") == 0)
+            return strcmp(sub, "write") == 0;
     } else if (strcmp(cmd, "snapshot") == 0) {
-        if (strcmp(name, "sandbox-id") == 0) return strcmp(sub, "create") == 0;
-        if (strcmp(name, "snapshot-id") == 0) return strcmp(sub, "get") == 0 || strcmp(sub, "delete") == 0;
+        if (strcmp(name, "sandbox-id") == 0)
+            return strcmp(sub, "create") == 0;
+        if (strcmp(name, "snapshot-id") == 0)
+            return strcmp(sub, "get") == 0 || strcmp(sub, "delete") == 0;
     }
     return false;
 }
@@ -352,14 +391,16 @@ void cli_api_usage_detail(const char *cmd, const cli_api_sub *s)
         char name[40];
         snprintf(name, sizeof name, "%.*s", (int)(n < 39 ? n : 39), p);
         for (size_t i = 0; i < sizeof opt_help / sizeof opt_help[0]; i++) {
-            if (strcmp(opt_help[i].name, name) != 0) continue;
+            if (strcmp(opt_help[i].name, name) != 0)
+                continue;
             char left[64];
             snprintf(left, sizeof left, "--%s%s%s", name, opt_help[i].value ? " " : "",
                      opt_help[i].value ? opt_help[i].value : "");
             printf("  %c %-32s %s\n", opt_required(cmd, sub, name) ? '*' : ' ', left, opt_help[i].text);
         }
         p += n;
-        while (*p == ' ') p++;
+        while (*p == ' ')
+            p++;
     }
 }
 
@@ -382,7 +423,8 @@ void cli_api_usage_line(const char *cmd, const cli_api_sub *s)
             printf(opt_required(cmd, sub, name) ? " --%s V" : " [--%s V]", name);
         }
         p += n;
-        while (*p == ' ') p++;
+        while (*p == ' ')
+            p++;
     }
     printf("\n");
 }

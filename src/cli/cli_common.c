@@ -204,8 +204,8 @@ int cli_config(cli_ctx *ctx, ocisbx_config **out)
 
 static bool is_principal(const char *auth)
 {
-    return auth && (strcmp(auth, OCISBX_AUTH_INSTANCE_PRINCIPAL) == 0 ||
-                    strcmp(auth, OCISBX_AUTH_RESOURCE_PRINCIPAL) == 0);
+    return auth &&
+           (strcmp(auth, OCISBX_AUTH_INSTANCE_PRINCIPAL) == 0 || strcmp(auth, OCISBX_AUTH_RESOURCE_PRINCIPAL) == 0);
 }
 
 int cli_credentials(cli_ctx *ctx, ocisbx_credentials **out)

@@ -77,7 +77,10 @@ int cmd_create(cli_ctx *ctx, int argc, char **argv)
         const char *val = NULL;
         long long n = 0;
         if ((r = cli_opt_value(argc, argv, &i, "project-id", &v)) != 0) {
-            if (r < 0) st = CLI_EXIT_USAGE; else project = v;
+            if (r < 0)
+                st = CLI_EXIT_USAGE;
+            else
+                project = v;
         } else if ((r = cli_opt_value(argc, argv, &i, "runtime", &v)) != 0) {
             st = r < 0 ? CLI_EXIT_USAGE : (ocisbx_backend_options_set_runtime(o, v) ? cli_fail_last() : 0);
         } else if ((r = cli_opt_value(argc, argv, &i, "shape", &v)) != 0) {
@@ -94,10 +97,12 @@ int cmd_create(cli_ctx *ctx, int argc, char **argv)
                 st = cli_fail_last();
         } else if ((r = cli_opt_value(argc, argv, &i, "ready-timeout", &v)) != 0) {
             st = r < 0 ? CLI_EXIT_USAGE : seconds(cmd, "ready-timeout", v, 86400, &n);
-            if (!st) ocisbx_backend_options_set_ready_timeout_ms(o, n * 1000);
+            if (!st)
+                ocisbx_backend_options_set_ready_timeout_ms(o, n * 1000);
         } else if ((r = cli_opt_value(argc, argv, &i, "poll-interval", &v)) != 0) {
             st = r < 0 ? CLI_EXIT_USAGE : seconds(cmd, "poll-interval", v, 3600, &n);
-            if (!st) ocisbx_backend_options_set_poll_interval_ms(o, n * 1000);
+            if (!st)
+                ocisbx_backend_options_set_poll_interval_ms(o, n * 1000);
         } else {
             st = cli_unknown_option(cmd, argv[i]);
         }
@@ -219,9 +224,15 @@ int cmd_exec(cli_ctx *ctx, int argc, char **argv)
         if (strcmp(arg0, "--") == 0)
             break;
         if ((r = cli_opt_value(argc, argv, &i, "sandbox-id", &v)) != 0) {
-            if (r < 0) st = CLI_EXIT_USAGE; else sandbox_id = v;
+            if (r < 0)
+                st = CLI_EXIT_USAGE;
+            else
+                sandbox_id = v;
         } else if ((r = cli_opt_value(argc, argv, &i, "local-dir", &v)) != 0) {
-            if (r < 0) st = CLI_EXIT_USAGE; else local_dir = v;
+            if (r < 0)
+                st = CLI_EXIT_USAGE;
+            else
+                local_dir = v;
         } else if (cli_opt_flag(argv[i], "no-isolation")) {
             isolate = 0;
         } else if ((r = cli_opt_value(argc, argv, &i, "network", &v)) != 0) {
@@ -233,7 +244,8 @@ int cmd_exec(cli_ctx *ctx, int argc, char **argv)
                 st = cli_error(CLI_EXIT_USAGE, "exec: --network is allow or deny, not %s", v);
         } else if ((r = cli_opt_value(argc, argv, &i, "timeout", &v)) != 0) {
             st = r < 0 ? CLI_EXIT_USAGE : seconds(cmd, "timeout", v, 7 * 86400, &n);
-            if (!st) ocisbx_exec_options_set_timeout_ms(eo, n * 1000);
+            if (!st)
+                ocisbx_exec_options_set_timeout_ms(eo, n * 1000);
         } else if ((r = cli_opt_value(argc, argv, &i, "max-output-bytes", &v)) != 0) {
             st = r < 0 ? CLI_EXIT_USAGE : seconds(cmd, "max-output-bytes", v, 1LL << 40, &n);
             if (!st && ocisbx_exec_options_set_max_output_bytes(eo, (size_t)n))
@@ -274,9 +286,7 @@ int cmd_exec(cli_ctx *ctx, int argc, char **argv)
                 st = cli_stdout_failed();
             int x = 0;
             if (!st)
-                st = ocisbx_exec_result_timed_out(r) ? 124
-                     : ocisbx_exec_result_exit_code(r, &x) ? x
-                                                             : CLI_EXIT_FAIL;
+                st = ocisbx_exec_result_timed_out(r) ? 124 : ocisbx_exec_result_exit_code(r, &x) ? x : CLI_EXIT_FAIL;
         }
     }
     ocisbx_exec_result_free(r);

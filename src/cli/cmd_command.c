@@ -14,7 +14,8 @@
 static int print_command(int rc, ocisbx_command *cmd)
 {
     char *json = NULL;
-    if (!rc) rc = ocisbx_command_to_json(cmd, &json);
+    if (!rc)
+        rc = ocisbx_command_to_json(cmd, &json);
     ocisbx_command_free(cmd);
     return cli_api_print(rc, json);
 }
@@ -22,9 +23,12 @@ static int print_command(int rc, ocisbx_command *cmd)
 static int build_details(const cli_api_opts *o, ocisbx_run_command_details **out)
 {
     int rc = ocisbx_run_command_details_new(o->command, out);
-    for (int i = 0; !rc && i < o->nargs; i++) rc = ocisbx_run_command_details_add_arg(*out, o->args[i]);
-    if (!rc && o->cwd) rc = ocisbx_run_command_details_set_cwd(*out, o->cwd);
-    if (!rc && o->timeout) rc = ocisbx_run_command_details_set_timeout(*out, o->timeout);
+    for (int i = 0; !rc && i < o->nargs; i++)
+        rc = ocisbx_run_command_details_add_arg(*out, o->args[i]);
+    if (!rc && o->cwd)
+        rc = ocisbx_run_command_details_set_cwd(*out, o->cwd);
+    if (!rc && o->timeout)
+        rc = ocisbx_run_command_details_set_timeout(*out, o->timeout);
     for (int i = 0; !rc && i < o->nenv; i++) {
         const char *eq = strchr(o->env[i], '=');
         char *name = strndup(o->env[i], (size_t)(eq - o->env[i]));
@@ -80,9 +84,12 @@ static int exit_status_of(bool has_code, int code, const char *what)
 static int stream_status(int rc, const stream_out *s, const char *what, ocisbx_client *c, const char *sandbox_id,
                          const char *command_id)
 {
-    if (s->write_failed) return cli_error(CLI_EXIT_FAIL, "%s: writing the output failed", what);
-    if (rc) return cli_fail_last();
-    if (s->finished) return exit_status_of(s->has_code, s->code, what);
+    if (s->write_failed)
+        return cli_error(CLI_EXIT_FAIL, "%s: writing the output failed", what);
+    if (rc)
+        return cli_fail_last();
+    if (s->finished)
+        return exit_status_of(s->has_code, s->code, what);
     /* The stream ended without FINISHED because the command had ended before
      * the first seq asked for (--from-seq past the end): its state says how. */
     ocisbx_command *cm = NULL;
@@ -110,8 +117,10 @@ static int wait_and_print(ocisbx_client *c, const char *cmd, const cli_api_opts 
 {
     int64_t t, p;
     int state = 0;
-    if (cli_api_wait_ms(cmd, o, &t, &p)) return CLI_EXIT_USAGE;
-    if (ocisbx_command_state_from_name(o->wait_for_state, &state)) return cli_fail_last();
+    if (cli_api_wait_ms(cmd, o, &t, &p))
+        return CLI_EXIT_USAGE;
+    if (ocisbx_command_state_from_name(o->wait_for_state, &state))
+        return cli_fail_last();
     ocisbx_command *cm = NULL;
     int rc = ocisbx_client_wait_command(c, o->sandbox_id, command_id, state, t, p, &cm);
     return print_command(rc, cm);
@@ -132,26 +141,33 @@ int cmd_command(cli_ctx *ctx, int argc, char **argv)
     char cmd[64];
     cli_api_opts o;
     int exit_code;
-    int k = cli_api_select("command", subs, sizeof subs / sizeof subs[0], argc, argv, &o, cmd, sizeof cmd, &exit_code);
-    if (k < 0) return exit_code;
+    int k =
+        cli_api_select("command", subs, sizeof subs / sizeof subs[0], argc, argv, &o, cmd, sizeof cmd, &exit_code);
+    if (k < 0)
+        return exit_code;
     const char *sub = subs[k].name;
     if (o.wait_for_state) { /* checked before any request is sent */
         int64_t t, p;
         if (cli_api_check_state(cmd, o.wait_for_state, COMMAND_STATES) || cli_api_wait_ms(cmd, &o, &t, &p))
             return CLI_EXIT_USAGE;
     }
-    if (cli_api_require(cmd, "sandbox-id", o.sandbox_id)) return CLI_EXIT_USAGE;
+    if (cli_api_require(cmd, "sandbox-id", o.sandbox_id))
+        return CLI_EXIT_USAGE;
     bool run = strncmp(sub, "run", 3) == 0;
-    if (run && cli_api_require(cmd, "command", o.command)) return CLI_EXIT_USAGE;
-    if (!run && strcmp(sub, "list") != 0 && cli_api_require(cmd, "command-id", o.command_id)) return CLI_EXIT_USAGE;
+    if (run && cli_api_require(cmd, "command", o.command))
+        return CLI_EXIT_USAGE;
+    if (!run && strcmp(sub, "list") != 0 && cli_api_require(cmd, "command-id", o.command_id))
+        return CLI_EXIT_USAGE;
     long long from_seq = -1; /* not given: from the start; a given 0 is sent as 0 */
     if (o.from_seq && cli_api_int(cmd, "from-seq", o.from_seq, 0, 9007199254740991LL, &from_seq))
         return CLI_EXIT_USAGE;
     long long limit = 0;
-    if (o.limit && cli_api_int(cmd, "limit", o.limit, 1, 1000, &limit)) return CLI_EXIT_USAGE;
+    if (o.limit && cli_api_int(cmd, "limit", o.limit, 1, 1000, &limit))
+        return CLI_EXIT_USAGE;
 
     ocisbx_run_command_details *d = NULL;
-    if (run && build_details(&o, &d)) return cli_error(CLI_EXIT_USAGE, "%s", ocisbx_error_message(ocisbx_error_last()));
+    if (run && build_details(&o, &d))
+        return cli_error(CLI_EXIT_USAGE, "%s", ocisbx_error_message(ocisbx_error_last()));
     ocisbx_client *c = NULL;
     if (cli_api_client(ctx, &c)) {
         ocisbx_run_command_details_free(d);
@@ -192,7 +208,8 @@ int cmd_command(cli_ctx *ctx, int argc, char **argv)
         ocisbx_command_output *out = NULL;
         char *json = NULL;
         int rc = ocisbx_client_get_command_output(c, o.sandbox_id, o.command_id, from_seq, &out);
-        if (!rc) rc = ocisbx_command_output_to_json(out, &json);
+        if (!rc)
+            rc = ocisbx_command_output_to_json(out, &json);
         ocisbx_command_output_free(out);
         st = cli_api_print(rc, json);
     } else if (strcmp(sub, "cancel") == 0) {
@@ -200,11 +217,16 @@ int cmd_command(cli_ctx *ctx, int argc, char **argv)
     } else { /* list */
         ocisbx_list_options *lo = NULL;
         int rc = ocisbx_list_options_new(&lo);
-        if (!rc) rc = ocisbx_list_options_set_limit(lo, (int)limit);
-        if (!rc && o.page) rc = ocisbx_list_options_set(lo, "page", o.page);
-        if (!rc && o.command_id) rc = ocisbx_list_options_set(lo, "commandId", o.command_id);
-        if (!rc && o.sort_by) rc = ocisbx_list_options_set(lo, "sortBy", o.sort_by);
-        if (!rc && o.sort_order) rc = ocisbx_list_options_set(lo, "sortOrder", o.sort_order);
+        if (!rc)
+            rc = ocisbx_list_options_set_limit(lo, (int)limit);
+        if (!rc && o.page)
+            rc = ocisbx_list_options_set(lo, "page", o.page);
+        if (!rc && o.command_id)
+            rc = ocisbx_list_options_set(lo, "commandId", o.command_id);
+        if (!rc && o.sort_by)
+            rc = ocisbx_list_options_set(lo, "sortBy", o.sort_by);
+        if (!rc && o.sort_order)
+            rc = ocisbx_list_options_set(lo, "sortOrder", o.sort_order);
         cJSON *outj = cJSON_CreateObject();
         cJSON *items = cJSON_AddArrayToObject(outj, "items");
         if (!rc && o.all) {
@@ -213,7 +235,8 @@ int cmd_command(cli_ctx *ctx, int argc, char **argv)
             rc = ocisbx_client_iter_commands(c, o.sandbox_id, lo, &it);
             while (!rc && (rc = ocisbx_command_iter_next(it, &item)) == 0 && item) {
                 char *json = NULL;
-                if ((rc = ocisbx_command_to_json(item, &json)) == 0) cJSON_AddItemToArray(items, cJSON_Parse(json));
+                if ((rc = ocisbx_command_to_json(item, &json)) == 0)
+                    cJSON_AddItemToArray(items, cJSON_Parse(json));
                 ocisbx_free(json);
             }
             ocisbx_command_iter_free(it);

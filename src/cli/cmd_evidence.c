@@ -25,7 +25,8 @@ int cmd_evidence(cli_ctx *ctx, int argc, char **argv)
         usage(stderr);
         return cli_error(CLI_EXIT_USAGE, "evidence: missing subcommand (verify)");
     }
-    if (strcmp(argv[1], "verify") != 0) return cli_error(CLI_EXIT_USAGE, "evidence: unknown subcommand %s", argv[1]);
+    if (strcmp(argv[1], "verify") != 0)
+        return cli_error(CLI_EXIT_USAGE, "evidence: unknown subcommand %s", argv[1]);
     const char *file = NULL;
     for (int i = 2; i < argc; i++) {
         if (cli_opt_flag(argv[i], "help") || !strcmp(argv[i], "-h")) {
@@ -36,13 +37,17 @@ int cmd_evidence(cli_ctx *ctx, int argc, char **argv)
             file = argv[++i];
             continue;
         }
-        if (argv[i][0] == '-' && argv[i][1]) return cli_unknown_option("evidence verify", argv[i]);
-        if (file) return cli_error(CLI_EXIT_USAGE, "evidence verify: one FILE only");
+        if (argv[i][0] == '-' && argv[i][1])
+            return cli_unknown_option("evidence verify", argv[i]);
+        if (file)
+            return cli_error(CLI_EXIT_USAGE, "evidence verify: one FILE only");
         file = argv[i];
     }
-    if (!file) return cli_error(CLI_EXIT_USAGE, "evidence verify: missing FILE");
+    if (!file)
+        return cli_error(CLI_EXIT_USAGE, "evidence verify: missing FILE");
     int64_t records = 0, bad = 0;
-    if (ocisbx_evidence_verify_file(file, &records, &bad) != 0) return cli_fail_last();
+    if (ocisbx_evidence_verify_file(file, &records, &bad) != 0)
+        return cli_fail_last();
     printf("%s: %lld record%s, chain intact\n", file, (long long)records, records == 1 ? "" : "s");
     return CLI_EXIT_OK;
 }

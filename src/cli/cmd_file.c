@@ -18,7 +18,8 @@ static int to_spool(const void *data, size_t len, void *ud)
 static int read_to_stdout(ocisbx_client *c, const cli_api_opts *o)
 {
     FILE *spool = tmpfile();
-    if (!spool) return cli_error(CLI_EXIT_FAIL, "file read: cannot create a temporary file: %s", strerror(errno));
+    if (!spool)
+        return cli_error(CLI_EXIT_FAIL, "file read: cannot create a temporary file: %s", strerror(errno));
     int rc = ocisbx_client_read_file_to_callback(c, o->sandbox_id, o->file_path, to_spool, spool);
     if (rc == OCISBX_ECANCELED && ferror(spool)) {
         fclose(spool);
@@ -43,7 +44,8 @@ static int read_to_stdout(ocisbx_client *c, const cli_api_opts *o)
     if (st == CLI_EXIT_OK && ferror(spool))
         st = cli_error(CLI_EXIT_FAIL, "file read %s: reading the temporary file failed", o->file_path);
     fclose(spool);
-    if (st == CLI_EXIT_OK && fflush(stdout) != 0) st = cli_stdout_failed();
+    if (st == CLI_EXIT_OK && fflush(stdout) != 0)
+        st = cli_stdout_failed();
     return st;
 }
 
@@ -64,7 +66,8 @@ int cmd_file(cli_ctx *ctx, int argc, char **argv)
         (write && cli_api_require(cmd, "file", o.from_file)))
         return CLI_EXIT_USAGE;
     ocisbx_client *c = NULL;
-    if (cli_api_client(ctx, &c)) return CLI_EXIT_FAIL;
+    if (cli_api_client(ctx, &c))
+        return CLI_EXIT_FAIL;
     int st, rc;
     if (write) {
         ocisbx_sandbox_file *f = NULL;
@@ -81,7 +84,8 @@ int cmd_file(cli_ctx *ctx, int argc, char **argv)
             rc = ocisbx_client_write_file_from_path(c, o.sandbox_id, o.file_path, o.from_file, &f);
         }
         char *json = NULL;
-        if (!rc && f) rc = ocisbx_sandbox_file_to_json(f, &json);
+        if (!rc && f)
+            rc = ocisbx_sandbox_file_to_json(f, &json);
         ocisbx_sandbox_file_free(f);
         st = rc ? cli_api_print(rc, json) : (json ? cli_api_print(0, json) : CLI_EXIT_OK);
     } else {

@@ -23,14 +23,19 @@ static int print_sandbox(ocisbx_sandbox *s)
  * print nothing (the service answers 202 without a body). */
 static int finish_action(ocisbx_client *c, const char *cmd, const cli_api_opts *o, int rc)
 {
-    if (rc) return cli_fail_last();
-    if (!o->wait_for_state) return CLI_EXIT_OK;
+    if (rc)
+        return cli_fail_last();
+    if (!o->wait_for_state)
+        return CLI_EXIT_OK;
     int64_t t, p;
-    if (cli_api_wait_ms(cmd, o, &t, &p)) return CLI_EXIT_USAGE;
+    if (cli_api_wait_ms(cmd, o, &t, &p))
+        return CLI_EXIT_USAGE;
     ocisbx_sandbox *s = NULL;
     rc = ocisbx_client_wait_sandbox(c, o->sandbox_id, o->wait_for_state, t, p, &s);
-    if (rc) return cli_fail_last();
-    if (!s) return CLI_EXIT_OK; /* DELETED: gone */
+    if (rc)
+        return cli_fail_last();
+    if (!s)
+        return CLI_EXIT_OK; /* DELETED: gone */
     return print_sandbox(s);
 }
 
@@ -50,8 +55,10 @@ static int expiration_from_env(const char *cmd, const char *text, long long *min
         return cli_error(CLI_EXIT_USAGE, "%s: OCI_SANDBOX_EXPIRATION: %s", cmd,
                          ocisbx_error_message(ocisbx_error_last()));
     if (ms <= 0)
-        return cli_error(CLI_EXIT_USAGE, "%s: OCI_SANDBOX_EXPIRATION %s: the lifetime must be more than 0 (one that "
-                                         "never ends is refused)", cmd, text);
+        return cli_error(CLI_EXIT_USAGE,
+                         "%s: OCI_SANDBOX_EXPIRATION %s: the lifetime must be more than 0 (one that "
+                         "never ends is refused)",
+                         cmd, text);
     if (ms > (int64_t)OCISBX_EXPIRES_IN_MINUTES_MAX * 60000)
         return cli_error(CLI_EXIT_USAGE, "%s: OCI_SANDBOX_EXPIRATION %s: more than 48 hours (PT48H)", cmd, text);
     *minutes = (ms + 59999) / 60000;
@@ -66,7 +73,8 @@ static int expiration_option_minutes(const char *cmd, const char *text, long lon
 {
     int64_t ms = 0;
     if (ocisbx_duration_parse(text, &ms) != 0)
-        return cli_error(CLI_EXIT_USAGE, "%s: --expiration-duration: %s", cmd, ocisbx_error_message(ocisbx_error_last()));
+        return cli_error(CLI_EXIT_USAGE, "%s: --expiration-duration: %s", cmd,
+                         ocisbx_error_message(ocisbx_error_last()));
     if (ms <= 0)
         return cli_error(CLI_EXIT_USAGE, "%s: --expiration-duration %s: the lifetime must be more than 0", cmd, text);
     if (ms > (int64_t)OCISBX_EXPIRES_IN_MINUTES_MAX * 60000)
@@ -82,7 +90,8 @@ static int create_lifetime(const char *cmd, const cli_api_opts *o, long long *mi
 {
     if (o->expires_in_minutes && o->expiration_duration)
         return cli_error(CLI_EXIT_USAGE, "%s: give --expires-in-minutes or --expiration-duration, not both", cmd);
-    const char *expiration = o->expires_in_minutes || o->expiration_duration ? NULL : env_value("OCI_SANDBOX_EXPIRATION");
+    const char *expiration = o->expires_in_minutes || o->expiration_duration ? NULL
+                                                                             : env_value("OCI_SANDBOX_EXPIRATION");
     long long minutes = 0;
     if (o->expires_in_minutes) {
         /* -1 disables automatic expiry [public]: passed through */
@@ -99,7 +108,8 @@ static int create_lifetime(const char *cmd, const cli_api_opts *o, long long *mi
      * sent; the ISO 8601 duration goes as whole minutes, rounded up */
     if (o->expiration_duration && expiration_option_minutes(cmd, o->expiration_duration, &minutes))
         return CLI_EXIT_USAGE;
-    if (expiration && expiration_from_env(cmd, expiration, &minutes)) return CLI_EXIT_USAGE;
+    if (expiration && expiration_from_env(cmd, expiration, &minutes))
+        return CLI_EXIT_USAGE;
     *minutes_out = minutes;
     *given = o->expires_in_minutes || o->expiration_duration || expiration;
     return 0;
@@ -109,21 +119,29 @@ static int sandbox_create(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
 {
     const char *cmd = "sandbox create";
     const char *project = o->project_id ? o->project_id : ctx->g.project_id;
-    if (cli_api_require(cmd, "project-id", project)) return CLI_EXIT_USAGE;
+    if (cli_api_require(cmd, "project-id", project))
+        return CLI_EXIT_USAGE;
     /* explicit options win over the environment, which wins over the service's defaults */
     const char *runtime = o->runtime ? o->runtime : env_value("OCI_SANDBOX_RUNTIME");
     const char *shape = o->shape ? o->shape : env_value("OCI_SANDBOX_SHAPE");
     long long minutes = 0;
     bool given = false;
-    if (create_lifetime(cmd, o, &minutes, &given)) return CLI_EXIT_USAGE;
+    if (create_lifetime(cmd, o, &minutes, &given))
+        return CLI_EXIT_USAGE;
     ocisbx_create_sandbox_details *d = NULL;
     int rc = ocisbx_create_sandbox_details_new(&d);
-    if (!rc && given) rc = ocisbx_create_sandbox_details_set_expires_in_minutes(d, minutes);
-    if (!rc && o->display_name) rc = ocisbx_create_sandbox_details_set_display_name(d, o->display_name);
-    if (!rc && runtime) rc = ocisbx_create_sandbox_details_set_runtime(d, runtime);
-    if (!rc && shape) rc = ocisbx_create_sandbox_details_set_shape(d, shape);
-    if (!rc && o->warmpool_name) rc = ocisbx_create_sandbox_details_set_warmpool_name(d, o->warmpool_name);
-    if (!rc && o->snapshot_id) rc = ocisbx_create_sandbox_details_set_source_snapshot(d, o->snapshot_id);
+    if (!rc && given)
+        rc = ocisbx_create_sandbox_details_set_expires_in_minutes(d, minutes);
+    if (!rc && o->display_name)
+        rc = ocisbx_create_sandbox_details_set_display_name(d, o->display_name);
+    if (!rc && runtime)
+        rc = ocisbx_create_sandbox_details_set_runtime(d, runtime);
+    if (!rc && shape)
+        rc = ocisbx_create_sandbox_details_set_shape(d, shape);
+    if (!rc && o->warmpool_name)
+        rc = ocisbx_create_sandbox_details_set_warmpool_name(d, o->warmpool_name);
+    if (!rc && o->snapshot_id)
+        rc = ocisbx_create_sandbox_details_set_source_snapshot(d, o->snapshot_id);
     for (int i = 0; !rc && i < o->nenv; i++) {
         const char *eq = strchr(o->env[i], '=');
         char *name = strndup(o->env[i], (size_t)(eq - o->env[i]));
@@ -131,9 +149,11 @@ static int sandbox_create(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
         free(name);
     }
     ocisbx_sandbox *s = NULL;
-    if (!rc) rc = ocisbx_client_create_sandbox(c, project, d, &s);
+    if (!rc)
+        rc = ocisbx_client_create_sandbox(c, project, d, &s);
     ocisbx_create_sandbox_details_free(d);
-    if (rc) return cli_fail_last();
+    if (rc)
+        return cli_fail_last();
     if (o->wait_for_state) {
         int64_t t, p;
         if (cli_api_wait_ms(cmd, o, &t, &p)) {
@@ -145,7 +165,8 @@ static int sandbox_create(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
         s = NULL;
         rc = id ? ocisbx_client_wait_sandbox(c, id, o->wait_for_state, t, p, &s) : OCISBX_ENOMEM;
         free(id);
-        if (rc) return cli_fail_last();
+        if (rc)
+            return cli_fail_last();
     }
     return print_sandbox(s);
 }
@@ -161,13 +182,20 @@ static int sandbox_list(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
         ocisbx_list_options_free(lo);
         return CLI_EXIT_USAGE;
     }
-    if (!rc && project) rc = ocisbx_list_options_set(lo, "projectId", project);
-    if (!rc && o->display_name) rc = ocisbx_list_options_set(lo, "displayName", o->display_name);
-    if (!rc && o->lifecycle_state) rc = ocisbx_list_options_set(lo, "lifecycleState", o->lifecycle_state);
-    if (!rc && o->sort_by) rc = ocisbx_list_options_set(lo, "sortBy", o->sort_by);
-    if (!rc && o->sort_order) rc = ocisbx_list_options_set(lo, "sortOrder", o->sort_order);
-    if (!rc && o->page) rc = ocisbx_list_options_set(lo, "page", o->page);
-    if (!rc) rc = ocisbx_list_options_set_limit(lo, (int)limit);
+    if (!rc && project)
+        rc = ocisbx_list_options_set(lo, "projectId", project);
+    if (!rc && o->display_name)
+        rc = ocisbx_list_options_set(lo, "displayName", o->display_name);
+    if (!rc && o->lifecycle_state)
+        rc = ocisbx_list_options_set(lo, "lifecycleState", o->lifecycle_state);
+    if (!rc && o->sort_by)
+        rc = ocisbx_list_options_set(lo, "sortBy", o->sort_by);
+    if (!rc && o->sort_order)
+        rc = ocisbx_list_options_set(lo, "sortOrder", o->sort_order);
+    if (!rc && o->page)
+        rc = ocisbx_list_options_set(lo, "page", o->page);
+    if (!rc)
+        rc = ocisbx_list_options_set_limit(lo, (int)limit);
     if (rc) {
         ocisbx_list_options_free(lo);
         return cli_fail_last();
@@ -176,7 +204,8 @@ static int sandbox_list(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
         ocisbx_sandbox_collection *l = NULL;
         rc = ocisbx_client_list_sandboxes(c, lo, &l);
         ocisbx_list_options_free(lo);
-        if (rc) return cli_fail_last();
+        if (rc)
+            return cli_fail_last();
         char *json = NULL;
         rc = ocisbx_sandbox_collection_to_json(l, &json);
         cJSON *j = rc ? NULL : cJSON_Parse(json);
@@ -184,7 +213,8 @@ static int sandbox_list(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
         if (j && ocisbx_sandbox_collection_next_page(l))
             cJSON_AddStringToObject(j, "opcNextPage", ocisbx_sandbox_collection_next_page(l));
         ocisbx_sandbox_collection_free(l);
-        if (!j) return cli_error(CLI_EXIT_FAIL, "sandbox list: out of memory");
+        if (!j)
+            return cli_error(CLI_EXIT_FAIL, "sandbox list: out of memory");
         int st = cli_print_json(j);
         cJSON_Delete(j);
         return st;
@@ -197,7 +227,8 @@ static int sandbox_list(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
     const ocisbx_sandbox *s = NULL;
     while (!rc && (rc = ocisbx_sandbox_iter_next(it, &s)) == 0 && s) {
         char *json = NULL;
-        if ((rc = ocisbx_sandbox_to_json(s, &json)) == 0) cJSON_AddItemToArray(items, cJSON_Parse(json));
+        if ((rc = ocisbx_sandbox_to_json(s, &json)) == 0)
+            cJSON_AddItemToArray(items, cJSON_Parse(json));
         ocisbx_free(json);
     }
     ocisbx_sandbox_iter_free(it);
@@ -208,7 +239,7 @@ static int sandbox_list(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
 
 #define WAIT_OPTS " wait-for-state max-wait-seconds wait-interval-seconds"
 
-#define CREATE_OPTS                                                                                        \
+#define CREATE_OPTS                                                                                   \
     "project-id display-name runtime shape expires-in-minutes expiration-duration env warmpool-name " \
     "source-snapshot-id" WAIT_OPTS
 
@@ -230,11 +261,14 @@ int cmd_sandbox(cli_ctx *ctx, int argc, char **argv)
     char cmd[64];
     cli_api_opts o;
     int exit_code;
-    int k = cli_api_select("sandbox", subs, sizeof subs / sizeof subs[0], argc, argv, &o, cmd, sizeof cmd, &exit_code);
-    if (k < 0) return exit_code;
+    int k =
+        cli_api_select("sandbox", subs, sizeof subs / sizeof subs[0], argc, argv, &o, cmd, sizeof cmd, &exit_code);
+    if (k < 0)
+        return exit_code;
     const char *sub = subs[k].name;
     if (strcmp(sub, "create-from-snapshot") == 0) {
-        if (cli_api_require(cmd, "source-snapshot-id", o.snapshot_id)) return CLI_EXIT_USAGE;
+        if (cli_api_require(cmd, "source-snapshot-id", o.snapshot_id))
+            return CLI_EXIT_USAGE;
         sub = "create";
     }
     if (o.wait_for_state) { /* checked before any request is sent */
@@ -247,14 +281,17 @@ int cmd_sandbox(cli_ctx *ctx, int argc, char **argv)
     if (strcmp(sub, "extend") == 0 && (cli_api_require(cmd, "additional-duration", o.additional_duration) ||
                                        cli_api_duration(cmd, "additional-duration", o.additional_duration)))
         return CLI_EXIT_USAGE;
-    if (strcmp(sub, "update") == 0 && cli_api_require(cmd, "display-name", o.display_name)) return CLI_EXIT_USAGE;
+    if (strcmp(sub, "update") == 0 && cli_api_require(cmd, "display-name", o.display_name))
+        return CLI_EXIT_USAGE;
     if (strcmp(sub, "create") == 0) { /* the lifetime's usage errors come before credentials and requests */
         long long minutes;
         bool given;
-        if (create_lifetime(cmd, &o, &minutes, &given)) return CLI_EXIT_USAGE;
+        if (create_lifetime(cmd, &o, &minutes, &given))
+            return CLI_EXIT_USAGE;
     }
     ocisbx_client *c = NULL;
-    if (cli_api_client(ctx, &c)) return CLI_EXIT_FAIL;
+    if (cli_api_client(ctx, &c))
+        return CLI_EXIT_FAIL;
     int st;
     ocisbx_sandbox *s = NULL;
     if (strcmp(sub, "create") == 0) {
@@ -265,10 +302,11 @@ int cmd_sandbox(cli_ctx *ctx, int argc, char **argv)
         st = sandbox_list(c, ctx, &o);
     } else if (strcmp(sub, "update") == 0) {
         int rc = ocisbx_client_update_sandbox_if_match(c, o.sandbox_id, o.display_name, o.if_match, &s);
-        st = rc ? cli_fail_last() : (o.wait_for_state ? (ocisbx_sandbox_free(s), finish_action(c, cmd, &o, 0))
-                                                      : print_sandbox(s));
+        st = rc ? cli_fail_last()
+                : (o.wait_for_state ? (ocisbx_sandbox_free(s), finish_action(c, cmd, &o, 0)) : print_sandbox(s));
     } else if (strcmp(sub, "stop") == 0) {
-        st = finish_action(c, cmd, &o, ocisbx_client_stop_sandbox_if_match(c, o.sandbox_id, o.is_force == 1, o.if_match));
+        st = finish_action(c, cmd, &o,
+                           ocisbx_client_stop_sandbox_if_match(c, o.sandbox_id, o.is_force == 1, o.if_match));
     } else if (strcmp(sub, "delete") == 0) {
         st = finish_action(c, cmd, &o, ocisbx_client_delete_sandbox(c, o.sandbox_id));
     } else if (strcmp(sub, "extend") == 0) {

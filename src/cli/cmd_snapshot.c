@@ -10,7 +10,8 @@
 static int print_snapshot(int rc, ocisbx_snapshot *s)
 {
     char *json = NULL;
-    if (!rc) rc = ocisbx_snapshot_to_json(s, &json);
+    if (!rc)
+        rc = ocisbx_snapshot_to_json(s, &json);
     ocisbx_snapshot_free(s);
     return cli_api_print(rc, json);
 }
@@ -30,14 +31,18 @@ int cmd_snapshot(cli_ctx *ctx, int argc, char **argv)
     char cmd[64];
     cli_api_opts o;
     int exit_code;
-    int k = cli_api_select("snapshot", subs, sizeof subs / sizeof subs[0], argc, argv, &o, cmd, sizeof cmd, &exit_code);
-    if (k < 0) return exit_code;
+    int k =
+        cli_api_select("snapshot", subs, sizeof subs / sizeof subs[0], argc, argv, &o, cmd, sizeof cmd, &exit_code);
+    if (k < 0)
+        return exit_code;
     const char *sub = subs[k].name;
-    if (strcmp(sub, "create") == 0 && cli_api_require(cmd, "sandbox-id", o.sandbox_id)) return CLI_EXIT_USAGE;
+    if (strcmp(sub, "create") == 0 && cli_api_require(cmd, "sandbox-id", o.sandbox_id))
+        return CLI_EXIT_USAGE;
     if ((strcmp(sub, "get") == 0 || strcmp(sub, "delete") == 0) && cli_api_require(cmd, "snapshot-id", o.snapshot_id))
         return CLI_EXIT_USAGE;
     long long limit = 0;
-    if (o.limit && cli_api_int(cmd, "limit", o.limit, 1, 1000, &limit)) return CLI_EXIT_USAGE;
+    if (o.limit && cli_api_int(cmd, "limit", o.limit, 1, 1000, &limit))
+        return CLI_EXIT_USAGE;
     if (o.expiration_duration && cli_api_duration(cmd, "expiration-duration", o.expiration_duration))
         return CLI_EXIT_USAGE;
     int64_t wait_t = 0, wait_p = 0;
@@ -45,7 +50,8 @@ int cmd_snapshot(cli_ctx *ctx, int argc, char **argv)
                              cli_api_wait_ms(cmd, &o, &wait_t, &wait_p)))
         return CLI_EXIT_USAGE;
     ocisbx_client *c = NULL;
-    if (cli_api_client(ctx, &c)) return CLI_EXIT_FAIL;
+    if (cli_api_client(ctx, &c))
+        return CLI_EXIT_FAIL;
     int st, rc;
     ocisbx_snapshot *s = NULL;
     if (strcmp(sub, "create") == 0) {
@@ -63,21 +69,31 @@ int cmd_snapshot(cli_ctx *ctx, int argc, char **argv)
         st = print_snapshot(rc, s);
     } else if (strcmp(sub, "delete") == 0) {
         rc = ocisbx_client_delete_snapshot_if_match(c, o.snapshot_id, o.if_match);
-        if (!rc && o.wait_for_state) rc = ocisbx_client_wait_snapshot(c, o.snapshot_id, o.wait_for_state, wait_t, wait_p, &s);
+        if (!rc && o.wait_for_state)
+            rc = ocisbx_client_wait_snapshot(c, o.snapshot_id, o.wait_for_state, wait_t, wait_p, &s);
         st = rc ? cli_fail_last() : (s ? print_snapshot(0, s) : CLI_EXIT_OK);
     } else {
         ocisbx_list_options *lo = NULL;
         rc = ocisbx_list_options_new(&lo);
-        if (!rc) rc = ocisbx_list_options_set_limit(lo, (int)limit);
-        if (!rc && o.sandbox_id) rc = ocisbx_list_options_set(lo, "sandboxId", o.sandbox_id);
+        if (!rc)
+            rc = ocisbx_list_options_set_limit(lo, (int)limit);
+        if (!rc && o.sandbox_id)
+            rc = ocisbx_list_options_set(lo, "sandboxId", o.sandbox_id);
         const char *project = o.project_id ? o.project_id : ctx->g.project_id;
-        if (!rc && project) rc = ocisbx_list_options_set(lo, "projectId", project);
-        if (!rc && o.display_name) rc = ocisbx_list_options_set(lo, "displayName", o.display_name);
-        if (!rc && o.snapshot_id) rc = ocisbx_list_options_set(lo, "snapshotId", o.snapshot_id);
-        if (!rc && o.lifecycle_state) rc = ocisbx_list_options_set(lo, "lifecycleState", o.lifecycle_state);
-        if (!rc && o.sort_by) rc = ocisbx_list_options_set(lo, "sortBy", o.sort_by);
-        if (!rc && o.sort_order) rc = ocisbx_list_options_set(lo, "sortOrder", o.sort_order);
-        if (!rc && o.page) rc = ocisbx_list_options_set(lo, "page", o.page);
+        if (!rc && project)
+            rc = ocisbx_list_options_set(lo, "projectId", project);
+        if (!rc && o.display_name)
+            rc = ocisbx_list_options_set(lo, "displayName", o.display_name);
+        if (!rc && o.snapshot_id)
+            rc = ocisbx_list_options_set(lo, "snapshotId", o.snapshot_id);
+        if (!rc && o.lifecycle_state)
+            rc = ocisbx_list_options_set(lo, "lifecycleState", o.lifecycle_state);
+        if (!rc && o.sort_by)
+            rc = ocisbx_list_options_set(lo, "sortBy", o.sort_by);
+        if (!rc && o.sort_order)
+            rc = ocisbx_list_options_set(lo, "sortOrder", o.sort_order);
+        if (!rc && o.page)
+            rc = ocisbx_list_options_set(lo, "page", o.page);
         cJSON *outj = cJSON_CreateObject();
         cJSON *items = cJSON_AddArrayToObject(outj, "items");
         if (!rc && o.all) {
@@ -86,7 +102,8 @@ int cmd_snapshot(cli_ctx *ctx, int argc, char **argv)
             rc = ocisbx_client_iter_snapshots(c, lo, &it);
             while (!rc && (rc = ocisbx_snapshot_iter_next(it, &item)) == 0 && item) {
                 char *json = NULL;
-                if ((rc = ocisbx_snapshot_to_json(item, &json)) == 0) cJSON_AddItemToArray(items, cJSON_Parse(json));
+                if ((rc = ocisbx_snapshot_to_json(item, &json)) == 0)
+                    cJSON_AddItemToArray(items, cJSON_Parse(json));
                 ocisbx_free(json);
             }
             ocisbx_snapshot_iter_free(it);

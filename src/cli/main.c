@@ -67,10 +67,17 @@ typedef struct global_opt {
 
 #define G(field) offsetof(cli_globals, field)
 static const global_opt global_opts[] = {
-    {"config-file", G(config_file)}, {"profile", G(profile)},     {"auth", G(auth)},
-    {"region", G(region)},           {"endpoint", G(endpoint)},   {"api-version", G(api_version)},
-    {"ca-bundle", G(ca_bundle)},     {"max-retries", G(max_retries)}, {"connection-timeout", G(connection_timeout)},
-    {"read-timeout", G(read_timeout)}, {NULL, 0},
+    {"config-file", G(config_file)},
+    {"profile", G(profile)},
+    {"auth", G(auth)},
+    {"region", G(region)},
+    {"endpoint", G(endpoint)},
+    {"api-version", G(api_version)},
+    {"ca-bundle", G(ca_bundle)},
+    {"max-retries", G(max_retries)},
+    {"connection-timeout", G(connection_timeout)},
+    {"read-timeout", G(read_timeout)},
+    {NULL, 0},
 };
 
 static const char *env_or_null(const char *name)
@@ -115,8 +122,8 @@ static int check_limits(cli_globals *g)
             return CLI_EXIT_USAGE;
         g->max_retries_n = (int)v;
     }
-    if (g->connection_timeout && global_int("connection-timeout", g->connection_timeout, 1, 86400,
-                                            &g->connection_timeout_s))
+    if (g->connection_timeout &&
+        global_int("connection-timeout", g->connection_timeout, 1, 86400, &g->connection_timeout_s))
         return CLI_EXIT_USAGE;
     if (g->read_timeout && global_int("read-timeout", g->read_timeout, 1, 86400, &g->read_timeout_s))
         return CLI_EXIT_USAGE;

@@ -209,7 +209,10 @@ cJSON *emu_command_json(const emu_server *s, const emu_command *c, bool summary)
 
 static const char *kind_name(int k)
 {
-    return k == EMU_EV_STARTED ? "STARTED" : k == EMU_EV_STDOUT ? "STDOUT" : k == EMU_EV_STDERR ? "STDERR" : "FINISHED";
+    return k == EMU_EV_STARTED  ? "STARTED"
+           : k == EMU_EV_STDOUT ? "STDOUT"
+           : k == EMU_EV_STDERR ? "STDERR"
+                                : "FINISHED";
 }
 
 cJSON *emu_event_json(const emu_server *s, const emu_command *c, const emu_event *e)
@@ -362,8 +365,8 @@ int emu_command_start(emu_server *s, emu_sandbox *b, const cJSON *details, emu_c
     const emu_project *proj = emu_config_project(s->cfg, b->project_id);
     char *ws = emu_workspace_dir(s, b->id);
     if (ws && s->isolate && emu_workspace_own(ws) != 0) /* a state directory of an older version */
-        ocisbx_log(OCISBX_LOG_WARN, "cannot give the workspace of %s to uid %d: %s", b->id,
-                   OCISBX_PROC_NOBODY_UID, strerror(errno));
+        ocisbx_log(OCISBX_LOG_WARN, "cannot give the workspace of %s to uid %d: %s", b->id, OCISBX_PROC_NOBODY_UID,
+                   strerror(errno));
     char **envp = merge_env(b, c);
     ocisbx_proc_spec spec;
     memset(&spec, 0, sizeof spec);
@@ -380,7 +383,7 @@ int emu_command_start(emu_server *s, emu_sandbox *b, const cJSON *details, emu_c
         spec.max_processes = (int)sl->processes;
     }
     emu_store_command_begin(s, b, c); /* recorded (with its retry token) before it runs */
-    c->refs++; /* the process's reference, dropped when the ticker frees it */
+    c->refs++;                        /* the process's reference, dropped when the ticker frees it */
     int rc = ocisbx_proc_start(&spec, on_output, on_exit_cb, c, &c->proc);
     free_envp(envp);
     free(ws);
@@ -610,9 +613,7 @@ void emu_h_command(emu_server *s, const emu_request *req, const emu_route *rt, e
             start_stream(resp, req, c, 1, 0);
         }
         break;
-    case EMU_R_COMMAND_LIST:
-        list_commands(s, req, b, resp);
-        break;
+    case EMU_R_COMMAND_LIST: list_commands(s, req, b, resp); break;
     default: {
         c = emu_command_find(b, rt->command_id);
         if (!c) {

@@ -451,8 +451,8 @@ static int project_item(ctx *c, yaml_node_t *it, size_t i, bool load_keys)
     return p->id ? 0 : bad(c, it, "projects", "each project needs an id");
 }
 
-static int load_list(ctx *c, yaml_node_t *v, const char *key, size_t elem, void **arr, size_t *count,
-                     item_fn fn, bool load_keys)
+static int load_list(ctx *c, yaml_node_t *v, const char *key, size_t elem, void **arr, size_t *count, item_fn fn,
+                     bool load_keys)
 {
     int rc = want_seq(c, v, key);
     if (rc)
@@ -484,8 +484,7 @@ static int top_pair(ctx *c, const char *key, yaml_node_t *v, yaml_node_t *k, voi
     if (!strcmp(key, "users"))
         return load_list(c, v, key, sizeof(emu_user), (void **)&cfg->users, &cfg->n_users, user_item, load_keys);
     if (!strcmp(key, "session_tokens"))
-        return load_list(c, v, key, sizeof(emu_token), (void **)&cfg->tokens, &cfg->n_tokens, token_item,
-                         load_keys);
+        return load_list(c, v, key, sizeof(emu_token), (void **)&cfg->tokens, &cfg->n_tokens, token_item, load_keys);
     if (!strcmp(key, "projects"))
         return load_list(c, v, key, sizeof(emu_project), (void **)&cfg->projects, &cfg->n_projects, project_item,
                          load_keys);

@@ -168,24 +168,15 @@ static void route(emu_server *s, const emu_request *req, const emu_route *rt, em
     case EMU_R_SANDBOX_STOP:
     case EMU_R_SANDBOX_EXTEND:
     case EMU_R_SANDBOX_SUSPEND:
-    case EMU_R_SANDBOX_RESUME:
-        emu_h_sandbox(s, req, rt, resp);
-        break;
+    case EMU_R_SANDBOX_RESUME: emu_h_sandbox(s, req, rt, resp); break;
     case EMU_R_FILE_WRITE:
-    case EMU_R_FILE_READ:
-        emu_h_file(s, req, rt, resp);
-        break;
+    case EMU_R_FILE_READ: emu_h_file(s, req, rt, resp); break;
     case EMU_R_SNAPSHOT_CREATE:
     case EMU_R_SNAPSHOT_LIST:
     case EMU_R_SNAPSHOT_GET:
-    case EMU_R_SNAPSHOT_DELETE:
-        emu_h_snapshot(s, req, rt, resp);
-        break;
-    case EMU_R_NONE:
-        emu_error(resp, 404, "NotAuthorizedOrNotFound", "no such route");
-        break;
-    default:
-        emu_h_command(s, req, rt, resp);
+    case EMU_R_SNAPSHOT_DELETE: emu_h_snapshot(s, req, rt, resp); break;
+    case EMU_R_NONE: emu_error(resp, 404, "NotAuthorizedOrNotFound", "no such route"); break;
+    default: emu_h_command(s, req, rt, resp);
     }
 }
 
@@ -204,7 +195,8 @@ void emu_handle(emu_server *s, const emu_request *req, emu_response *resp)
 
     size_t plen = strlen(s->api_version) + 1;
     const char *path = req->path ? req->path : "";
-    if (path[0] != '/' || strncmp(path + 1, s->api_version, plen - 1) != 0 || (path[plen] != '/' && path[plen] != 0)) {
+    if (path[0] != '/' || strncmp(path + 1, s->api_version, plen - 1) != 0 ||
+        (path[plen] != '/' && path[plen] != 0)) {
         emu_error(resp, 404, "NotAuthorizedOrNotFound", "no such path: the API lives under /%s/", s->api_version);
         return;
     }

@@ -141,8 +141,8 @@ typedef struct emu_response {
     ocisbx_buf body;
     emu_header headers[EMU_MAX_RESP_HEADERS];
     size_t n_headers;
-    bool reset;       /* drop the connection without an answer */
-    emu_stream *stream; /* non-NULL: an event stream follows */
+    bool reset;          /* drop the connection without an answer */
+    emu_stream *stream;  /* non-NULL: an event stream follows */
     emu_file_body *file; /* non-NULL: the body is this file (status 200, body empty) */
 } emu_response;
 
@@ -226,7 +226,7 @@ typedef struct emu_env {
 typedef struct emu_event {
     int64_t seq;
     int64_t ts_ms;
-    int kind; /* EMU_EV_* */
+    int kind;   /* EMU_EV_* */
     char *data; /* STDOUT/STDERR: valid UTF-8; NULL when dropped */
     size_t len;
     int exit_code; /* FINISHED: -1 when none */
@@ -258,8 +258,8 @@ typedef struct emu_command {
     struct ocisbx_proc *proc;
     bool cancel_requested;
     bool stop_requested;
-    bool finished;  /* FINISHED event written */
-    bool persisted; /* its (final) events are in <state>/commands/<id>.json (older state directories) */
+    bool finished;       /* FINISHED event written */
+    bool persisted;      /* its (final) events are in <state>/commands/<id>.json (older state directories) */
     size_t n_journaled;  /* events[0..n_journaled) are in <state>/commands/<id>.events, fsync'd */
     bool lost_journaled; /* the journal records the output loss */
     bool journal_exists; /* the journal file and its directory entry are durable */
@@ -300,7 +300,7 @@ typedef struct emu_snapshot {
     char state[16];
     int64_t size_bytes;
     int64_t t_created, t_updated, t_expires; /* t_expires 0: never */
-    int64_t version; /* etag */
+    int64_t version;                         /* etag */
 } emu_snapshot;
 
 typedef struct emu_retry {
@@ -313,7 +313,7 @@ typedef struct emu_retry {
     size_t body_len;
     char *hdr_names[4];
     char *hdr_values[4];
-    char command_id[32]; /* runAndStream: replays the stream */
+    char command_id[32];  /* runAndStream: replays the stream */
     char started_cmd[32]; /* the command its action started (recorded before the process starts) */
 } emu_retry;
 
@@ -343,8 +343,7 @@ typedef struct emu_server {
 } emu_server;
 
 /* server.c: create (loads state from state_dir), start the ticker, stop. */
-int emu_server_new(emu_config *cfg, const char *state_dir, const char *api_version, bool isolate,
-                   emu_server **out);
+int emu_server_new(emu_config *cfg, const char *state_dir, const char *api_version, bool isolate, emu_server **out);
 int emu_server_start_ticker(emu_server *s);
 /* Kills every sandbox process, waits for them, writes the state. */
 void emu_server_shutdown(emu_server *s);

@@ -62,9 +62,7 @@ static void walk_error(int rc, const char *fp, emu_response *resp)
         emu_error(resp, 400, "InvalidParameter",
                   "filePath %s leads outside /workspace (through a symlink, or a dangling one)", fp);
         break;
-    case OCISBX_ENOTFOUND:
-        emu_error(resp, 404, "NotAuthorizedOrNotFound", "file %s not found", fp);
-        break;
+    case OCISBX_ENOTFOUND: emu_error(resp, 404, "NotAuthorizedOrNotFound", "file %s not found", fp); break;
     case OCISBX_ECONFLICT:
         emu_error(resp, 409, "Conflict", "file %s changed while it was accessed; retry", fp);
         break;
@@ -73,15 +71,11 @@ static void walk_error(int rc, const char *fp, emu_response *resp)
         case OCISBX_WALK_LOOP:
             emu_error(resp, 400, "InvalidParameter", "filePath %s has too many levels of symbolic links", fp);
             break;
-        case OCISBX_WALK_ISDIR:
-            emu_error(resp, 400, "InvalidParameter", "%s is a directory", fp);
-            break;
+        case OCISBX_WALK_ISDIR: emu_error(resp, 400, "InvalidParameter", "%s is a directory", fp); break;
         case OCISBX_WALK_NOTDIR:
             emu_error(resp, 400, "InvalidParameter", "%s: one of its parents is not a directory", fp);
             break;
-        default:
-            emu_error(resp, 400, "InvalidParameter", "%s is not a regular file", fp);
-            break;
+        default: emu_error(resp, 400, "InvalidParameter", "%s is not a regular file", fp); break;
         }
         break;
     default:
@@ -141,8 +135,8 @@ static void do_write(const emu_request *req, int ws_fd, const char *rel, const c
     int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     /* the sandbox user owns what the emulator writes into its workspace */
     int adopt = fd >= 0 ? ocisbx_walk_adopt(&root, dfd, tmp) : 0;
-    if (fd < 0 || adopt != 0 || write_all(fd, req->body ? req->body : "", req->body_len) != 0 ||
-        close(fd) != 0 || renameat(dfd, tmp, dfd, name) != 0) {
+    if (fd < 0 || adopt != 0 || write_all(fd, req->body ? req->body : "", req->body_len) != 0 || close(fd) != 0 ||
+        renameat(dfd, tmp, dfd, name) != 0) {
         const char *why = adopt ? ocisbx_error_message(ocisbx_error_last()) : strerror(errno);
         if (fd >= 0)
             unlinkat(dfd, tmp, 0);

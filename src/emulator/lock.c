@@ -58,7 +58,8 @@ int emu_state_lock(const char *state_dir)
         int e = errno;
         close(fd);
         int rc = e == EWOULDBLOCK
-                     ? ocisbx_fail(OCISBX_ECONFIG, "state directory %s is in use by another ocisbx-emulator (%s is locked)",
+                     ? ocisbx_fail(OCISBX_ECONFIG,
+                                   "state directory %s is in use by another ocisbx-emulator (%s is locked)",
                                    state_dir, path)
                      : ocisbx_fail(OCISBX_EIO, "cannot lock %s: %s", path, strerror(e));
         free(path);

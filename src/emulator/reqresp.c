@@ -269,15 +269,15 @@ int emu_json_env(const cJSON *obj, const char *name, emu_env **out, size_t *n, e
         const cJSON *val = cJSON_GetObjectItemCaseSensitive(it, "value");
         if (cJSON_IsObject(it) && cJSON_IsString(nm) && env_name_ok(nm->valuestring) && !cJSON_IsString(val)) {
             emu_env_free(env, k);
-            emu_error(resp, 400, "InvalidParameter", "%s[%zu].value is required and must be a string (for %s)",
-                      name, k, nm->valuestring);
+            emu_error(resp, 400, "InvalidParameter", "%s[%zu].value is required and must be a string (for %s)", name,
+                      k, nm->valuestring);
             return -1;
         }
         if (!cJSON_IsObject(it) || !cJSON_IsString(nm) || !env_name_ok(nm->valuestring)) {
             emu_env_free(env, k);
             emu_error(resp, 400, "InvalidParameter",
-                      "%s[%zu] must be {name, value} with a name of letters, digits and '_' and a string value",
-                      name, k);
+                      "%s[%zu] must be {name, value} with a name of letters, digits and '_' and a string value", name,
+                      k);
             return -1;
         }
         for (size_t j = 0; j < k; j++) {

@@ -207,8 +207,9 @@ static void do_create(emu_server *s, const emu_request *req, emu_response *resp)
         minutes = DEFAULT_EXPIRES_MIN < maxmin ? DEFAULT_EXPIRES_MIN : maxmin;
     /* -1 disables automatic expiration [public] */
     if (minutes != -1 && (minutes < 1 || minutes > maxmin)) {
-        emu_error(resp, 400, "InvalidParameter", "expiresInMinutes must be -1 (no expiry) or from 1 to %lld, not %lld",
-                  (long long)maxmin, (long long)minutes);
+        emu_error(resp, 400, "InvalidParameter",
+                  "expiresInMinutes must be -1 (no expiry) or from 1 to %lld, not %lld", (long long)maxmin,
+                  (long long)minutes);
         goto out;
     }
     if (warmpool) {
@@ -351,8 +352,8 @@ static void do_list(emu_server *s, const emu_request *req, emu_response *resp)
         goto out;
     }
     if (f_state) {
-        static const char *const states[] = {"CREATING",  "RUNNING",   "UPDATING", "STOPPING", "STOPPED",
-                                             "SUSPENDING", "SUSPENDED", "RESUMING", "FAILED",   "DELETED", NULL};
+        static const char *const states[] = {"CREATING",  "RUNNING",  "UPDATING", "STOPPING", "STOPPED", "SUSPENDING",
+                                             "SUSPENDED", "RESUMING", "FAILED",   "DELETED",  NULL};
         bool known = false;
         for (size_t i = 0; states[i] && !known; i++)
             known = !strcmp(f_state, states[i]);
@@ -437,9 +438,7 @@ void emu_h_sandbox(emu_server *s, const emu_request *req, const emu_route *rt, e
     }
     cJSON *body = NULL;
     switch (rt->id) {
-    case EMU_R_SANDBOX_GET:
-        sandbox_answer(resp, 200, b);
-        break;
+    case EMU_R_SANDBOX_GET: sandbox_answer(resp, 200, b); break;
     case EMU_R_SANDBOX_UPDATE: {
         const char *name = NULL;
         if (if_match(req, b, resp) || emu_body_json(req, resp, &body) ||
@@ -494,8 +493,8 @@ void emu_h_sandbox(emu_server *s, const emu_request *req, const emu_route *rt, e
             break;
         }
         if (b->t_expires == 0) {
-            emu_error(resp, 409, "IncorrectState", "sandbox %s does not expire (expiresInMinutes -1): nothing to extend",
-                      b->id);
+            emu_error(resp, 409, "IncorrectState",
+                      "sandbox %s does not expire (expiresInMinutes -1): nothing to extend", b->id);
             break;
         }
         int64_t minute = s->cfg->limits.minute_ms;
@@ -541,8 +540,7 @@ void emu_h_sandbox(emu_server *s, const emu_request *req, const emu_route *rt, e
         emu_server_touch(s);
         resp->status = 202;
         break;
-    default:
-        emu_error(resp, 500, "InternalServerError", "unrouted request");
+    default: emu_error(resp, 500, "InternalServerError", "unrouted request");
     }
     cJSON_Delete(body);
 }

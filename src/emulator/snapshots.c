@@ -150,8 +150,9 @@ static void do_list(emu_server *s, const emu_request *req, emu_response *resp)
     }
     if (f_state && strcmp(f_state, "CREATING") && strcmp(f_state, "ACTIVE") && strcmp(f_state, "DELETING") &&
         strcmp(f_state, "DELETED") && strcmp(f_state, "FAILED")) {
-        emu_error(resp, 400, "InvalidParameter", "lifecycleState must be one of CREATING, ACTIVE, DELETING, DELETED, "
-                                                 "FAILED");
+        emu_error(resp, 400, "InvalidParameter",
+                  "lifecycleState must be one of CREATING, ACTIVE, DELETING, DELETED, "
+                  "FAILED");
         goto out;
     }
     if (sort_by && strcmp(sort_by, "timeCreated") && strcmp(sort_by, "displayName")) {

@@ -513,7 +513,8 @@ static int settle_retry(emu_server *s, emu_retry *r)
     cJSON *o = NULL;
     if (rt.id == EMU_R_COMMAND_RUN) {
         o = cJSON_CreateObject(); /* SandboxCommandIdentifier [public] */
-        if (o) cJSON_AddStringToObject(o, "id", c->id);
+        if (o)
+            cJSON_AddStringToObject(o, "id", c->id);
     } else if (rt.id == EMU_R_COMMAND_RUN_WAIT) {
         o = emu_command_json(s, c, false);
         cJSON_AddItemToObject(o, "output", emu_command_output_json(s, c, 1));

@@ -43,8 +43,8 @@ int emu_tls_check(const char *cert_file, const char *key_file)
     int rc = 0;
     if (X509_check_private_key(cert, key) != 1) {
         ERR_clear_error();
-        rc = ocisbx_fail(OCISBX_ECONFIG, "%s: the private key does not match the certificate %s", key_file,
-                         cert_file);
+        rc =
+            ocisbx_fail(OCISBX_ECONFIG, "%s: the private key does not match the certificate %s", key_file, cert_file);
     }
     EVP_PKEY_free(key);
     X509_free(cert);

@@ -17,7 +17,10 @@
 #include "sys/proc.h"
 
 /* The library's clock and RFC 3339 formatter: one of each in the tree. */
-int64_t emu_now_ms(void) { return ocisbx_time_now_ms(); }
+int64_t emu_now_ms(void)
+{
+    return ocisbx_time_now_ms();
+}
 
 void emu_time_rfc3339(int64_t ms, char out[32])
 {
@@ -40,9 +43,14 @@ void emu_json_add_bytes(cJSON *o, const char *name, const char *data, size_t len
         plain = i + 1;
         if (i == len || rc)
             break;
-        const char *shortesc = ch == '"' ? "\\\"" : ch == '\\' ? "\\\\" : ch == '\n' ? "\\n"
-                             : ch == '\r' ? "\\r" : ch == '\t' ? "\\t" : ch == '\b' ? "\\b"
-                             : ch == '\f' ? "\\f" : NULL;
+        const char *shortesc = ch == '"'    ? "\\\""
+                               : ch == '\\' ? "\\\\"
+                               : ch == '\n' ? "\\n"
+                               : ch == '\r' ? "\\r"
+                               : ch == '\t' ? "\\t"
+                               : ch == '\b' ? "\\b"
+                               : ch == '\f' ? "\\f"
+                                            : NULL;
         char esc[6] = {'\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15]};
         rc = shortesc ? ocisbx_buf_append(&b, shortesc, 2) : ocisbx_buf_append(&b, esc, sizeof esc);
     }
@@ -306,8 +314,8 @@ void emu_utf8_sanitize(const char *data, size_t len, ocisbx_buf *out)
             else
                 cp = (cp << 6) | (p[i + k] & 0x3F);
         }
-        if (ok && ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-                   cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)))
+        if (ok && ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+                   (cp >= 0xD800 && cp <= 0xDFFF)))
             ok = false;
         if (ok) {
             ocisbx_buf_append(out, p + i, n);
@@ -324,8 +332,8 @@ bool emu_valid_request_id(const char *id)
     size_t n = 0;
     for (const char *p = id; *p; p++, n++) {
         char c = *p;
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-              c == '-' || c == '/'))
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+              c == '/'))
             return false;
     }
     return n > 0 && n <= 98;

@@ -29,9 +29,11 @@ void evidence_fields_init(evidence_fields *f)
 /* A string field as valid UTF-8 (a command or path may hold any bytes), or null. */
 static bool add_str(cJSON *o, const char *name, const char *v)
 {
-    if (!v) return cJSON_AddNullToObject(o, name) != NULL;
+    if (!v)
+        return cJSON_AddNullToObject(o, name) != NULL;
     size_t len = strlen(v);
-    if (ocisbx_utf8_valid(v, len)) return cJSON_AddStringToObject(o, name, v) != NULL;
+    if (ocisbx_utf8_valid(v, len))
+        return cJSON_AddStringToObject(o, name, v) != NULL;
     ocisbx_buf b = OCISBX_BUF_INIT;
     bool ok = ocisbx_utf8_sanitize(v, len, &b) == 0 && cJSON_AddStringToObject(o, name, b.data ? b.data : "");
     ocisbx_buf_free(&b);
@@ -52,22 +54,22 @@ int evidence_line(const evidence_fields *f, const char *prev_hex, char **line)
 {
     *line = NULL;
     cJSON *o = cJSON_CreateObject();
-    bool ok = o && add_str(o, "tool", f->tool) && add_str(o, "label", f->label) &&
-              add_str(o, "decision", f->decision) && add_str(o, "reason", f->reason) &&
-              add_str(o, "command", f->command) && add_str(o, "path", f->path) &&
-              add_int(o, "exit_code", f->has_exit_code, f->exit_code) && add_bool(o, "timed_out", f->timed_out) &&
-              add_bool(o, "truncated", f->truncated) &&
-              add_int(o, "duration_ms", f->duration_ms >= 0, f->duration_ms) &&
-              add_int(o, "output_bytes", f->output_bytes >= 0, f->output_bytes) &&
-              add_str(o, "output_sha256", f->output_sha256) &&
-              add_int(o, "returned_bytes", f->returned_bytes >= 0, f->returned_bytes) &&
-              add_str(o, "returned_sha256", f->returned_sha256) && add_str(o, "sha256_before", f->sha256_before) &&
-              add_str(o, "sha256_after", f->sha256_after) && add_str(o, "backend", f->backend) &&
-              add_str(o, "sandbox_id", f->sandbox_id) && add_str(o, "command_id", f->command_id) &&
-              add_str(o, "started_at", f->started_at) && add_str(o, "prev_sha256", prev_hex);
+    bool ok =
+        o && add_str(o, "tool", f->tool) && add_str(o, "label", f->label) && add_str(o, "decision", f->decision) &&
+        add_str(o, "reason", f->reason) && add_str(o, "command", f->command) && add_str(o, "path", f->path) &&
+        add_int(o, "exit_code", f->has_exit_code, f->exit_code) && add_bool(o, "timed_out", f->timed_out) &&
+        add_bool(o, "truncated", f->truncated) && add_int(o, "duration_ms", f->duration_ms >= 0, f->duration_ms) &&
+        add_int(o, "output_bytes", f->output_bytes >= 0, f->output_bytes) &&
+        add_str(o, "output_sha256", f->output_sha256) &&
+        add_int(o, "returned_bytes", f->returned_bytes >= 0, f->returned_bytes) &&
+        add_str(o, "returned_sha256", f->returned_sha256) && add_str(o, "sha256_before", f->sha256_before) &&
+        add_str(o, "sha256_after", f->sha256_after) && add_str(o, "backend", f->backend) &&
+        add_str(o, "sandbox_id", f->sandbox_id) && add_str(o, "command_id", f->command_id) &&
+        add_str(o, "started_at", f->started_at) && add_str(o, "prev_sha256", prev_hex);
     char *text = ok ? cJSON_PrintUnformatted(o) : NULL;
     cJSON_Delete(o);
-    if (!text) return ocisbx_fail_nomem();
+    if (!text)
+        return ocisbx_fail_nomem();
     *line = text;
     return 0;
 }
@@ -88,11 +90,13 @@ struct evidence_file {
 int evidence_file_open(const char *path, evidence_file **out)
 {
     *out = NULL;
-    if (!path || !path[0]) return ocisbx_fail(OCISBX_EINVAL, "evidence file: no path");
+    if (!path || !path[0])
+        return ocisbx_fail(OCISBX_EINVAL, "evidence file: no path");
     char shown[300];
     ocisbx_escape_shown(path, shown, sizeof shown);
     int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0600);
-    if (fd < 0) return ocisbx_fail(OCISBX_EIO, "evidence file %s: %s", shown, strerror(errno));
+    if (fd < 0)
+        return ocisbx_fail(OCISBX_EIO, "evidence file %s: %s", shown, strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
@@ -112,7 +116,8 @@ int evidence_file_open(const char *path, evidence_file **out)
 
 void evidence_file_close(evidence_file *ef)
 {
-    if (!ef) return;
+    if (!ef)
+        return;
     close(ef->fd);
     free(ef->path);
     free(ef);
@@ -125,7 +130,8 @@ void evidence_file_close(evidence_file *ef)
 static int last_line_hash(evidence_file *ef, char out[HEX_LEN + 1])
 {
     struct stat st;
-    if (fstat(ef->fd, &st) != 0) return ocisbx_fail(OCISBX_EIO, "evidence file %s: %s", ef->path, strerror(errno));
+    if (fstat(ef->fd, &st) != 0)
+        return ocisbx_fail(OCISBX_EIO, "evidence file %s: %s", ef->path, strerror(errno));
     off_t size = st.st_size;
     if (size == 0) {
         memcpy(out, OCISBX_EVIDENCE_CHAIN_START, HEX_LEN + 1);
@@ -166,21 +172,25 @@ static int last_line_hash(evidence_file *ef, char out[HEX_LEN + 1])
         at += (off_t)n;
     }
     unsigned char md[OCISBX_SHA256_LEN];
-    if (!rc) rc = ocisbx_sha256_final(h, md);
+    if (!rc)
+        rc = ocisbx_sha256_final(h, md);
     ocisbx_sha256_free(h);
-    if (!rc) ocisbx_hex(md, sizeof md, out);
+    if (!rc)
+        ocisbx_hex(md, sizeof md, out);
     return rc;
 }
 
 int evidence_file_append(evidence_file *ef, const evidence_fields *f, char **line_out)
 {
-    if (line_out) *line_out = NULL;
+    if (line_out)
+        *line_out = NULL;
     if (flock(ef->fd, LOCK_EX) != 0)
         return ocisbx_fail(OCISBX_EIO, "evidence file %s: cannot lock: %s", ef->path, strerror(errno));
     char prev[HEX_LEN + 1];
     char *line = NULL;
     int rc = last_line_hash(ef, prev);
-    if (!rc) rc = evidence_line(f, prev, &line);
+    if (!rc)
+        rc = evidence_line(f, prev, &line);
     if (!rc) {
         size_t len = strlen(line);
         line[len] = '\n'; /* cJSON's buffer: the NUL becomes the newline for one write */
@@ -203,12 +213,16 @@ int evidence_file_append(evidence_file *ef, const evidence_fields *f, char **lin
 /* ---- verification ---------------------------------------------------------------- */
 int ocisbx_evidence_verify_file(const char *path, int64_t *records, int64_t *bad_line)
 {
-    if (records) *records = 0;
-    if (bad_line) *bad_line = 0;
-    if (!path || !path[0]) return ocisbx_fail(OCISBX_EINVAL, "evidence file: no path");
+    if (records)
+        *records = 0;
+    if (bad_line)
+        *bad_line = 0;
+    if (!path || !path[0])
+        return ocisbx_fail(OCISBX_EINVAL, "evidence file: no path");
     const char *shown = OCISBX_SHOWN(path);
     int fd = ocisbx_open_regular(path, NULL);
-    if (fd == OCISBX_OPEN_NOT_REGULAR) return ocisbx_fail(OCISBX_EINVAL, "evidence file %s: not a regular file", shown);
+    if (fd == OCISBX_OPEN_NOT_REGULAR)
+        return ocisbx_fail(OCISBX_EINVAL, "evidence file %s: not a regular file", shown);
     if (fd < 0)
         return ocisbx_fail(errno == ENOENT ? OCISBX_ENOTFOUND : OCISBX_EIO, "evidence file %s: %s", shown,
                            strerror(errno));
@@ -236,14 +250,17 @@ int ocisbx_evidence_verify_file(const char *path, int64_t *records, int64_t *bad
                 break;
             }
         }
-        if (rc) break;
+        if (rc)
+            break;
         if (ferror(fp)) {
             rc = ocisbx_fail(OCISBX_EIO, "evidence file %s: read failed", shown);
             break;
         }
-        if (c == EOF && line.len == 0) break; /* the end, after a complete line */
+        if (c == EOF && line.len == 0)
+            break; /* the end, after a complete line */
         n++;
-        if (bad_line) *bad_line = n;
+        if (bad_line)
+            *bad_line = n;
         if (too_long) {
             rc = ocisbx_fail(OCISBX_ETOOLARGE, "evidence file %s: line %lld is longer than %d bytes", shown,
                              (long long)n, OCISBX_EVIDENCE_LINE_MAX);
@@ -278,14 +295,17 @@ int ocisbx_evidence_verify_file(const char *path, int64_t *records, int64_t *bad
                                  shown, (long long)n, got, (long long)(n - 1), expect, (long long)(n - 1));
         }
         cJSON_Delete(rec);
-        if (rc) break;
+        if (rc)
+            break;
         evidence_line_hash(line.data ? line.data : "", line.len, expect);
     }
     fclose(fp);
     ocisbx_buf_free(&line);
     if (!rc) {
-        if (records) *records = n;
-        if (bad_line) *bad_line = 0;
+        if (records)
+            *records = n;
+        if (bad_line)
+            *bad_line = 0;
     }
     return rc;
 }

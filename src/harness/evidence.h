@@ -16,9 +16,9 @@ typedef struct evidence_fields {
     const char *path;    /* file tools */
     bool has_exit_code;
     int exit_code;
-    int timed_out, truncated;                 /* 0/1, or -1: null */
-    int64_t duration_ms;                      /* -1: null */
-    int64_t output_bytes, returned_bytes;     /* -1: null */
+    int timed_out, truncated;             /* 0/1, or -1: null */
+    int64_t duration_ms;                  /* -1: null */
+    int64_t output_bytes, returned_bytes; /* -1: null */
     const char *output_sha256, *returned_sha256;
     const char *sha256_before, *sha256_after; /* write/edit */
     const char *backend, *sandbox_id, *command_id;

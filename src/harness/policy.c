@@ -44,13 +44,15 @@ const char *ocisbx_gate_decision_name(int decision)
 static int decision_from_name(const char *s)
 {
     for (int d = OCISBX_GATE_ALLOW; d <= OCISBX_GATE_HOLD; d++)
-        if (!strcmp(s, ocisbx_gate_decision_name(d))) return d;
+        if (!strcmp(s, ocisbx_gate_decision_name(d)))
+            return d;
     return -1;
 }
 
 void ocisbx_policy_free(ocisbx_policy *p)
 {
-    if (!p) return;
+    if (!p)
+        return;
     for (size_t i = 0; i < p->n; i++) {
         rule *r = &p->rules[i];
         free(r->label);
@@ -58,7 +60,8 @@ void ocisbx_policy_free(ocisbx_policy *p)
         free(r->path);
         free(r->reason);
         free(r->command_src);
-        if (r->has_command) regfree(&r->command);
+        if (r->has_command)
+            regfree(&r->command);
     }
     free(p->rules);
     free(p);
@@ -77,19 +80,28 @@ static int glob_hit(const char *pattern, const char *text)
 int ocisbx_policy_decide(const ocisbx_policy *p, const char *tool, const char *label, const char *command,
                          const char *path, const char **reason)
 {
-    if (reason) *reason = NULL;
-    if (!p || !tool || !label) return ocisbx_fail(OCISBX_EINVAL, "policy decide: NULL argument");
+    if (reason)
+        *reason = NULL;
+    if (!p || !tool || !label)
+        return ocisbx_fail(OCISBX_EINVAL, "policy decide: NULL argument");
     for (size_t i = 0; i < p->n; i++) {
         const rule *r = &p->rules[i];
-        if (r->has_command && !command) continue;
-        if (r->path && !path) continue;
+        if (r->has_command && !command)
+            continue;
+        if (r->path && !path)
+            continue;
         int hit = glob_hit(r->label, label);
-        if (hit == 1) hit = glob_hit(r->tool, tool);
-        if (hit == 1 && r->path) hit = ocisbx_glob_match(r->path, path);
-        if (hit < 0) return hit;
-        if (hit == 1 && r->has_command) hit = regexec(&r->command, command, 0, NULL, 0) == 0;
+        if (hit == 1)
+            hit = glob_hit(r->tool, tool);
+        if (hit == 1 && r->path)
+            hit = ocisbx_glob_match(r->path, path);
+        if (hit < 0)
+            return hit;
+        if (hit == 1 && r->has_command)
+            hit = regexec(&r->command, command, 0, NULL, 0) == 0;
         if (hit == 1) {
-            if (reason) *reason = r->reason;
+            if (reason)
+                *reason = r->reason;
             return r->decision;
         }
     }
@@ -117,8 +129,10 @@ static const char *scalar(const yaml_node_t *n)
 static int get_str(const ctx *c, const yaml_node_t *n, const char *key, char **out)
 {
     const char *v = scalar(n);
-    if (!v || !*v) return bad(c, n, key, "expected a non-empty string");
-    if (n->data.scalar.length != strlen(v)) return bad(c, n, key, "must not contain a NUL byte");
+    if (!v || !*v)
+        return bad(c, n, key, "expected a non-empty string");
+    if (n->data.scalar.length != strlen(v))
+        return bad(c, n, key, "must not contain a NUL byte");
     *out = ocisbx_strdup(v);
     return *out ? 0 : ocisbx_fail_nomem();
 }
@@ -140,13 +154,16 @@ static int get_decision(const ctx *c, const yaml_node_t *n, const char *key, int
 /* Checks the mapping's keys: plain strings, each once, each one of `known`. */
 static int check_keys(const ctx *c, yaml_node_t *map, const char *where, const char *const *known)
 {
-    if (!map || map->type != YAML_MAPPING_NODE) return bad(c, map, where, "expected a mapping");
+    if (!map || map->type != YAML_MAPPING_NODE)
+        return bad(c, map, where, "expected a mapping");
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
         yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
         const char *ks = scalar(k);
-        if (!ks) return bad(c, k, where, "keys must be plain strings");
+        if (!ks)
+            return bad(c, k, where, "keys must be plain strings");
         bool ok = false;
-        for (size_t i = 0; known[i]; i++) ok = ok || !strcmp(known[i], ks);
+        for (size_t i = 0; known[i]; i++)
+            ok = ok || !strcmp(known[i], ks);
         char key[200], shown[64];
         ocisbx_escape_shown(ks, shown, sizeof shown);
         snprintf(key, sizeof key, "%s%s%s", where, where[0] ? "." : "", shown);
@@ -161,7 +178,8 @@ static int check_keys(const ctx *c, yaml_node_t *map, const char *where, const c
         }
         for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++) {
             const char *ks2 = scalar(yaml_document_get_node(c->doc, q->key));
-            if (ks2 && !strcmp(ks, ks2)) return bad(c, k, key, "given twice");
+            if (ks2 && !strcmp(ks, ks2))
+                return bad(c, k, key, "given twice");
         }
     }
     return 0;
@@ -181,19 +199,28 @@ static int load_rule(const ctx *c, yaml_node_t *n, size_t i, rule *r)
     char where[48];
     snprintf(where, sizeof where, "rules[%zu]", i);
     int rc = check_keys(c, n, where, keys);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     char key[80];
     yaml_node_t *v;
 #define FIELD(name) (snprintf(key, sizeof key, "%s." name, where), (v = value_of(c, n, name)))
-    if (!FIELD("label")) return bad(c, n, where, "missing key \"label\" (an action label such as workspace.exec)");
-    if ((rc = get_str(c, v, key, &r->label))) return rc;
-    if (!FIELD("decision")) return bad(c, n, where, "missing key \"decision\" (allow, deny or hold)");
-    if ((rc = get_decision(c, v, key, &r->decision))) return rc;
-    if (FIELD("tool") && (rc = get_str(c, v, key, &r->tool))) return rc;
-    if (FIELD("path") && (rc = get_str(c, v, key, &r->path))) return rc;
-    if (FIELD("reason") && (rc = get_str(c, v, key, &r->reason))) return rc;
+    if (!FIELD("label"))
+        return bad(c, n, where, "missing key \"label\" (an action label such as workspace.exec)");
+    if ((rc = get_str(c, v, key, &r->label)))
+        return rc;
+    if (!FIELD("decision"))
+        return bad(c, n, where, "missing key \"decision\" (allow, deny or hold)");
+    if ((rc = get_decision(c, v, key, &r->decision)))
+        return rc;
+    if (FIELD("tool") && (rc = get_str(c, v, key, &r->tool)))
+        return rc;
+    if (FIELD("path") && (rc = get_str(c, v, key, &r->path)))
+        return rc;
+    if (FIELD("reason") && (rc = get_str(c, v, key, &r->reason)))
+        return rc;
     if (FIELD("command")) {
-        if ((rc = get_str(c, v, key, &r->command_src))) return rc;
+        if ((rc = get_str(c, v, key, &r->command_src)))
+            return rc;
         int e = regcomp(&r->command, r->command_src, REG_EXTENDED | REG_NOSUB);
         if (e) {
             char err[128], msg[300], shown[100];
@@ -211,38 +238,49 @@ static int load_rule(const ctx *c, yaml_node_t *n, size_t i, rule *r)
 static int load_doc(ctx *c, ocisbx_policy *p)
 {
     yaml_node_t *root = yaml_document_get_root_node(c->doc);
-    if (!root) return ocisbx_fail(OCISBX_ECONFIG, "policy file %s: empty (expected rules: and default:)", c->file);
+    if (!root)
+        return ocisbx_fail(OCISBX_ECONFIG, "policy file %s: empty (expected rules: and default:)", c->file);
     static const char *const keys[] = {"rules", "default", NULL};
     int rc = check_keys(c, root, "", keys);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     yaml_node_t *d = value_of(c, root, "default");
     p->fallback = OCISBX_GATE_ALLOW;
-    if (d && (rc = get_decision(c, d, "default", &p->fallback))) return rc;
+    if (d && (rc = get_decision(c, d, "default", &p->fallback)))
+        return rc;
     yaml_node_t *rules = value_of(c, root, "rules");
-    if (!rules) return 0;
-    if (rules->type == YAML_SCALAR_NODE && !scalar(rules)[0]) return 0; /* "rules:" with nothing */
-    if (rules->type != YAML_SEQUENCE_NODE) return bad(c, rules, "rules", "expected a list of rules");
+    if (!rules)
+        return 0;
+    if (rules->type == YAML_SCALAR_NODE && !scalar(rules)[0])
+        return 0; /* "rules:" with nothing */
+    if (rules->type != YAML_SEQUENCE_NODE)
+        return bad(c, rules, "rules", "expected a list of rules");
     size_t n = (size_t)(rules->data.sequence.items.top - rules->data.sequence.items.start);
-    if (n > POLICY_RULES_MAX) return bad(c, rules, "rules", "more than 10000 rules");
+    if (n > POLICY_RULES_MAX)
+        return bad(c, rules, "rules", "more than 10000 rules");
     p->rules = calloc(n ? n : 1, sizeof *p->rules);
-    if (!p->rules) return ocisbx_fail_nomem();
+    if (!p->rules)
+        return ocisbx_fail_nomem();
     for (size_t i = 0; i < n; i++) {
         yaml_node_t *it = yaml_document_get_node(c->doc, rules->data.sequence.items.start[i]);
         p->n = i + 1; /* so that a failure frees what this rule got */
-        if ((rc = load_rule(c, it, i, &p->rules[i]))) return rc;
+        if ((rc = load_rule(c, it, i, &p->rules[i])))
+            return rc;
     }
     return 0;
 }
 
 int ocisbx_policy_load_yaml(const char *yaml, size_t len, const char *name, ocisbx_policy **out)
 {
-    if (!out || (!yaml && len)) return ocisbx_fail(OCISBX_EINVAL, "policy: NULL argument");
+    if (!out || (!yaml && len))
+        return ocisbx_fail(OCISBX_EINVAL, "policy: NULL argument");
     *out = NULL;
     ctx c = {0};
     ocisbx_escape_shown(name ? name : "(text)", c.file, sizeof c.file);
     yaml_parser_t parser;
     yaml_document_t doc;
-    if (!yaml_parser_initialize(&parser)) return ocisbx_fail_nomem();
+    if (!yaml_parser_initialize(&parser))
+        return ocisbx_fail_nomem();
     yaml_parser_set_input_string(&parser, (const unsigned char *)(yaml ? yaml : ""), len);
     if (!yaml_parser_load(&parser, &doc)) {
         int rc = ocisbx_fail(OCISBX_ECONFIG, "policy file %s:%lu: not valid YAML: %s", c.file,
@@ -281,7 +319,8 @@ int ocisbx_policy_load_yaml(const char *yaml, size_t len, const char *name, ocis
     (void)yaml;
     (void)len;
     (void)name;
-    if (out) *out = NULL;
+    if (out)
+        *out = NULL;
     return ocisbx_fail(OCISBX_EUNSUPPORTED, "policy files need libyaml, which this build of libocisbx lacks");
 }
 
@@ -289,12 +328,14 @@ int ocisbx_policy_load_yaml(const char *yaml, size_t len, const char *name, ocis
 
 int ocisbx_policy_load_file(const char *path, ocisbx_policy **out)
 {
-    if (!out) return ocisbx_fail(OCISBX_EINVAL, "policy: NULL argument");
+    if (!out)
+        return ocisbx_fail(OCISBX_EINVAL, "policy: NULL argument");
     *out = NULL;
     char *text;
     size_t len;
     int rc = ocisbx_file_read_all(path, POLICY_FILE_MAX, "policy file", &text, &len);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     rc = ocisbx_policy_load_yaml(text, len, path, out);
     free(text);
     return rc;

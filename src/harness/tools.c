@@ -5,7 +5,7 @@
  * description, default, minimum, maximum, minLength, enum. */
 #include "harness/tools.h"
 
-#include <math.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,15 +25,18 @@ static const harness_tool TOOLS[] = {
      "Lines longer than 2000 characters are cut with a note. A binary file is not shown: you get its size and "
      "SHA-256 instead. Paths are absolute under /workspace (or relative to it).",
      OBJ(PATH_PROP("The file, e.g. /workspace/src/main.py") ",\"offset\":{\"type\":\"integer\",\"minimum\":1,"
-         "\"default\":1,\"description\":\"First line to return (1-based)\"},\"limit\":{\"type\":\"integer\","
-         "\"minimum\":1,\"maximum\":100000,\"default\":2000,\"description\":\"How many lines at most\"}",
+                                                            "\"default\":1,\"description\":\"First line to return "
+                                                            "(1-based)\"},\"limit\":{\"type\":\"integer\","
+                                                            "\"minimum\":1,\"maximum\":100000,\"default\":2000,"
+                                                            "\"description\":\"How many lines at most\"}",
          "\"path\"")},
     {"write", "workspace.write",
      "Create or replace a file of the workspace with `content` (text). Missing parent directories are created. "
      "The write is checked: it either replaces the whole file or leaves the old one untouched. Returns the path, "
      "the size in bytes and the SHA-256 (hex) of what was written. To change part of a file, prefer `edit`.",
-     OBJ(PATH_PROP("The file to write, e.g. /workspace/README.md") ",\"content\":{\"type\":\"string\","
-         "\"description\":\"The whole new content of the file\"}",
+     OBJ(PATH_PROP(
+             "The file to write, e.g. /workspace/README.md") ",\"content\":{\"type\":\"string\","
+                                                             "\"description\":\"The whole new content of the file\"}",
          "\"path\",\"content\"")},
     {"edit", "workspace.write",
      "Replace text in a file: `old_string` must occur exactly once (error not_unique when it occurs several times: "
@@ -42,11 +45,15 @@ static const harness_tool TOOLS[] = {
      "endings matches an LF old_string and keeps its CRLF. With `expected_sha256` (from an earlier write or edit) "
      "the edit is refused with the error conflict when the file changed since. Nothing changes on any error. "
      "Returns the number of replacements and the new SHA-256.",
-     OBJ(PATH_PROP("The file to edit") ",\"old_string\":{\"type\":\"string\",\"minLength\":1,\"description\":"
-         "\"The exact text to replace\"},\"new_string\":{\"type\":\"string\",\"description\":\"The text to put "
-         "instead\"},\"replace_all\":{\"type\":\"boolean\",\"default\":false,\"description\":\"Replace every "
-         "occurrence instead of exactly one\"},\"expected_sha256\":{\"type\":\"string\",\"minLength\":64,"
-         "\"description\":\"Refuse the edit unless the file's SHA-256 (hex) is this\"}",
+     OBJ(PATH_PROP(
+             "The file to edit") ",\"old_string\":{\"type\":\"string\",\"minLength\":1,\"description\":"
+                                 "\"The exact text to "
+                                 "replace\"},\"new_string\":{\"type\":\"string\",\"description\":\"The text to put "
+                                 "instead\"},\"replace_all\":{\"type\":\"boolean\",\"default\":false,\"description\":"
+                                 "\"Replace every "
+                                 "occurrence instead of exactly "
+                                 "one\"},\"expected_sha256\":{\"type\":\"string\",\"minLength\":64,"
+                                 "\"description\":\"Refuse the edit unless the file's SHA-256 (hex) is this\"}",
          "\"path\",\"old_string\",\"new_string\"")},
     {"search", "workspace.read",
      "Search file contents under `path` for a POSIX extended regular expression (as grep -E), or for a literal "
@@ -54,19 +61,26 @@ static const harness_tool TOOLS[] = {
      "src/**/*.c with a slash). Returns up to max_results matches as {path, line, text} with absolute paths; "
      "`truncated` is true when there were more: narrow the pattern or the path. /workspace/.ocisbx is skipped.",
      OBJ("\"pattern\":{\"type\":\"string\",\"minLength\":1,\"description\":\"Regular expression (or literal "
-         "text)\"}," PATH_PROP("Directory or file to search (default /workspace)") ",\"glob\":{\"type\":\"string\","
-         "\"minLength\":1,\"description\":\"Only files whose name matches this glob\"},\"literal\":{\"type\":"
-         "\"boolean\",\"default\":false,\"description\":\"Treat pattern as plain text\"},\"ignore_case\":{"
-         "\"type\":\"boolean\",\"default\":false,\"description\":\"Match case-insensitively\"},\"max_results\":{"
-         "\"type\":\"integer\",\"minimum\":1,\"maximum\":10000,\"default\":100,\"description\":\"Most matches "
-         "returned\"}",
+         "text)\"}," PATH_PROP(
+             "Directory or file to search (default /workspace)") ",\"glob\":{\"type\":\"string\","
+                                                                 "\"minLength\":1,\"description\":\"Only files whose "
+                                                                 "name matches this glob\"},\"literal\":{\"type\":"
+                                                                 "\"boolean\",\"default\":false,\"description\":"
+                                                                 "\"Treat pattern as plain text\"},\"ignore_case\":{"
+                                                                 "\"type\":\"boolean\",\"default\":false,"
+                                                                 "\"description\":\"Match "
+                                                                 "case-insensitively\"},\"max_results\":{"
+                                                                 "\"type\":\"integer\",\"minimum\":1,\"maximum\":"
+                                                                 "10000,\"default\":100,\"description\":\"Most "
+                                                                 "matches "
+                                                                 "returned\"}",
          "\"pattern\"")},
     {"glob", "workspace.read",
      "Find files by name pattern under `path`: * and ? stay within one directory level, ** crosses any number of "
      "them (e.g. **/*.py, src/**/test_*.c). Returns absolute paths; `truncated` is true when there were too many "
      "to list. /workspace/.ocisbx is skipped.",
-     OBJ("\"pattern\":{\"type\":\"string\",\"minLength\":1,\"description\":\"The glob, relative to path\"},"
-         PATH_PROP("Directory to search from (default /workspace)"),
+     OBJ("\"pattern\":{\"type\":\"string\",\"minLength\":1,\"description\":\"The glob, relative to "
+         "path\"}," PATH_PROP("Directory to search from (default /workspace)"),
          "\"pattern\"")},
     {"ls", "workspace.read",
      "List a directory of the workspace: each entry's name, type (file, dir, link or other) and size in bytes.",
@@ -105,15 +119,19 @@ const harness_tool *harness_tools(size_t *n)
 const harness_tool *harness_tool_find(const char *name)
 {
     for (size_t i = 0; name && i < sizeof TOOLS / sizeof TOOLS[0]; i++)
-        if (!strcmp(TOOLS[i].name, name)) return &TOOLS[i];
+        if (!strcmp(TOOLS[i].name, name))
+            return &TOOLS[i];
     return NULL;
 }
 
 int harness_format_from_name(const char *name)
 {
-    if (!name || !name[0] || !strcmp(name, "ours")) return HARNESS_FORMAT_OURS;
-    if (!strcmp(name, "openai")) return HARNESS_FORMAT_OPENAI;
-    if (!strcmp(name, "anthropic")) return HARNESS_FORMAT_ANTHROPIC;
+    if (!name || !name[0] || !strcmp(name, "ours"))
+        return HARNESS_FORMAT_OURS;
+    if (!strcmp(name, "openai"))
+        return HARNESS_FORMAT_OPENAI;
+    if (!strcmp(name, "anthropic"))
+        return HARNESS_FORMAT_ANTHROPIC;
     return -1;
 }
 
@@ -129,28 +147,35 @@ int harness_tools_json(int format, char **out)
         cJSON *schema = cJSON_Parse(t->schema);
         cJSON *item = cJSON_CreateObject(), *fn = item;
         ok = schema && item;
-        if (ok && !cJSON_AddItemToArray(list, item)) ok = false;
+        if (ok && !cJSON_AddItemToArray(list, item))
+            ok = false;
         if (!ok) {
             cJSON_Delete(schema);
             cJSON_Delete(item);
             break;
         }
         if (format == HARNESS_FORMAT_OPENAI) {
-            ok = cJSON_AddStringToObject(item, "type", "function") && (fn = cJSON_AddObjectToObject(item, "function"));
+            ok = cJSON_AddStringToObject(item, "type", "function") &&
+                 (fn = cJSON_AddObjectToObject(item, "function"));
             if (!ok) {
                 cJSON_Delete(schema);
                 break;
             }
         }
-        ok = cJSON_AddStringToObject(fn, "name", t->name) && cJSON_AddStringToObject(fn, "description", t->description);
-        if (ok && format == HARNESS_FORMAT_OURS) ok = cJSON_AddStringToObject(fn, "label", t->label) != NULL;
+        ok = cJSON_AddStringToObject(fn, "name", t->name) &&
+             cJSON_AddStringToObject(fn, "description", t->description);
+        if (ok && format == HARNESS_FORMAT_OURS)
+            ok = cJSON_AddStringToObject(fn, "label", t->label) != NULL;
         const char *key = format == HARNESS_FORMAT_ANTHROPIC ? "input_schema" : "parameters";
-        if (ok) ok = cJSON_AddItemToObject(fn, key, schema);
-        if (!ok) cJSON_Delete(schema);
+        if (ok)
+            ok = cJSON_AddItemToObject(fn, key, schema);
+        if (!ok)
+            cJSON_Delete(schema);
     }
     char *text = ok ? cJSON_Print(list) : NULL;
     cJSON_Delete(list);
-    if (!text) return ocisbx_fail_nomem();
+    if (!text)
+        return ocisbx_fail_nomem();
     *out = text;
     return 0;
 }
@@ -158,18 +183,28 @@ int harness_tools_json(int format, char **out)
 /* ---- validation --------------------------------------------------------------- */
 static const char *json_type_name(const cJSON *v)
 {
-    if (cJSON_IsString(v)) return "a string";
-    if (cJSON_IsBool(v)) return "a boolean";
-    if (cJSON_IsNull(v)) return "null";
-    if (cJSON_IsNumber(v)) return "a number";
-    if (cJSON_IsArray(v)) return "an array";
+    if (cJSON_IsString(v))
+        return "a string";
+    if (cJSON_IsBool(v))
+        return "a boolean";
+    if (cJSON_IsNull(v))
+        return "null";
+    if (cJSON_IsNumber(v))
+        return "a number";
+    if (cJSON_IsArray(v))
+        return "an array";
     return "an object";
 }
 
 static bool is_integer(const cJSON *v)
 {
+    if (!cJSON_IsNumber(v))
+        return false;
     double d = v->valuedouble;
-    return cJSON_IsNumber(v) && isfinite(d) && d == floor(d) && fabs(d) <= 9007199254740992.0;
+    /* within +-2^53 (NaN fails both tests), and no fraction; no libm needed */
+    if (!(d >= -9007199254740992.0 && d <= 9007199254740992.0))
+        return false;
+    return d == (double)(int64_t)d;
 }
 
 /* Checks one property value against its schema; false with msg set. */
@@ -199,7 +234,8 @@ static bool check_value(const char *tool, const char *name, const cJSON *v, cons
                 ocisbx_escape_shown(v->valuestring, shown, sizeof shown);
                 cJSON_ArrayForEach(e, en)
                 {
-                    if (list[0]) strncat(list, ", ", sizeof list - strlen(list) - 1);
+                    if (list[0])
+                        strncat(list, ", ", sizeof list - strlen(list) - 1);
                     strncat(list, e->valuestring, sizeof list - strlen(list) - 1);
                 }
                 snprintf(msg, cap, "%s: argument \"%s\" must be one of %s, not \"%s\"", tool, name, list, shown);
@@ -209,7 +245,8 @@ static bool check_value(const char *tool, const char *name, const cJSON *v, cons
         return true;
     }
     if (!strcmp(type, "boolean")) {
-        if (cJSON_IsBool(v)) return true;
+        if (cJSON_IsBool(v))
+            return true;
         snprintf(msg, cap, "%s: argument \"%s\" must be true or false, not %s", tool, name, json_type_name(v));
         return false;
     }
@@ -224,8 +261,8 @@ static bool check_value(const char *tool, const char *name, const cJSON *v, cons
                 snprintf(msg, cap, "%s: argument \"%s\" must be from %.0f to %.0f, not %.0f", tool, name,
                          min ? min->valuedouble : 0.0, max->valuedouble, v->valuedouble);
             else
-                snprintf(msg, cap, "%s: argument \"%s\" must be at least %.0f, not %.0f", tool, name, min->valuedouble,
-                         v->valuedouble);
+                snprintf(msg, cap, "%s: argument \"%s\" must be at least %.0f, not %.0f", tool, name,
+                         min->valuedouble, v->valuedouble);
             return false;
         }
         return true;
@@ -259,8 +296,7 @@ static bool check_value(const char *tool, const char *name, const cJSON *v, cons
     return true;
 }
 
-int harness_args_check(const harness_tool *t, const char *args_json, size_t len, cJSON **args, char *msg,
-                       size_t cap)
+int harness_args_check(const harness_tool *t, const char *args_json, size_t len, cJSON **args, char *msg, size_t cap)
 {
     *args = NULL;
     msg[0] = 0;
@@ -273,7 +309,8 @@ int harness_args_check(const harness_tool *t, const char *args_json, size_t len,
     if (a) {
         /* nothing but white space may follow the object */
         const char *stop = args_json + len;
-        while (end < stop && (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r')) end++;
+        while (end < stop && (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r'))
+            end++;
         if (end != stop) {
             cJSON_Delete(a);
             a = NULL;
@@ -308,7 +345,8 @@ int harness_args_check(const harness_tool *t, const char *args_json, size_t len,
             const cJSON *p;
             cJSON_ArrayForEach(p, props)
             {
-                if (names[0]) strncat(names, ", ", sizeof names - strlen(names) - 1);
+                if (names[0])
+                    strncat(names, ", ", sizeof names - strlen(names) - 1);
                 strncat(names, p->string, sizeof names - strlen(names) - 1);
             }
             snprintf(msg, cap, "%s: unknown argument \"%s\" (the arguments are %s)", t->name, shown, names);
@@ -328,7 +366,8 @@ int harness_args_check(const harness_tool *t, const char *args_json, size_t len,
     const cJSON *req;
     cJSON_ArrayForEach(req, cJSON_GetObjectItemCaseSensitive(schema, "required"))
     {
-        if (rc) break;
+        if (rc)
+            break;
         if (!cJSON_GetObjectItemCaseSensitive(a, req->valuestring)) {
             snprintf(msg, cap, "%s: missing required argument \"%s\"", t->name, req->valuestring);
             rc = OCISBX_EINVAL;
@@ -338,7 +377,8 @@ int harness_args_check(const harness_tool *t, const char *args_json, size_t len,
     const cJSON *p;
     cJSON_ArrayForEach(p, props)
     {
-        if (rc) break;
+        if (rc)
+            break;
         const cJSON *def = cJSON_GetObjectItemCaseSensitive(p, "default");
         if (def && !cJSON_GetObjectItemCaseSensitive(a, p->string)) {
             cJSON *copy = cJSON_Duplicate(def, true);

@@ -22,9 +22,9 @@ const harness_tool *harness_tool_find(const char *name);
 
 /* Tool list formats. */
 typedef enum harness_format {
-    HARNESS_FORMAT_OURS = 0,      /* [{name, description, label, parameters}] */
-    HARNESS_FORMAT_OPENAI = 1,    /* [{type: "function", function: {name, description, parameters}}] */
-    HARNESS_FORMAT_ANTHROPIC = 2  /* [{name, description, input_schema}] */
+    HARNESS_FORMAT_OURS = 0,     /* [{name, description, label, parameters}] */
+    HARNESS_FORMAT_OPENAI = 1,   /* [{type: "function", function: {name, description, parameters}}] */
+    HARNESS_FORMAT_ANTHROPIC = 2 /* [{name, description, input_schema}] */
 } harness_format;
 /* "ours"/NULL/"", "openai", "anthropic"; -1 for anything else. */
 int harness_format_from_name(const char *name);
@@ -41,7 +41,6 @@ int harness_tools_json(int format, char **out);
  * On success *args is the checked object (cJSON_Delete). On failure
  * OCISBX_EINVAL, and msg (cap bytes) gets a message for the model naming the
  * argument and what is wrong. */
-int harness_args_check(const harness_tool *t, const char *args_json, size_t len, cJSON **args, char *msg,
-                       size_t cap);
+int harness_args_check(const harness_tool *t, const char *args_json, size_t len, cJSON **args, char *msg, size_t cap);
 
 #endif

@@ -28,8 +28,7 @@ static int open_file(ocisbx_http_request *r)
 int64_t ocisbx_http_body_read(ocisbx_http_request *r, size_t *offset, void *buf, size_t cap)
 {
     switch (r->body) {
-    case BODY_NONE:
-        return 0;
+    case BODY_NONE: return 0;
     case BODY_BUFFER: {
         size_t n = r->body_len - *offset;
         if (n > cap)

@@ -8,9 +8,17 @@
 
 #define ID_LEN 32
 
-static const char *const reserved_headers[] = {
-    "host", "date", "authorization", "content-length", "content-type", "x-content-sha256",
-    "opc-request-id", "opc-retry-token", "user-agent", "transfer-encoding", NULL};
+static const char *const reserved_headers[] = {"host",
+                                               "date",
+                                               "authorization",
+                                               "content-length",
+                                               "content-type",
+                                               "x-content-sha256",
+                                               "opc-request-id",
+                                               "opc-retry-token",
+                                               "user-agent",
+                                               "transfer-encoding",
+                                               NULL};
 
 bool ocisbx_http_method_has_body(const char *method)
 {
@@ -140,8 +148,7 @@ int ocisbx_http_request_add_header(ocisbx_http_request *r, const char *name, con
             return ocisbx_fail(OCISBX_EINVAL, "http request: header name %s is not a token", shown);
     for (const char *const *k = reserved_headers; *k; k++)
         if (ocisbx_strcasecmp(*k, name) == 0)
-            return ocisbx_fail(OCISBX_EINVAL, "http request: header %s is set by the transport (use its setter)",
-                               *k);
+            return ocisbx_fail(OCISBX_EINVAL, "http request: header %s is set by the transport (use its setter)", *k);
     return ocisbx_headers_add(r->extra, name, value);
 }
 

@@ -68,14 +68,14 @@ typedef struct attempt {
     char reason[128];   /* its reason phrase */
     size_t body_offset; /* progress through a buffer body */
     int body_rc;        /* error from the body source */
-    ocisbx_dest *dest; /* SINK_FILE: the destination, opened at the first byte */
+    ocisbx_dest *dest;  /* SINK_FILE: the destination, opened at the first byte */
     int sink_rc;
     size_t header_bytes; /* of this answer, all header blocks */
     bool headers_too_large;
     bool sink_canceled;
     bool headers_done;     /* the headers callback ran for this answer */
     bool headers_canceled; /* ... and asked to stop */
-    uint64_t sink_bytes; /* delivered to a file/callback sink */
+    uint64_t sink_bytes;   /* delivered to a file/callback sink */
     bool streaming;
     bool loopback;
     int64_t idle_ms, deadline_at, last_activity;
@@ -250,7 +250,10 @@ static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_
     return 0;
 }
 
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t min64(int64_t a, int64_t b)
+{
+    return a < b ? a : b;
+}
 
 static int setup_attempt(ocisbx_http *h, attempt *a, const ocisbx_headers *hl, struct curl_slist **slist,
                          char *errbuf)
@@ -363,10 +366,8 @@ static bool curl_retryable(CURLcode cc)
     case CURLE_GOT_NOTHING:
     case CURLE_PARTIAL_FILE:
     case CURLE_HTTP2:
-    case CURLE_HTTP2_STREAM:
-        return true;
-    default:
-        return false;
+    case CURLE_HTTP2_STREAM: return true;
+    default: return false;
     }
 }
 
@@ -397,7 +398,7 @@ int64_t ocisbx_http_retry_after_ms(const char *value, int64_t now_ms)
     if (end != value && *end == '\0' && errno == 0 && secs >= 0) {
         /* compared in seconds first: a huge value must not overflow */
         ms = secs >= OCISBX_HTTP_RETRY_AFTER_CAP_MS / 1000.0 ? OCISBX_HTTP_RETRY_AFTER_CAP_MS
-                                                               : (int64_t)(secs * 1000.0);
+                                                             : (int64_t)(secs * 1000.0);
     } else if (ocisbx_time_parse_rfc1123(value, &t) == 0) {
         int64_t d = (int64_t)t * 1000 - now_ms;
         ms = d > 0 ? d : 0;
@@ -465,8 +466,8 @@ static int fail_transport(ocisbx_http_request *r, attempt *a, CURLcode cc, const
     if (a->canceled)
         return fail_canceled(r, attempts);
     if (a->sink_canceled || a->headers_canceled)
-        return ocisbx_fail(OCISBX_ECANCELED, "%s %.300s: canceled by the %s callback (opc-request-id: %s)",
-                           r->method, r->url, a->headers_canceled ? "headers" : "response", r->request_id);
+        return ocisbx_fail(OCISBX_ECANCELED, "%s %.300s: canceled by the %s callback (opc-request-id: %s)", r->method,
+                           r->url, a->headers_canceled ? "headers" : "response", r->request_id);
     if (a->headers_too_large || (cc == CURLE_OUT_OF_MEMORY && !a->headers_done)) {
         /* libcurl refuses one header line above its own limit (100 KiB) with
          * "out of memory"; more than ours in all is refused by on_header */
@@ -592,7 +593,9 @@ int ocisbx_http_send(ocisbx_http *h, ocisbx_http_request *r, ocisbx_http_respons
         /* NUM_CONNECTS counts connections made; a request that went out
          * without one went on a kept-alive connection; neither: a failed
          * connect (or resolve), which reused nothing. */
-        const char *conn = new_conns > 0 ? "new connection" : request_bytes > 0 ? "reused connection" : "no connection";
+        const char *conn = new_conns > 0       ? "new connection"
+                           : request_bytes > 0 ? "reused connection"
+                                               : "no connection";
         resp->status = cc == CURLE_OK ? (int)status : 0;
         memcpy(resp->reason, a.reason, sizeof resp->reason);
         resp->attempts = n;
@@ -638,15 +641,17 @@ int ocisbx_http_send(ocisbx_http *h, ocisbx_http_request *r, ocisbx_http_respons
             const char *rav = ocisbx_headers_get(resp->headers, "retry-after");
             int64_t ra = ocisbx_http_retry_after_ms(rav, ocisbx_time_now_ms());
             if (ra == OCISBX_HTTP_RETRY_AFTER_CAP_MS)
-                ocisbx_log(OCISBX_LOG_DEBUG, "http: %s %.300s: retry-after %.40s capped at %d ms (opc-request-id: %s)",
-                           r->method, r->url, rav, OCISBX_HTTP_RETRY_AFTER_CAP_MS, r->request_id);
+                ocisbx_log(OCISBX_LOG_DEBUG,
+                           "http: %s %.300s: retry-after %.40s capped at %d ms (opc-request-id: %s)", r->method,
+                           r->url, rav, OCISBX_HTTP_RETRY_AFTER_CAP_MS, r->request_id);
             wait = ra >= 0 ? ra : backoff_ms(h, n);
         }
         if (wait < 0) {
             rc = resp->status >= 400 ? fail_answer(r, resp, a.reason) : 0;
             if (rc == 0 && r->sink == SINK_FILE && !dest.fp) /* an empty answer still makes the file */
                 rc = ocisbx_dest_open(&dest, r->sink_path, "response file");
-            if (rc == 0 && r->sink == SINK_FILE) rc = ocisbx_dest_commit(&dest, "response file");
+            if (rc == 0 && r->sink == SINK_FILE)
+                rc = ocisbx_dest_commit(&dest, "response file");
             break;
         }
         if (deadline_at && ocisbx_time_monotonic_ms() + wait >= deadline_at) {
@@ -678,7 +683,8 @@ int ocisbx_http_send(ocisbx_http *h, ocisbx_http_request *r, ocisbx_http_respons
     /* a failure that is no error answer still names the call: its request id,
      * and the status when an answer came (a broken or refused body) */
     if (rc != 0 && resp->status < 400)
-        ocisbx_error_annotate(resp->status >= 200 ? resp->status : 0, resp->request_id ? resp->request_id : r->request_id);
+        ocisbx_error_annotate(resp->status >= 200 ? resp->status : 0,
+                              resp->request_id ? resp->request_id : r->request_id);
     if (rc != 0 && resp->status < 400) {
         ocisbx_http_response_free(resp);
         return rc;

@@ -47,8 +47,8 @@ int ocisbx_url_normalize(const char *url, char **out)
     const char *rest = sep ? sep + 3 + strcspn(sep + 3, "/?#") : url + strlen(url);
     for (const unsigned char *p = (const unsigned char *)url; p < (const unsigned char *)rest; p++)
         if (needs_encoding(*p))
-            return ocisbx_fail(OCISBX_EINVAL, "URL %s: the scheme or host contains a space, control or non-ASCII byte",
-                               shown);
+            return ocisbx_fail(OCISBX_EINVAL,
+                               "URL %s: the scheme or host contains a space, control or non-ASCII byte", shown);
     ocisbx_buf b = OCISBX_BUF_INIT;
     int rc = ocisbx_buf_append(&b, url, (size_t)(rest - url));
     const char *qmark = strchr(rest, '?');
@@ -164,9 +164,8 @@ int ocisbx_url_check_scheme(const ocisbx_url *u, const char *url, bool allow_pla
     if (u->https)
         return 0;
     if (!ocisbx_host_is_loopback(u->host))
-        return ocisbx_fail(OCISBX_EINVAL,
-                           "URL %.200s: plain http is refused for non-loopback host %s (use https)", url,
-                           u->host);
+        return ocisbx_fail(OCISBX_EINVAL, "URL %.200s: plain http is refused for non-loopback host %s (use https)",
+                           url, u->host);
     if (!allow_plain_http)
         return ocisbx_fail(OCISBX_EINVAL,
                            "URL %.200s: plain http is not allowed (allow it for loopback test servers)", url);

@@ -69,17 +69,17 @@ struct ocisbx_proc {
     unsigned long ws_mount_flags; /* MS_RDONLY / MS_NOEXEC kept from the host mount */
     dev_t ws_dev;                 /* the workspace start() examined */
     ino_t ws_ino;
-    bool bwrap_setuid;            /* then no PR_SET_NO_NEW_PRIVS, it would break it */
-    uint64_t mem_limit;           /* RLIMIT_AS, 0: none */
-    int max_procs;                /* RLIMIT_NPROC, 0: none */
+    bool bwrap_setuid;  /* then no PR_SET_NO_NEW_PRIVS, it would break it */
+    uint64_t mem_limit; /* RLIMIT_AS, 0: none */
+    int max_procs;      /* RLIMIT_NPROC, 0: none */
 
     ocisbx_proc_output_fn on_output;
     ocisbx_proc_exit_fn on_exit;
     void *user_data;
 
     /* under mu */
-    pid_t pid;       /* our child (bwrap, or sh); 0 once reaped */
-    int ns_fd;       /* pins the sandbox's PID namespace; -1 when none */
+    pid_t pid; /* our child (bwrap, or sh); 0 once reaped */
+    int ns_fd; /* pins the sandbox's PID namespace; -1 when none */
     dev_t ns_dev;
     ino_t ns_ino;
     int wake_w;      /* write end of the thread's wake pipe */
@@ -230,19 +230,32 @@ static const struct sock_filter no_ptrace_filter[] = {
     BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 };
 
-static int build_bwrap_argv(ocisbx_proc *p, const char *bwrap, const ocisbx_proc_spec *spec,
-                            const char *cwd)
+static int build_bwrap_argv(ocisbx_proc *p, const char *bwrap, const ocisbx_proc_spec *spec, const char *cwd)
 {
     strv a = {0};
     strv_push(&a, bwrap);
     /* A user namespace on top of the dropped capabilities: the read-only
      * mounts become locked, so not even a capability regained inside could
      * remount them writable; --disable-userns stops nesting another one. */
-    static const char *const fixed[] = {
-        "--unshare-user", "--uid", "0", "--gid", "0", "--disable-userns",
-        "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--hostname", "sandbox",
-        "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-        "--ro-bind", "/usr", "/usr", NULL};
+    static const char *const fixed[] = {"--unshare-user",
+                                        "--uid",
+                                        "0",
+                                        "--gid",
+                                        "0",
+                                        "--disable-userns",
+                                        "--unshare-pid",
+                                        "--unshare-ipc",
+                                        "--unshare-uts",
+                                        "--hostname",
+                                        "sandbox",
+                                        "--die-with-parent",
+                                        "--new-session",
+                                        "--cap-drop",
+                                        "ALL",
+                                        "--ro-bind",
+                                        "/usr",
+                                        "/usr",
+                                        NULL};
     for (size_t i = 0; fixed[i]; i++)
         strv_push(&a, fixed[i]);
     if (!spec->allow_network)
@@ -251,11 +264,8 @@ static int build_bwrap_argv(ocisbx_proc *p, const char *bwrap, const ocisbx_proc
     for (size_t i = 0; host_dirs[i]; i++)
         push_host_dir(&a, host_dirs[i]);
     static const char *const rest[] = {
-        "--ro-bind", "/etc", "/etc",
-        "--proc", "/proc",
-        "--dev", "/dev", "--remount-ro", "/dev",
-        "--tmpfs", "/tmp", "--remount-ro", "/tmp",
-        "--info-fd", "3", "--seccomp", SECCOMP_FD_STR, NULL};
+        "--ro-bind", "/etc", "/etc",         "--proc", "/proc",     "--dev", "/dev",      "--remount-ro", "/dev",
+        "--tmpfs",   "/tmp", "--remount-ro", "/tmp",   "--info-fd", "3",     "--seccomp", SECCOMP_FD_STR, NULL};
     for (size_t i = 0; rest[i]; i++)
         strv_push(&a, rest[i]);
     strv_push(&a, "--bind");
@@ -432,8 +442,7 @@ static void terminate_locked(ocisbx_proc *p, int grace_ms)
 enum { CHILD_EXEC = 0, CHILD_STAGE, CHILD_DROP, CHILD_LIMITS };
 
 /* Runs between fork and exec: async-signal-safe calls only. */
-static void child_exec(ocisbx_proc *p, pid_t parent, int devnull, int out_w, int err_w, int info_w,
-                       int exec_w)
+static void child_exec(ocisbx_proc *p, pid_t parent, int devnull, int out_w, int err_w, int info_w, int exec_w)
 {
     int step = CHILD_EXEC;
     sigset_t none;
@@ -468,8 +477,7 @@ static void child_exec(ocisbx_proc *p, pid_t parent, int devnull, int out_w, int
 #endif
     {
         struct rlimit rl;
-        long max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
-                       ? (long)rl.rlim_cur : 65536;
+        long max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (long)rl.rlim_cur : 65536;
         if (max > 1 << 20)
             max = 1 << 20;
         for (long fd = next; fd < max; fd++)
@@ -508,13 +516,12 @@ static void child_exec(ocisbx_proc *p, pid_t parent, int devnull, int out_w, int
             src[len++] = digits[--nd];
         src[len] = '\0';
         if (mount(src, STAGE_DIR, NULL, MS_BIND | MS_REC, NULL) != 0 ||
-            mount(NULL, STAGE_DIR, NULL, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV | p->ws_mount_flags,
-                  NULL) != 0)
+            mount(NULL, STAGE_DIR, NULL, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV | p->ws_mount_flags, NULL) != 0)
             goto fail;
         close(ws);
         step = CHILD_DROP;
-        if (setgroups(0, NULL) != 0 || setgid(p->run_gid) != 0 || setuid(p->run_uid) != 0 ||
-            setuid(0) == 0 || getuid() != p->run_uid || geteuid() != p->run_uid)
+        if (setgroups(0, NULL) != 0 || setgid(p->run_gid) != 0 || setuid(p->run_uid) != 0 || setuid(0) == 0 ||
+            getuid() != p->run_uid || geteuid() != p->run_uid)
             goto fail;
         if (!p->bwrap_setuid && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
             goto fail;
@@ -539,8 +546,8 @@ static void child_exec(ocisbx_proc *p, pid_t parent, int devnull, int out_w, int
     }
     if (p->isolate) { /* the filter, read by bwrap from SECCOMP_FD (fits a pipe's buffer) */
         int sp[2];
-        if (pipe(sp) != 0 || write(sp[1], no_ptrace_filter, sizeof no_ptrace_filter) !=
-                                 (ssize_t)sizeof no_ptrace_filter)
+        if (pipe(sp) != 0 ||
+            write(sp[1], no_ptrace_filter, sizeof no_ptrace_filter) != (ssize_t)sizeof no_ptrace_filter)
             goto fail;
         close(sp[1]);
         if (sp[0] != SECCOMP_FD) {
@@ -590,8 +597,8 @@ static void read_info(ocisbx_proc *p, int info_r)
     if (fd < 0)
         return;
     struct stat st, self;
-    if (fstat(fd, &st) != 0 || (stat("/proc/self/ns/pid", &self) == 0 && self.st_ino == st.st_ino &&
-                                self.st_dev == st.st_dev)) {
+    if (fstat(fd, &st) != 0 ||
+        (stat("/proc/self/ns/pid", &self) == 0 && self.st_ino == st.st_ino && self.st_dev == st.st_dev)) {
         close(fd); /* already gone and its pid reused: not ours */
         return;
     }
@@ -671,11 +678,16 @@ static int spawn(ocisbx_proc *p, io *io_out)
 #endif
 out:
     for (int i = 0; i < 2; i++) {
-        if (outp[i] >= 0) close(outp[i]);
-        if (errp[i] >= 0) close(errp[i]);
-        if (infop[i] >= 0) close(infop[i]);
-        if (execp[i] >= 0) close(execp[i]);
-        if (wakep[i] >= 0) close(wakep[i]);
+        if (outp[i] >= 0)
+            close(outp[i]);
+        if (errp[i] >= 0)
+            close(errp[i]);
+        if (infop[i] >= 0)
+            close(infop[i]);
+        if (execp[i] >= 0)
+            close(execp[i]);
+        if (wakep[i] >= 0)
+            close(wakep[i]);
     }
     if (devnull >= 0)
         close(devnull);
@@ -884,9 +896,12 @@ static void *proc_thread(void *arg)
         pthread_mutex_unlock(&p->mu);
     }
     free(buf);
-    if (fds.out_r >= 0) close(fds.out_r);
-    if (fds.err_r >= 0) close(fds.err_r);
-    if (fds.pidfd >= 0) close(fds.pidfd);
+    if (fds.out_r >= 0)
+        close(fds.out_r);
+    if (fds.err_r >= 0)
+        close(fds.err_r);
+    if (fds.pidfd >= 0)
+        close(fds.pidfd);
 
     pthread_mutex_lock(&p->mu);
     int sent = p->sent_signal;
@@ -939,8 +954,8 @@ static void proc_release(ocisbx_proc *p)
     free(p);
 }
 
-int ocisbx_proc_start(const ocisbx_proc_spec *spec, ocisbx_proc_output_fn on_output,
-                      ocisbx_proc_exit_fn on_exit, void *user_data, ocisbx_proc **out)
+int ocisbx_proc_start(const ocisbx_proc_spec *spec, ocisbx_proc_output_fn on_output, ocisbx_proc_exit_fn on_exit,
+                      void *user_data, ocisbx_proc **out)
 {
     if (out)
         *out = NULL;
@@ -978,7 +993,8 @@ int ocisbx_proc_start(const ocisbx_proc_spec *spec, ocisbx_proc_output_fn on_out
         if (st.st_uid == 0) {
             rc = ocisbx_fail(OCISBX_EUNSUPPORTED,
                              "runner: running as root, the workspace %s must belong to an unprivileged user "
-                             "(the command runs as its owner), not to root", spec->workspace_dir);
+                             "(the command runs as its owner), not to root",
+                             spec->workspace_dir);
         } else {
             p->drop = true;
             p->run_uid = st.st_uid;
@@ -1059,14 +1075,17 @@ int ocisbx_proc_start(const ocisbx_proc_spec *spec, ocisbx_proc_output_fn on_out
     }
     if (rc) {
         pthread_mutex_lock(&g_live_mu);
-        if (p->prev) p->prev->next = p->next; else g_live = p->next;
-        if (p->next) p->next->prev = p->prev;
+        if (p->prev)
+            p->prev->next = p->next;
+        else
+            g_live = p->next;
+        if (p->next)
+            p->next->prev = p->prev;
         pthread_mutex_unlock(&g_live_mu);
         proc_release(p);
         return rc;
     }
-    ocisbx_log(OCISBX_LOG_DEBUG, "runner: started pid %d (%s)", (int)pid,
-               p->isolate ? "bubblewrap" : "unisolated");
+    ocisbx_log(OCISBX_LOG_DEBUG, "runner: started pid %d (%s)", (int)pid, p->isolate ? "bubblewrap" : "unisolated");
     *out = p;
     return 0;
 }
@@ -1119,8 +1138,7 @@ int ocisbx_proc_wait(ocisbx_proc *p, int64_t timeout_ms)
     bool done = p->finished;
     pthread_mutex_unlock(&p->mu);
     if (!done)
-        return ocisbx_fail(OCISBX_ETIMEOUT, "runner: command still running after %lld ms",
-                           (long long)timeout_ms);
+        return ocisbx_fail(OCISBX_ETIMEOUT, "runner: command still running after %lld ms", (long long)timeout_ms);
     return 0;
 }
 
@@ -1156,8 +1174,12 @@ void ocisbx_proc_free(ocisbx_proc *p)
     if (p->thread_started)
         pthread_join(p->thread, NULL);
     pthread_mutex_lock(&g_live_mu);
-    if (p->prev) p->prev->next = p->next; else g_live = p->next;
-    if (p->next) p->next->prev = p->prev;
+    if (p->prev)
+        p->prev->next = p->next;
+    else
+        g_live = p->next;
+    if (p->next)
+        p->next->prev = p->prev;
     pthread_mutex_unlock(&g_live_mu);
     proc_release(p);
 }
@@ -1211,8 +1233,7 @@ static int run_check(void)
 {
     char dir[] = "/tmp/ocisbx-bwrap-check-XXXXXX";
     if (!mkdtemp(dir)) {
-        snprintf(g_check_why, sizeof g_check_why, "cannot create a directory under /tmp: %s",
-                 strerror(errno));
+        snprintf(g_check_why, sizeof g_check_why, "cannot create a directory under /tmp: %s", strerror(errno));
         return OCISBX_EIO;
     }
     if (geteuid() == 0 && chown(dir, OCISBX_PROC_NOBODY_UID, OCISBX_PROC_NOBODY_GID) != 0) {
@@ -1222,8 +1243,11 @@ static int run_check(void)
         return OCISBX_EIO;
     }
     probe pr = {{0}, 0, -2};
-    ocisbx_proc_spec spec = {.workspace_dir = dir, .shell_command = "exit 0", .isolate = true,
-                         .allow_network = false, .timeout_ms = 30000};
+    ocisbx_proc_spec spec = {.workspace_dir = dir,
+                             .shell_command = "exit 0",
+                             .isolate = true,
+                             .allow_network = false,
+                             .timeout_ms = 30000};
     ocisbx_proc *p = NULL;
     int rc = ocisbx_proc_start(&spec, probe_output, probe_exit, &pr, &p);
     if (rc) {
@@ -1234,8 +1258,8 @@ static int run_check(void)
         if (pr.code != 0) {
             while (pr.len && (pr.err[pr.len - 1] == '\n' || pr.err[pr.len - 1] == '\r'))
                 pr.err[--pr.len] = '\0';
-            snprintf(g_check_why, sizeof g_check_why, "bubblewrap cannot create the sandbox (exit %d): %s",
-                     pr.code, pr.len ? pr.err : "no message");
+            snprintf(g_check_why, sizeof g_check_why, "bubblewrap cannot create the sandbox (exit %d): %s", pr.code,
+                     pr.len ? pr.err : "no message");
             rc = OCISBX_EUNSUPPORTED;
         }
     }

@@ -122,8 +122,8 @@ typedef void (*ocisbx_proc_exit_fn)(int exit_code, int term_signal, bool timed_o
  * (bwrap not found with isolate = true; as root, a workspace that belongs to
  * root; a resource limit given), OCISBX_EIO (fork/pipe failure, the staging
  * or the uid drop failed). */
-int ocisbx_proc_start(const ocisbx_proc_spec *spec, ocisbx_proc_output_fn on_output,
-                      ocisbx_proc_exit_fn on_exit, void *user_data, ocisbx_proc **out);
+int ocisbx_proc_start(const ocisbx_proc_spec *spec, ocisbx_proc_output_fn on_output, ocisbx_proc_exit_fn on_exit,
+                      void *user_data, ocisbx_proc **out);
 
 /* Sends sig to every process of the command (SIGSTOP/SIGCONT for suspend and
  * resume). 0 also when the command has already finished (nothing to do). */

@@ -32,27 +32,19 @@ static int fail(ocisbx_walk_reason r, const char *path, int e)
     ocisbx_escape_shown(path ? path : "", shown, sizeof shown);
     t_reason = r;
     switch (r) {
-    case OCISBX_WALK_OUTSIDE:
-        return ocisbx_fail(OCISBX_EFORBIDDEN, "%s leads outside the workspace", shown);
-    case OCISBX_WALK_MISSING:
-        return ocisbx_fail(OCISBX_ENOTFOUND, "%s: no such file or directory", shown);
+    case OCISBX_WALK_OUTSIDE: return ocisbx_fail(OCISBX_EFORBIDDEN, "%s leads outside the workspace", shown);
+    case OCISBX_WALK_MISSING: return ocisbx_fail(OCISBX_ENOTFOUND, "%s: no such file or directory", shown);
     case OCISBX_WALK_NOTDIR:
         return ocisbx_fail(OCISBX_EINVAL, "%s: a component of the path is not a directory", shown);
-    case OCISBX_WALK_ISDIR:
-        return ocisbx_fail(OCISBX_EINVAL, "%s is a directory", shown);
+    case OCISBX_WALK_ISDIR: return ocisbx_fail(OCISBX_EINVAL, "%s is a directory", shown);
     case OCISBX_WALK_LOOP:
         return ocisbx_fail(OCISBX_EINVAL, "%s: too many levels of symbolic links or directories", shown);
-    case OCISBX_WALK_RACE:
-        return ocisbx_fail(OCISBX_ECONFLICT, "%s changed while it was resolved; retry", shown);
-    case OCISBX_WALK_EXISTS:
-        return ocisbx_fail(OCISBX_ECONFLICT, "%s already exists", shown);
-    case OCISBX_WALK_NOTEMPTY:
-        return ocisbx_fail(OCISBX_ECONFLICT, "%s: directory not empty", shown);
-    case OCISBX_WALK_BADARG:
-        return ocisbx_fail(OCISBX_EINVAL, "%s: not a regular file, or a bad argument", shown);
+    case OCISBX_WALK_RACE: return ocisbx_fail(OCISBX_ECONFLICT, "%s changed while it was resolved; retry", shown);
+    case OCISBX_WALK_EXISTS: return ocisbx_fail(OCISBX_ECONFLICT, "%s already exists", shown);
+    case OCISBX_WALK_NOTEMPTY: return ocisbx_fail(OCISBX_ECONFLICT, "%s: directory not empty", shown);
+    case OCISBX_WALK_BADARG: return ocisbx_fail(OCISBX_EINVAL, "%s: not a regular file, or a bad argument", shown);
     case OCISBX_WALK_OK:
-    case OCISBX_WALK_IO:
-        break;
+    case OCISBX_WALK_IO: break;
     }
     t_reason = OCISBX_WALK_IO;
     if (e == ENOMEM)
@@ -153,8 +145,8 @@ static const char *mount_name(const ocisbx_walk_root *root)
  * when the path ends on a directory ("/workspace", "a/.", "a/.."), *last
  * stays NULL. Otherwise every component is entered. On success w's top is
  * the directory reached. Returns a reason; *err the errno of an IO one. */
-static ocisbx_walk_reason walk_path(const ocisbx_walk_root *root, const char *path, bool want_parent,
-                                    int flags, walk *w, char **last, int *err)
+static ocisbx_walk_reason walk_path(const ocisbx_walk_root *root, const char *path, bool want_parent, int flags,
+                                    walk *w, char **last, int *err)
 {
     pending s = {0};
     int links = 0;
@@ -204,8 +196,7 @@ static ocisbx_walk_reason walk_path(const ocisbx_walk_root *root, const char *pa
             rc = errno == ENOTDIR ? OCISBX_WALK_RACE : OCISBX_WALK_IO;
             goto out;
         }
-        if (exists && S_ISLNK(st.st_mode) &&
-            (!is_last || !want_parent || (flags & OCISBX_WALK_FOLLOW_LAST))) {
+        if (exists && S_ISLNK(st.st_mode) && (!is_last || !want_parent || (flags & OCISBX_WALK_FOLLOW_LAST))) {
             char target[PATH_MAX];
             ssize_t tl = readlinkat(dfd, name, target, sizeof target - 1);
             free(name);
@@ -266,9 +257,10 @@ static ocisbx_walk_reason walk_path(const ocisbx_walk_root *root, const char *pa
         free(name);
         if (nfd < 0) {
             *err = e;
-            rc = e == ENOENT ? OCISBX_WALK_MISSING
-               : e == ENOTDIR ? OCISBX_WALK_NOTDIR
-               : e == ELOOP ? OCISBX_WALK_RACE : OCISBX_WALK_IO;
+            rc = e == ENOENT    ? OCISBX_WALK_MISSING
+                 : e == ENOTDIR ? OCISBX_WALK_NOTDIR
+                 : e == ELOOP   ? OCISBX_WALK_RACE
+                                : OCISBX_WALK_IO;
             goto out;
         }
         w->fds[++w->depth] = nfd;
@@ -379,8 +371,7 @@ int ocisbx_walk_open_read(const ocisbx_walk_root *root, const char *path, int *f
     free(name);
     close(dfd);
     if (f < 0)
-        return fail(e == ENOENT ? OCISBX_WALK_MISSING : e == ELOOP ? OCISBX_WALK_RACE : OCISBX_WALK_IO,
-                    path, e);
+        return fail(e == ENOENT ? OCISBX_WALK_MISSING : e == ELOOP ? OCISBX_WALK_RACE : OCISBX_WALK_IO, path, e);
     struct stat st;
     memset(&st, 0, sizeof st);
     if (fstat(f, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -432,15 +423,17 @@ int ocisbx_walk_open_write(const ocisbx_walk_root *root, const char *path, int f
         rc = fail(OCISBX_WALK_EXISTS, path, 0);
         goto done;
     }
-    f = openat(dfd, name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY |
-                              ((flags & OCISBX_WALK_APPEND) ? O_APPEND : 0));
+    f = openat(dfd, name,
+               O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY |
+                   ((flags & OCISBX_WALK_APPEND) ? O_APPEND : 0));
     e = errno;
     if (f < 0) {
-        rc = fail(e == ENOENT ? OCISBX_WALK_RACE /* removed since */
-                  : e == ELOOP ? OCISBX_WALK_RACE
+        rc = fail(e == ENOENT   ? OCISBX_WALK_RACE /* removed since */
+                  : e == ELOOP  ? OCISBX_WALK_RACE
                   : e == EISDIR ? OCISBX_WALK_ISDIR
-                  : e == ENXIO ? OCISBX_WALK_BADARG /* a FIFO without a reader */
-                  : OCISBX_WALK_IO, path, e);
+                  : e == ENXIO  ? OCISBX_WALK_BADARG /* a FIFO without a reader */
+                                : OCISBX_WALK_IO,
+                  path, e);
         goto done;
     }
     struct stat st;

@@ -107,8 +107,7 @@ ocisbx_walk_reason ocisbx_walk_last_reason(void);
  * "a/..") fails with OCISBX_WALK_ISDIR. The building block of stat, unlink,
  * rename and the callers' own operations (mkdirat, a temporary renamed
  * into place). */
-int ocisbx_walk_parent(const ocisbx_walk_root *root, const char *path, int flags, int *dir_fd,
-                       char **name);
+int ocisbx_walk_parent(const ocisbx_walk_root *root, const char *path, int flags, int *dir_fd, char **name);
 
 /* Opens the directory path names (the mount point itself included), following
  * symlinks; for listing (fdopendir) and as a base for *at calls. With
@@ -125,8 +124,7 @@ int ocisbx_walk_open_read(const ocisbx_walk_root *root, const char *path, int *f
  * refused). A symlink in the last place is followed, confined, as a shell in
  * the sandbox would (`echo > link`). OCISBX_WALK_MKDIRS creates missing
  * parents. Only regular files are opened. */
-int ocisbx_walk_open_write(const ocisbx_walk_root *root, const char *path, int flags, mode_t mode,
-                           int *fd);
+int ocisbx_walk_open_write(const ocisbx_walk_root *root, const char *path, int flags, mode_t mode, int *fd);
 
 /* lstat (or stat with OCISBX_WALK_FOLLOW_LAST) of a confined path; the mount
  * point itself is allowed. */

@@ -7,8 +7,7 @@
 #include "ocisbx/util.h"
 #include "util/internal.h"
 
-static const char b64_alphabet[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+static const char b64_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 int ocisbx_base64_encode(const void *data, size_t len, char **out)
 {
@@ -70,8 +69,7 @@ int ocisbx_base64_decode(const char *text, size_t text_len, unsigned char **out,
     *out = NULL;
     *out_len = 0;
     if (text_len % 4 != 0)
-        return ocisbx_fail(OCISBX_EPARSE,
-                           "base64: length %zu is not a multiple of 4 (missing padding or truncated)",
+        return ocisbx_fail(OCISBX_EPARSE, "base64: length %zu is not a multiple of 4 (missing padding or truncated)",
                            text_len);
     size_t pad = 0;
     if (text_len >= 1 && text[text_len - 1] == '=')
@@ -96,13 +94,12 @@ int ocisbx_base64_decode(const char *text, size_t text_len, unsigned char **out,
             if (v[k] < 0) {
                 free(d);
                 if (c == '=')
-                    return ocisbx_fail(OCISBX_EPARSE, "base64: padding '=' at offset %zu before the end",
-                                       i + k);
+                    return ocisbx_fail(OCISBX_EPARSE, "base64: padding '=' at offset %zu before the end", i + k);
                 if (c < 0x21 || c > 0x7e)
-                    return ocisbx_fail(OCISBX_EPARSE, "base64: byte 0x%02x at offset %zu is not in the alphabet",
-                                       c, i + k);
-                return ocisbx_fail(OCISBX_EPARSE, "base64: character '%c' at offset %zu is not in the alphabet",
-                                   c, i + k);
+                    return ocisbx_fail(OCISBX_EPARSE, "base64: byte 0x%02x at offset %zu is not in the alphabet", c,
+                                       i + k);
+                return ocisbx_fail(OCISBX_EPARSE, "base64: character '%c' at offset %zu is not in the alphabet", c,
+                                   i + k);
             }
         }
         uint32_t w = (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 | (uint32_t)v[3];

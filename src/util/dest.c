@@ -19,7 +19,8 @@ static mode_t current_umask(void)
 {
     mode_t mask = 022;
     FILE *f = fopen("/proc/self/status", "re");
-    if (!f) return mask;
+    if (!f)
+        return mask;
     char line[256];
     while (fgets(line, sizeof line, f)) {
         unsigned int m;
@@ -37,7 +38,8 @@ static mode_t current_umask(void)
 static int resolve(const char *path, const char *what, char **out, struct stat *st, bool *exists)
 {
     char *cur = ocisbx_strdup(path);
-    if (!cur) return ocisbx_fail_nomem();
+    if (!cur)
+        return ocisbx_fail_nomem();
     for (int links = 0;; links++) {
         if (lstat(cur, st) != 0) {
             if (errno != ENOENT) {
@@ -74,7 +76,8 @@ static int resolve(const char *path, const char *what, char **out, struct stat *
         else
             next = ocisbx_asprintf("%.*s/%s", (int)(slash - cur), cur, link);
         free(cur);
-        if (!next) return ocisbx_fail_nomem();
+        if (!next)
+            return ocisbx_fail_nomem();
         cur = next;
     }
 }
@@ -82,11 +85,13 @@ static int resolve(const char *path, const char *what, char **out, struct stat *
 int ocisbx_dest_open(ocisbx_dest *d, const char *path, const char *what)
 {
     memset(d, 0, sizeof *d);
-    if (!path || !path[0]) return ocisbx_fail(OCISBX_EINVAL, "%s: no local path", what);
+    if (!path || !path[0])
+        return ocisbx_fail(OCISBX_EINVAL, "%s: no local path", what);
     struct stat st;
     bool exists;
     int rc = resolve(path, what, &d->target, &st, &exists);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     if (exists && S_ISDIR(st.st_mode)) {
         rc = ocisbx_fail(OCISBX_EINVAL, "%s: %s is a directory", what, d->target);
         ocisbx_dest_abort(d);
@@ -97,7 +102,8 @@ int ocisbx_dest_open(ocisbx_dest *d, const char *path, const char *what)
         int fd = open(d->target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0 || !(d->fp = fdopen(fd, "wb"))) {
             rc = ocisbx_fail(OCISBX_EIO, "%s: cannot open %s: %s", what, d->target, strerror(errno));
-            if (fd >= 0) close(fd);
+            if (fd >= 0)
+                close(fd);
             ocisbx_dest_abort(d);
             return rc;
         }
@@ -113,7 +119,8 @@ int ocisbx_dest_open(ocisbx_dest *d, const char *path, const char *what)
         return ocisbx_fail_nomem();
     }
     int fd = mkstemp(d->tmp);
-    if (fd >= 0) fcntl(fd, F_SETFD, FD_CLOEXEC);
+    if (fd >= 0)
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
     if (fd < 0) {
         rc = ocisbx_fail(OCISBX_EIO, "%s: cannot create a file beside %s: %s", what, d->target, strerror(errno));
         free(d->tmp);
@@ -142,14 +149,16 @@ int ocisbx_dest_commit(ocisbx_dest *d, const char *what)
     if (d->fp) {
         bool bad = fflush(d->fp) != 0;
         /* durable before it replaces anything */
-        if (!bad && d->tmp && fsync(fileno(d->fp)) != 0) bad = true;
+        if (!bad && d->tmp && fsync(fileno(d->fp)) != 0)
+            bad = true;
         int err = errno;
         if (fclose(d->fp) != 0 && !bad) {
             bad = true;
             err = errno;
         }
         d->fp = NULL;
-        if (bad) rc = ocisbx_fail(OCISBX_EIO, "%s: writing %s: %s", what, d->target, strerror(err));
+        if (bad)
+            rc = ocisbx_fail(OCISBX_EIO, "%s: writing %s: %s", what, d->target, strerror(err));
     }
     if (!rc && d->tmp && rename(d->tmp, d->target) != 0)
         rc = ocisbx_fail(OCISBX_EIO, "%s: cannot rename to %s: %s", what, d->target, strerror(errno));
@@ -163,9 +172,11 @@ int ocisbx_dest_commit(ocisbx_dest *d, const char *what)
 
 void ocisbx_dest_abort(ocisbx_dest *d)
 {
-    if (d->fp) fclose(d->fp);
+    if (d->fp)
+        fclose(d->fp);
     d->fp = NULL;
-    if (d->tmp) unlink(d->tmp);
+    if (d->tmp)
+        unlink(d->tmp);
     free(d->tmp);
     d->tmp = NULL;
     free(d->target);

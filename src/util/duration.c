@@ -113,8 +113,7 @@ int ocisbx_duration_parse(const char *text, int64_t *out_ms)
         int rank;
         int64_t unit_ms;
         switch (unit) {
-        case 'Y':
-            return BAD("duration \"%.64s\": years are not supported (no fixed length); use days", s);
+        case 'Y': return BAD("duration \"%.64s\": years are not supported (no fixed length); use days", s);
         case 'W':
             if (in_time)
                 return BAD("duration \"%.64s\": unit 'W' after 'T' (weeks belong in the date part)", s);
@@ -151,14 +150,12 @@ int ocisbx_duration_parse(const char *text, int64_t *out_ms)
         if (rank == last_rank)
             return BAD("duration \"%.64s\": unit '%c' repeated", s, unit);
         if (rank < last_rank)
-            return BAD("duration \"%.64s\": unit '%c' out of order (units go from largest to smallest)", s,
-                       unit);
+            return BAD("duration \"%.64s\": unit '%c' out of order (units go from largest to smallest)", s, unit);
         if (had_week || (rank == R_WEEK && count > 0))
             return BAD("duration \"%.64s\": weeks cannot be combined with other units (write days)", s);
         p++;
         int64_t part;
-        if (whole_overflow || whole > (uint64_t)INT64_MAX ||
-            __builtin_mul_overflow((int64_t)whole, unit_ms, &part))
+        if (whole_overflow || whole > (uint64_t)INT64_MAX || __builtin_mul_overflow((int64_t)whole, unit_ms, &part))
             return BAD("duration \"%.64s\": too large (more than %lld ms)", s, (long long)INT64_MAX);
         /* unit_ms * frac_num < 6.1e8 * 1e9: no overflow. */
         int64_t frac_ms = (int64_t)((uint64_t)unit_ms * frac_num / frac_den);

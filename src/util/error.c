@@ -32,10 +32,22 @@ const ocisbx_error *ocisbx_error_last(void)
     return &last_error;
 }
 
-int ocisbx_error_code(const ocisbx_error *e) { return e ? e->code : OCISBX_EINVAL; }
-const char *ocisbx_error_message(const ocisbx_error *e) { return e ? e->message : "no error object"; }
-int ocisbx_error_http_status(const ocisbx_error *e) { return e ? e->http_status : 0; }
-int ocisbx_error_attempts(const ocisbx_error *e) { return e ? e->attempts : 0; }
+int ocisbx_error_code(const ocisbx_error *e)
+{
+    return e ? e->code : OCISBX_EINVAL;
+}
+const char *ocisbx_error_message(const ocisbx_error *e)
+{
+    return e ? e->message : "no error object";
+}
+int ocisbx_error_http_status(const ocisbx_error *e)
+{
+    return e ? e->http_status : 0;
+}
+int ocisbx_error_attempts(const ocisbx_error *e)
+{
+    return e ? e->attempts : 0;
+}
 const char *ocisbx_error_service_code(const ocisbx_error *e)
 {
     return e && e->has_service_code ? e->service_code : NULL;
@@ -77,8 +89,7 @@ int ocisbx_fail(int code, const char *fmt, ...)
     return code;
 }
 
-int ocisbx_fail_http(int code, int http_status, const char *svc_code, const char *request_id,
-                     const char *fmt, ...)
+int ocisbx_fail_http(int code, int http_status, const char *svc_code, const char *request_id, const char *fmt, ...)
 {
     ocisbx_error_clear();
     last_error.code = code;

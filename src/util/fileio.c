@@ -43,11 +43,13 @@ int ocisbx_file_read_all(const char *path, size_t max, const char *what, char **
 {
     *data = NULL;
     *len = 0;
-    if (!path || !path[0]) return ocisbx_fail(OCISBX_EINVAL, "%s: no file name", what);
+    if (!path || !path[0])
+        return ocisbx_fail(OCISBX_EINVAL, "%s: no file name", what);
     const char *shown = OCISBX_SHOWN(path);
     struct stat st;
     int fd = ocisbx_open_regular(path, &st);
-    if (fd == OCISBX_OPEN_NOT_REGULAR) return ocisbx_fail(OCISBX_EINVAL, "%s %s: not a regular file", what, shown);
+    if (fd == OCISBX_OPEN_NOT_REGULAR)
+        return ocisbx_fail(OCISBX_EINVAL, "%s %s: not a regular file", what, shown);
     if (fd < 0) {
         int code = errno == ENOENT || errno == ENOTDIR ? OCISBX_ENOTFOUND : OCISBX_EIO;
         return ocisbx_fail(code, "%s %s: %s", what, shown, strerror(errno));
@@ -66,7 +68,8 @@ int ocisbx_file_read_all(const char *path, size_t max, const char *what, char **
     /* the file may grow while read: never past what was sized */
     while (n < cap) {
         ssize_t r = read(fd, buf + n, cap - n);
-        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && errno == EINTR)
+            continue;
         if (r < 0) {
             int rc = ocisbx_fail(OCISBX_EIO, "%s %s: %s", what, shown, strerror(errno));
             ocisbx_wipe(buf, cap);
@@ -74,7 +77,8 @@ int ocisbx_file_read_all(const char *path, size_t max, const char *what, char **
             close(fd);
             return rc;
         }
-        if (r == 0) break;
+        if (r == 0)
+            break;
         n += (size_t)r;
     }
     close(fd);

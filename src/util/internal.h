@@ -22,7 +22,10 @@ typedef struct ocisbx_buf {
     size_t cap;
 } ocisbx_buf;
 
-#define OCISBX_BUF_INIT {NULL, 0, 0}
+#define OCISBX_BUF_INIT \
+    {                   \
+        NULL, 0, 0      \
+    }
 void ocisbx_buf_init(ocisbx_buf *b);
 int ocisbx_buf_reserve(ocisbx_buf *b, size_t extra);
 int ocisbx_buf_append(ocisbx_buf *b, const void *data, size_t len);
@@ -37,7 +40,7 @@ void ocisbx_buf_free(ocisbx_buf *b);
 void ocisbx_buf_wipe_free(ocisbx_buf *b);
 
 /* ---- strings ---- */
-char *ocisbx_strdup(const char *s);              /* NULL -> NULL */
+char *ocisbx_strdup(const char *s); /* NULL -> NULL */
 char *ocisbx_strndup(const char *s, size_t n);
 char *ocisbx_asprintf(const char *fmt, ...) OCISBX_PRINTF(1, 2);
 int ocisbx_strcasecmp(const char *a, const char *b); /* ASCII only, locale-free */
@@ -91,8 +94,8 @@ int ocisbx_file_read_all(const char *path, size_t max, const char *what, char **
  * the code: `return ocisbx_fail(OCISBX_ECONFIG, "config file %s: ...", path);` */
 int ocisbx_fail(int code, const char *fmt, ...) OCISBX_PRINTF(2, 3);
 /* A failure that is an answer from a server. svc_code and request_id may be NULL. */
-int ocisbx_fail_http(int code, int http_status, const char *svc_code, const char *request_id,
-                     const char *fmt, ...) OCISBX_PRINTF(5, 6);
+int ocisbx_fail_http(int code, int http_status, const char *svc_code, const char *request_id, const char *fmt, ...)
+    OCISBX_PRINTF(5, 6);
 /* Prefixes the current error message with context ("writing /workspace/a: ").
  * Returns the current code (so: return ocisbx_error_wrap("...") ). */
 int ocisbx_error_wrap(const char *fmt, ...) OCISBX_PRINTF(1, 2);

@@ -10,8 +10,7 @@ bool ocisbx_host_is_loopback(const char *host)
     if (!host || !*host)
         return false;
     size_t n = strlen(host);
-    if (ocisbx_strcasecmp(host, "localhost") == 0 ||
-        (n > 10 && ocisbx_strcasecmp(host + n - 10, ".localhost") == 0))
+    if (ocisbx_strcasecmp(host, "localhost") == 0 || (n > 10 && ocisbx_strcasecmp(host + n - 10, ".localhost") == 0))
         return true;
     unsigned char addr[16];
     if (inet_pton(AF_INET, host, addr) == 1)

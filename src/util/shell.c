@@ -10,8 +10,8 @@
  * out (an assignment in command position), '~' (tilde expansion) too. */
 static bool is_plain(unsigned char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '-' || c == '.' || c == '/' || c == ',' || c == ':' || c == '@' || c == '%' || c == '+';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+           c == '.' || c == '/' || c == ',' || c == ':' || c == '@' || c == '%' || c == '+';
 }
 
 int ocisbx_shell_quote(const char *data, size_t len, char **out)

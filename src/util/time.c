@@ -255,8 +255,8 @@ int ocisbx_time_parse_rfc3339(const char *text, int64_t *unix_ms)
     if (m < 1 || m > 12)
         return ocisbx_fail(OCISBX_EPARSE, "RFC 3339 time \"%.64s\": month %d out of range", text, m);
     if (d < 1 || d > days_in_month(y, m))
-        return ocisbx_fail(OCISBX_EPARSE, "RFC 3339 time \"%.64s\": day %d does not exist in %04d-%02d", text, d,
-                           y, m);
+        return ocisbx_fail(OCISBX_EPARSE, "RFC 3339 time \"%.64s\": day %d does not exist in %04d-%02d", text, d, y,
+                           m);
     /* 60 is a leap second (RFC 3339 5.7); it is counted as the next second. */
     if (hh > 23 || mm > 59 || ss > 60)
         return ocisbx_fail(OCISBX_EPARSE, "RFC 3339 time \"%.64s\": time of day out of range", text);

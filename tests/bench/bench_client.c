@@ -40,13 +40,20 @@ static int make_client(emu_fixture *emu, ocisbx_credentials *cr, ocisbx_client *
     ocisbx_http_options *h = NULL;
     ocisbx_client_options *o = NULL;
     int rc = ocisbx_http_options_new(&h);
-    if (!rc && emu_fixture_ca_path(emu)) rc = ocisbx_http_options_set_ca_bundle(h, emu_fixture_ca_path(emu));
-    if (!rc) rc = ocisbx_http_options_set_allow_plain_http(h, 1);
-    if (!rc) rc = ocisbx_client_options_new(&o);
-    if (!rc) rc = ocisbx_client_options_set_endpoint(o, emu_fixture_url(emu));
-    if (!rc) rc = ocisbx_client_options_set_http_options(o, h);
-    if (!rc) rc = ocisbx_client_options_set_credentials(o, cr);
-    if (!rc) rc = ocisbx_client_new(o, out);
+    if (!rc && emu_fixture_ca_path(emu))
+        rc = ocisbx_http_options_set_ca_bundle(h, emu_fixture_ca_path(emu));
+    if (!rc)
+        rc = ocisbx_http_options_set_allow_plain_http(h, 1);
+    if (!rc)
+        rc = ocisbx_client_options_new(&o);
+    if (!rc)
+        rc = ocisbx_client_options_set_endpoint(o, emu_fixture_url(emu));
+    if (!rc)
+        rc = ocisbx_client_options_set_http_options(o, h);
+    if (!rc)
+        rc = ocisbx_client_options_set_credentials(o, cr);
+    if (!rc)
+        rc = ocisbx_client_new(o, out);
     ocisbx_client_options_free(o);
     ocisbx_http_options_free(h);
     return rc;
@@ -56,7 +63,8 @@ static int get_once(ocisbx_client *c, const char *id)
 {
     ocisbx_sandbox *s = NULL;
     int rc = ocisbx_client_get_sandbox(c, id, &s);
-    if (rc) fprintf(stderr, "bench_client: %s\n", ocisbx_error_message(ocisbx_error_last()));
+    if (rc)
+        fprintf(stderr, "bench_client: %s\n", ocisbx_error_message(ocisbx_error_last()));
     ocisbx_sandbox_free(s);
     return rc;
 }
@@ -64,9 +72,11 @@ static int get_once(ocisbx_client *c, const char *id)
 static int bench_c(emu_fixture *emu, ocisbx_credentials *cr, const char *id, int reuse, figures *f)
 {
     ocisbx_client *c = NULL;
-    if (make_client(emu, cr, &c)) return -1;
+    if (make_client(emu, cr, &c))
+        return -1;
     for (int i = 0; i < 20; i++)
-        if (get_once(c, id)) return -1; /* warm up */
+        if (get_once(c, id))
+            return -1; /* warm up */
     long n = 0;
     double c0 = cpu_us();
     int64_t t0 = ocisbx_time_monotonic_ms(), t = t0;
@@ -74,9 +84,11 @@ static int bench_c(emu_fixture *emu, ocisbx_credentials *cr, const char *id, int
         if (!reuse) {
             ocisbx_client_free(c);
             c = NULL;
-            if (make_client(emu, cr, &c)) return -1;
+            if (make_client(emu, cr, &c))
+                return -1;
         }
-        if (get_once(c, id)) return -1;
+        if (get_once(c, id))
+            return -1;
         n++;
         t = ocisbx_time_monotonic_ms();
     }
@@ -97,7 +109,8 @@ static double sign_us(ocisbx_credentials *cr, const char *url)
     while ((double)(ocisbx_time_monotonic_ms() - t0) < seconds * 500) {
         ocisbx_sign_request *r = NULL;
         ocisbx_headers *h = NULL;
-        if (ocisbx_sign_request_new("GET", url, &r) || ocisbx_sign(cr, r, &h)) return -1;
+        if (ocisbx_sign_request_new("GET", url, &r) || ocisbx_sign(cr, r, &h))
+            return -1;
         ocisbx_headers_free(h);
         ocisbx_sign_request_free(r);
         n++;
@@ -112,20 +125,24 @@ static const char *node_modules(void)
     char probe[1100];
     snprintf(probe, sizeof probe, "%s/oci-common/package.json", dir);
     struct stat st;
-    if (stat(probe, &st) == 0) return dir;
-    if (system("node --version > /dev/null 2>&1") != 0) return NULL;
+    if (stat(probe, &st) == 0)
+        return dir;
+    if (system("node --version > /dev/null 2>&1") != 0)
+        return NULL;
     fprintf(stderr, "bench_client: installing oci-common into %s (npm)\n", OCISBX_BINARY_DIR);
     char cmd[1400];
     snprintf(cmd, sizeof cmd, "npm install --no-audit --no-fund --silent --prefix '%s' oci-common > /dev/null 2>&1",
              OCISBX_BINARY_DIR);
-    if (system(cmd) != 0 || stat(probe, &st) != 0) return NULL;
+    if (system(cmd) != 0 || stat(probe, &st) != 0)
+        return NULL;
     return dir;
 }
 
 static int bench_node(emu_fixture *emu, const char *url, figures *f)
 {
     const char *mods = node_modules();
-    if (!mods) return -1;
+    if (!mods)
+        return -1;
     char cmd[4096];
     snprintf(cmd, sizeof cmd, "%s%s%s node '%s/tests/bench/bench_client_node.js' '%s' '%s' '%s' '%s' '%s' '%s' %g",
              emu_fixture_ca_path(emu) ? "NODE_EXTRA_CA_CERTS='" : "",
@@ -133,11 +150,13 @@ static int bench_node(emu_fixture *emu, const char *url, figures *f)
              OCISBX_SOURCE_DIR, mods, url, emu_fixture_key_path(emu), EMU_FIXTURE_TENANCY, EMU_FIXTURE_USER,
              emu_fixture_fingerprint(emu), seconds);
     FILE *p = popen(cmd, "r");
-    if (!p) return -1;
+    if (!p)
+        return -1;
     char out[512] = {0};
     size_t got = fread(out, 1, sizeof out - 1, p);
     out[got] = '\0';
-    if (pclose(p) != 0) return -1;
+    if (pclose(p) != 0)
+        return -1;
     if (sscanf(out, "{\"calls_per_sec\":%lf,\"cpu_us_per_call\":%lf,\"calls\":%ld}", &f->calls_per_sec,
                &f->cpu_us_per_call, &f->calls) != 3)
         return -1;
@@ -150,9 +169,11 @@ static int run(int https)
     o.https = https != 0;
     o.no_isolation = true; /* GetSandbox runs no command */
     emu_fixture *emu = NULL;
-    if (emu_fixture_start(&o, &emu)) return 1;
+    if (emu_fixture_start(&o, &emu))
+        return 1;
     char id[128];
-    if (emu_fixture_new_sandbox(emu, NULL, NULL, id, sizeof id)) return 1;
+    if (emu_fixture_new_sandbox(emu, NULL, NULL, id, sizeof id))
+        return 1;
     ocisbx_config *cfg = NULL;
     ocisbx_credentials *cr = NULL;
     if (ocisbx_config_load(emu_fixture_config_path(emu), NULL, &cfg) ||
@@ -198,8 +219,10 @@ static int run(int https)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1) seconds = atof(argv[1]);
-    if (seconds <= 0) seconds = 3.0;
+    if (argc > 1)
+        seconds = atof(argv[1]);
+    if (seconds <= 0)
+        seconds = 3.0;
     ocisbx_global_init();
     int rc = run(0) | run(1);
     ocisbx_global_cleanup();

@@ -20,8 +20,8 @@
 
 #include "ocisbx/auth.h"
 
-#define GET_URL                                                                                                      \
-    "https://genai.us-chicago-1.oci.oraclecloud.com/20250101/sandboxes?compartmentId=ocid1.compartment.oc1..aaaa&"   \
+#define GET_URL                                                                                                    \
+    "https://genai.us-chicago-1.oci.oraclecloud.com/20250101/sandboxes?compartmentId=ocid1.compartment.oc1..aaaa&" \
     "limit=10"
 #define POST_URL "https://genai.us-chicago-1.oci.oraclecloud.com/20250101/sandboxes/ocid1.sandbox.oc1..abc/commands"
 #define KEY_ID "ocid1.tenancy.oc1..aaaa/ocid1.user.oc1..bbbb/00:11:22:33:44:55:66:77:88:99:aa:bb:cc:dd:ee:ff"
@@ -105,7 +105,8 @@ static char *signing_string(const char *method, const char *url, int with_body)
 {
     ocisbx_sign_request *r = NULL;
     char *ss = NULL;
-    if (ocisbx_sign_request_new(method, url, &r) || (with_body && ocisbx_sign_request_set_body(r, body, sizeof body)) ||
+    if (ocisbx_sign_request_new(method, url, &r) ||
+        (with_body && ocisbx_sign_request_set_body(r, body, sizeof body)) ||
         ocisbx_sign_request_signing_string(r, &ss)) {
         fprintf(stderr, "bench_sign: %s\n", ocisbx_error_message(ocisbx_error_last()));
         exit(1);

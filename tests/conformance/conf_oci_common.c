@@ -149,8 +149,9 @@ static void make_bodies(void)
                                "\"freeformTags\":{\"team\":\"agents\"},\"timeoutInSeconds\":3600}";
     body_file[B_JSON] = tmp_path("json.body");
     write_bytes(body_file[B_JSON], json, strlen(json));
-    static const char utf8[] = "h\xc3\xa9llo w\xc3\xb6rld \xe2\x80\x94 \xe2\x9c\x93 \xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e "
-                               "\xf0\x9f\x8e\x89\nline two\ttab \"quoted\" \\ backslash\r\n";
+    static const char utf8[] =
+        "h\xc3\xa9llo w\xc3\xb6rld \xe2\x80\x94 \xe2\x9c\x93 \xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e "
+        "\xf0\x9f\x8e\x89\nline two\ttab \"quoted\" \\ backslash\r\n";
     body_file[B_UTF8] = tmp_path("utf8.body");
     write_bytes(body_file[B_UTF8], utf8, strlen(utf8));
     char k1[1024];
@@ -161,7 +162,8 @@ static void make_bodies(void)
     /* 5 MiB of text mixing ASCII and multi-byte UTF-8 (whole characters). */
     size_t big = 5u << 20;
     char *b = malloc(big);
-    static const char unit[] = "The quick brown fox \xc3\xa9\xc3\xa8 jumps \xe2\x82\xac over 42 lazy dogs \xf0\x9f\x90\x95.\n";
+    static const char unit[] =
+        "The quick brown fox \xc3\xa9\xc3\xa8 jumps \xe2\x82\xac over 42 lazy dogs \xf0\x9f\x90\x95.\n";
     size_t ul = sizeof unit - 1, n = 0;
     while (n + ul <= big) {
         memcpy(b + n, unit, ul);
@@ -191,7 +193,9 @@ struct req {
 };
 
 static const struct req matrix[] = {
-    {"GET", "https://iaas.us-ashburn-1.oraclecloud.com/20160918/instances?compartmentId=ocid1.compartment.oc1..aaaa&limit=10",
+    {"GET",
+     "https://iaas.us-ashburn-1.oraclecloud.com/20160918/"
+     "instances?compartmentId=ocid1.compartment.oc1..aaaa&limit=10",
      "Thu, 05 Jan 2014 21:31:40 GMT", NULL, B_NONE, 0, 0},
     {"HEAD", "https://objectstorage.us-ashburn-1.oraclecloud.com/n/ns/b/bucket/o/file%20name%2B1.txt",
      "Mon, 30 Nov 2026 04:00:00 GMT", NULL, B_NONE, 0, 0},
@@ -199,26 +203,27 @@ static const struct req matrix[] = {
      "Tue, 29 Feb 2028 23:59:59 GMT", NULL, B_NONE, 0, 0},
     {"GET", "https://genai.example.com/20250101/sandboxes/s1/files?path=%2Fworkspace%2Fsrc%2Fa%20b.c&q=a%2Bb%26c%3Dd",
      "Thu, 05 Jan 2014 21:31:40 GMT", NULL, B_NONE, 0, 0},
-    {"GET", "https://genai.example.com/20250101/search?name=%C3%A9t%C3%A9&emoji=%F0%9F%8E%89&jp=%E6%97%A5%E6%9C%AC%E8%AA%9E",
+    {"GET",
+     "https://genai.example.com/20250101/search?name=%C3%A9t%C3%A9&emoji=%F0%9F%8E%89&jp=%E6%97%A5%E6%9C%AC%E8%AA%9E",
      "Thu, 05 Jan 2014 21:31:40 GMT", NULL, B_NONE, 0, 0},
-    {"GET", "http://127.0.0.1:8080/20250101/sandboxes?lifecycleState=ACTIVE", "Sat, 01 Jan 2000 00:00:00 GMT",
-     NULL, B_NONE, 0, 0},
+    {"GET", "http://127.0.0.1:8080/20250101/sandboxes?lifecycleState=ACTIVE", "Sat, 01 Jan 2000 00:00:00 GMT", NULL,
+     B_NONE, 0, 0},
     {"GET", "https://host.example.com", "Thu, 05 Jan 2014 21:31:40 GMT", NULL, B_NONE, 0, 0},
     {"GET", "http://[::1]:9000/v1/x?y=1", "Thu, 05 Jan 2014 21:31:40 GMT", NULL, B_NONE, 0, 0},
     {"OPTIONS", "https://host.example.com:4443/a/b/c", "Thu, 05 Jan 2014 21:31:40 GMT", NULL, B_NONE, 0, 0},
     {"POST", "https://genai.example.com/20250101/sandboxes", "Thu, 05 Jan 2014 21:31:40 GMT", NULL, B_NONE, 0, 0},
-    {"POST", "https://genai.example.com/20250101/sandboxes/s1/actions/extend", "Thu, 05 Jan 2014 21:31:40 GMT",
-     NULL, B_EMPTY, 0, 0},
+    {"POST", "https://genai.example.com/20250101/sandboxes/s1/actions/extend", "Thu, 05 Jan 2014 21:31:40 GMT", NULL,
+     B_EMPTY, 0, 0},
     {"POST", "https://genai.example.com:8443/20250101/sandboxes", "Wed, 15 Jul 2026 12:34:56 GMT", NULL, B_JSON, 0,
      0},
     {"PUT", "https://genai.example.com:8443/20250101/sandboxes/s1/files?path=%2Fworkspace%2Fnotes%20%C3%A9.txt",
      "Wed, 15 Jul 2026 12:34:56 GMT", "text/plain; charset=utf-8", B_UTF8, 0, 1},
-    {"PATCH", "https://genai.example.com/20250101/sandboxes/s1?opc=%E2%9C%93", "Wed, 15 Jul 2026 12:34:56 GMT",
-     NULL, B_JSON, 0, 0},
+    {"PATCH", "https://genai.example.com/20250101/sandboxes/s1?opc=%E2%9C%93", "Wed, 15 Jul 2026 12:34:56 GMT", NULL,
+     B_JSON, 0, 0},
     {"POST", "http://localhost:18080/20250101/sandboxes/s1/commands", "Thu, 05 Jan 2014 21:31:40 GMT", NULL, B_1K, 0,
      0},
-    {"PUT", "https://objectstorage.example.com/n/ns/b/bk/o/big.txt", "Thu, 05 Jan 2014 21:31:40 GMT",
-     "text/plain", B_5M, 0, 1},
+    {"PUT", "https://objectstorage.example.com/n/ns/b/bk/o/big.txt", "Thu, 05 Jan 2014 21:31:40 GMT", "text/plain",
+     B_5M, 0, 1},
     {"PUT", "https://objectstorage.example.com/n/ns/b/bk/o/stream.bin", "Thu, 05 Jan 2014 21:31:40 GMT",
      "application/octet-stream", B_1K, 1, 0},
     {"put", "https://genai.example.com/20250101/lower", "Thu, 05 Jan 2014 21:31:40 GMT", NULL, B_UTF8, 0, 0},
@@ -226,8 +231,8 @@ static const struct req matrix[] = {
 #define MATRIX_N (sizeof matrix / sizeof matrix[0])
 
 static const struct req binary_matrix[] = {
-    {"POST", "https://genai.example.com/20250101/sandboxes/s1/files?path=%2Fbin%2Fblob", "Thu, 05 Jan 2014 21:31:40 GMT",
-     "application/octet-stream", B_BINARY, 0, 0},
+    {"POST", "https://genai.example.com/20250101/sandboxes/s1/files?path=%2Fbin%2Fblob",
+     "Thu, 05 Jan 2014 21:31:40 GMT", "application/octet-stream", B_BINARY, 0, 0},
     {"PUT", "https://genai.example.com:8443/20250101/sandboxes/s1/files?path=%2Fa.bin",
      "Wed, 15 Jul 2026 12:34:56 GMT", "application/octet-stream", B_BINARY, 0, 1},
 };
@@ -361,7 +366,8 @@ static int compare_with_oci_common(struct key *keys, size_t nkeys, const char *m
             snprintf(label, sizeof label, "[%s #%zu %s %s body=%s%s]", keys[k].label, i, r->method,
                      r->url + strlen("https://") - (strncmp(r->url, "http:", 5) == 0), body_name[r->body],
                      r->exclude_body ? " exclude-body" : "");
-            expect_equal(label, "authorization", ocisbx_headers_get(h, "authorization"), json_str(o, "authorization"));
+            expect_equal(label, "authorization", ocisbx_headers_get(h, "authorization"),
+                         json_str(o, "authorization"));
             expect_equal(label, "host", ocisbx_headers_get(h, "host"), json_str(o, "host"));
             if (body_method(r->method) && !r->exclude_body) {
                 expect_equal(label, "content-length", ocisbx_headers_get(h, "content-length"),
@@ -391,9 +397,10 @@ static void spec_signing_string(const struct req *r, const char *host, const cha
     for (i = 0; r->method[i] && i < sizeof m - 1; i++)
         m[i] = (char)((r->method[i] >= 'A' && r->method[i] <= 'Z') ? r->method[i] + 32 : r->method[i]);
     m[i] = 0;
-    snprintf(out, cap,
-             "date: %s\n(request-target): %s %s\nhost: %s\ncontent-length: %s\ncontent-type: %s\nx-content-sha256: %s",
-             r->date, m, target, host, clen, r->content_type, sha);
+    snprintf(
+        out, cap,
+        "date: %s\n(request-target): %s %s\nhost: %s\ncontent-length: %s\ncontent-type: %s\nx-content-sha256: %s",
+        r->date, m, target, host, clen, r->content_type, sha);
 }
 
 static char *trim(char *s)

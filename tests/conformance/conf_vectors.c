@@ -14,24 +14,24 @@
 #include "ocisbx/auth.h"
 
 #define VEC OCISBX_SOURCE_DIR "/tests/data/"
-#define KEY_ID                                                                                                       \
-    "ocid1.tenancy.oc1..aaaaaaaaba3pv6wkcr4jqae5f15p2b2m2yt2j6rx32uzr4h25vqstifsfdsq/"                              \
-    "ocid1.user.oc1..aaaaaaaat5nvwcna5j6aqzjcaty5eqbb6qt2jvpkanghtgdaqedqw3rynjq/"                                   \
+#define KEY_ID                                                                         \
+    "ocid1.tenancy.oc1..aaaaaaaaba3pv6wkcr4jqae5f15p2b2m2yt2j6rx32uzr4h25vqstifsfdsq/" \
+    "ocid1.user.oc1..aaaaaaaat5nvwcna5j6aqzjcaty5eqbb6qt2jvpkanghtgdaqedqw3rynjq/"     \
     "73:61:a2:21:67:e0:df:be:7e:4b:93:1e:15:98:a5:b7"
 #define DATE "Thu, 05 Jan 2014 21:31:40 GMT"
 
-#define GET_URL                                                                                                      \
-    "https://iaas.us-phoenix-1.oraclecloud.com/20160918/instances?availabilityDomain=Pjwf%3A%20PHX-AD-1&"            \
-    "compartmentId=ocid1.compartment.oc1..aaaaaaaam3we6vgnherjq5q2idnccdflvjsnog7mlr6rtdb25gilchfeyjxa&"             \
-    "displayName=TeamXInstances&volumeId=ocid1.volume.oc1.phx."                                                      \
+#define GET_URL                                                                                           \
+    "https://iaas.us-phoenix-1.oraclecloud.com/20160918/instances?availabilityDomain=Pjwf%3A%20PHX-AD-1&" \
+    "compartmentId=ocid1.compartment.oc1..aaaaaaaam3we6vgnherjq5q2idnccdflvjsnog7mlr6rtdb25gilchfeyjxa&"  \
+    "displayName=TeamXInstances&volumeId=ocid1.volume.oc1.phx."                                           \
     "abyhqljrgvttnlx73nmrwfaux7kcvzfs3s66izvxf2h4lgvyndsdsnoiwr5q"
-#define GET_SIG                                                                                                      \
-    "GBas7grhyrhSKHP6AVIj/h5/Vp8bd/peM79H9Wv8kjoaCivujVXlpbKLjMPeDUhxkFIWtTtLBj3sUzaFj34XE6YZAHc9r2DmE4pMwOAy/"       \
+#define GET_SIG                                                                                                 \
+    "GBas7grhyrhSKHP6AVIj/h5/Vp8bd/peM79H9Wv8kjoaCivujVXlpbKLjMPeDUhxkFIWtTtLBj3sUzaFj34XE6YZAHc9r2DmE4pMwOAy/" \
     "kiITcZxa1oHPOeRheC0jP2dqbTll8fmTZVwKZOKHYPtrLJIJQHJjNvxFWeHQjMaR7M="
 #define POST_URL "https://iaas.us-phoenix-1.oraclecloud.com/20160918/volumeAttachments"
 #define POST_SHA "V9Z20UJTvkvpJ50flBzKE32+6m2zJjweHpDMX/U4Uy0="
-#define POST_SIG                                                                                                     \
-    "Mje8vIDPlwIHmD/cTDwRxE7HaAvBg16JnVcsuqaNRim23fFPgQfLoOOxae6WqKb1uPjYEl0qIdazWaBy/"                              \
+#define POST_SIG                                                                        \
+    "Mje8vIDPlwIHmD/cTDwRxE7HaAvBg16JnVcsuqaNRim23fFPgQfLoOOxae6WqKb1uPjYEl0qIdazWaBy/" \
     "Ml8DRhqlocMwoSXv0fbukP8J5N80LCmzT/FFBvIvTB91XuXI3hYfP9Zt1l7S6ieVadHUfqBedWH0itrtPJBgKmrWso="
 
 static char *read_all(const char *path, size_t *len)
@@ -61,8 +61,7 @@ static const char *lookup(const char *name, void *ud)
     return ocisbx_headers_get(ud, name);
 }
 
-static void verify_with_verifier(const ocisbx_key *k, const ocisbx_headers *h, const char *method,
-                                 const char *target)
+static void verify_with_verifier(const ocisbx_key *k, const ocisbx_headers *h, const char *method, const char *target)
 {
     ocisbx_authz a;
     assert_int_equal(ocisbx_authz_parse(ocisbx_headers_get(h, "authorization"), &a), 0);
@@ -125,7 +124,7 @@ static void test_post_vector(void **state)
     ocisbx_headers *h = NULL;
     assert_int_equal(ocisbx_sign_with_key(KEY_ID, k, r, &h), 0);
     assert_int_equal(ocisbx_headers_count(h), 6);
-    const char *want_names[] = {"date", "host", "content-length", "content-type", "x-content-sha256",
+    const char *want_names[] = {"date",         "host", "content-length", "content-type", "x-content-sha256",
                                 "authorization"};
     for (size_t i = 0; i < 6; i++)
         assert_string_equal(ocisbx_headers_name(h, i), want_names[i]);

@@ -13,8 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t len = 0;
     if (ocisbx_base64_decode((const char *)data, size, &raw, &len) == 0) {
         char *text = NULL;
-        if (ocisbx_base64_encode(raw, len, &text) != 0 || strlen(text) != size ||
-            memcmp(text, data, size) != 0)
+        if (ocisbx_base64_encode(raw, len, &text) != 0 || strlen(text) != size || memcmp(text, data, size) != 0)
             abort();
         ocisbx_free(text);
         ocisbx_free(raw);

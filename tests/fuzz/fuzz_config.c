@@ -9,8 +9,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const char *const keys[] = {"user", "fingerprint", "key_file", "tenancy", "region", "pass_phrase",
-                                   "security_token_file"};
+static const char *const keys[] = {"user",   "fingerprint", "key_file",           "tenancy",
+                                   "region", "pass_phrase", "security_token_file"};
 
 static void parse_with(const uint8_t *data, size_t size, const char *profile)
 {

@@ -151,29 +151,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     emu_route rt;
     if (rel && emu_route_match(req.method, *rel ? rel : "/", &rt) == 0) {
         bool skip = rt.id == EMU_R_COMMAND_RUN || rt.id == EMU_R_COMMAND_RUN_WAIT ||
-                    rt.id == EMU_R_COMMAND_RUN_STREAM || rt.id == EMU_R_FILE_WRITE ||
-                    rt.id == EMU_R_SNAPSHOT_CREATE;
+                    rt.id == EMU_R_COMMAND_RUN_STREAM || rt.id == EMU_R_FILE_WRITE || rt.id == EMU_R_SNAPSHOT_CREATE;
         emu_response_init(&resp);
         pthread_mutex_lock(&g_s->mu);
         if (!skip) {
             switch (rt.id) {
-            case EMU_R_FILE_READ:
-                emu_h_file(g_s, &req, &rt, &resp);
-                break;
+            case EMU_R_FILE_READ: emu_h_file(g_s, &req, &rt, &resp); break;
             case EMU_R_SNAPSHOT_LIST:
             case EMU_R_SNAPSHOT_GET:
-            case EMU_R_SNAPSHOT_DELETE:
-                emu_h_snapshot(g_s, &req, &rt, &resp);
-                break;
+            case EMU_R_SNAPSHOT_DELETE: emu_h_snapshot(g_s, &req, &rt, &resp); break;
             case EMU_R_COMMAND_LIST:
             case EMU_R_COMMAND_GET:
             case EMU_R_COMMAND_OUTPUT:
             case EMU_R_COMMAND_EVENTS:
-            case EMU_R_COMMAND_CANCEL:
-                emu_h_command(g_s, &req, &rt, &resp);
-                break;
-            default:
-                emu_h_sandbox(g_s, &req, &rt, &resp);
+            case EMU_R_COMMAND_CANCEL: emu_h_command(g_s, &req, &rt, &resp); break;
+            default: emu_h_sandbox(g_s, &req, &rt, &resp);
             }
         } else {
             /* the body parsers of the skipped routes */

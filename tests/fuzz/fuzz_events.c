@@ -42,17 +42,20 @@ static void run(int format, const char *text, size_t len, unsigned seed, sink *s
     int rc = 0;
     while (at < len && rc == 0) {
         size_t step = seed ? 1 + (seed = seed * 1103515245u + 12345u) % 17 : len - at;
-        if (step > len - at) step = len - at;
+        if (step > len - at)
+            step = len - at;
         rc = ocisbx_event_parser_feed(&p, text + at, step);
         at += step;
     }
-    if (rc == 0) ocisbx_event_parser_finish(&p);
+    if (rc == 0)
+        ocisbx_event_parser_finish(&p);
     ocisbx_event_parser_release(&p);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size < 2) return 0;
+    if (size < 2)
+        return 0;
     int format = data[0] % 3;
     unsigned seed = data[1] | 1u;
     const char *text = (const char *)data + 2;

@@ -14,7 +14,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ocisbx_policy *p = (ocisbx_policy *)&p;
     int rc = ocisbx_policy_load_yaml((const char *)data, size, "fuzz", &p);
     if (rc) {
-        if (p || (rc != OCISBX_ECONFIG && rc != OCISBX_ENOMEM)) abort();
+        if (p || (rc != OCISBX_ECONFIG && rc != OCISBX_ENOMEM))
+            abort();
         return 0;
     }
     static const char *const calls[][4] = {
@@ -26,7 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
         const char *why = NULL;
         int d = ocisbx_policy_decide(p, calls[i][0], calls[i][1], calls[i][2], calls[i][3], &why);
-        if (d < OCISBX_GATE_ALLOW || d > OCISBX_GATE_HOLD) abort();
+        if (d < OCISBX_GATE_ALLOW || d > OCISBX_GATE_HOLD)
+            abort();
     }
     ocisbx_policy_free(p);
     return 0;

@@ -23,11 +23,16 @@ static int replay_file(const char *path)
         if (len == cap) {
             cap = cap ? cap * 2 : 4096;
             uint8_t *n = realloc(buf, cap);
-            if (!n) { free(buf); fclose(f); return 1; }
+            if (!n) {
+                free(buf);
+                fclose(f);
+                return 1;
+            }
             buf = n;
         }
         size_t r = fread(buf + len, 1, cap - len, f);
-        if (r == 0) break;
+        if (r == 0)
+            break;
         len += r;
     }
     fclose(f);
@@ -51,10 +56,12 @@ int main(int argc, char **argv)
             continue;
         }
         DIR *d = opendir(argv[i]);
-        if (!d) return 1;
+        if (!d)
+            return 1;
         struct dirent *e;
         while ((e = readdir(d)) != NULL) {
-            if (e->d_name[0] == '.') continue;
+            if (e->d_name[0] == '.')
+                continue;
             char path[4096];
             snprintf(path, sizeof path, "%s/%s", argv[i], e->d_name);
             bad |= replay_file(path);

@@ -32,7 +32,8 @@ typedef struct world {
 
 static void check(int rc, const char *what)
 {
-    if (rc) fail_msg("%s: %s", what, ocisbx_error_message(ocisbx_error_last()));
+    if (rc)
+        fail_msg("%s: %s", what, ocisbx_error_message(ocisbx_error_last()));
 }
 
 static int setup(void **state)
@@ -40,13 +41,17 @@ static int setup(void **state)
     world *w = calloc(1, sizeof *w);
     emu_fixture_options o = {0};
     o.extra_yaml = "limits:\n  create_delay_ms: 10\n";
-    if (emu_fixture_start(&o, &w->emu) != 0) return -1;
-    if (emu_client_new(w->emu, 0, &w->c) != 0) return -1;
-    if (emu_fixture_new_sandbox(w->emu, NULL, NULL, w->sandbox, sizeof w->sandbox) != 0) return -1;
+    if (emu_fixture_start(&o, &w->emu) != 0)
+        return -1;
+    if (emu_client_new(w->emu, 0, &w->c) != 0)
+        return -1;
+    if (emu_fixture_new_sandbox(w->emu, NULL, NULL, w->sandbox, sizeof w->sandbox) != 0)
+        return -1;
     if (ocisbx_client_write_file(w->c, w->sandbox, "/workspace/f.txt", CONTENT, strlen(CONTENT), NULL) != 0)
         return -1;
     snprintf(w->dir, sizeof w->dir, "/tmp/ocisbx-dl-XXXXXX");
-    if (!mkdtemp(w->dir)) return -1;
+    if (!mkdtemp(w->dir))
+        return -1;
     *state = w;
     return 0;
 }
@@ -71,7 +76,8 @@ static int entries(const char *dir)
     int n = 0;
     struct dirent *e;
     while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            n++;
     closedir(d);
     return n;
 }
@@ -95,8 +101,7 @@ static void regular_and_missing_files(void **state)
     check(ocisbx_client_read_file_to_path(w->c, w->sandbox, "/workspace/f.txt", path), "read to a new file");
     assert_string_equal(slurp(path), CONTENT);
     /* a failed read (404) leaves the good file and nothing beside it */
-    assert_int_equal(ocisbx_client_read_file_to_path(w->c, w->sandbox, "/workspace/missing", path),
-                     OCISBX_ENOTFOUND);
+    assert_int_equal(ocisbx_client_read_file_to_path(w->c, w->sandbox, "/workspace/missing", path), OCISBX_ENOTFOUND);
     assert_string_equal(slurp(path), CONTENT);
     assert_int_equal(entries(w->dir), 1);
     unlink(path);
@@ -126,9 +131,11 @@ static void *drain(void *arg)
 {
     static char got[256];
     int fd = open(arg, O_RDONLY);
-    if (fd < 0) return NULL;
+    if (fd < 0)
+        return NULL;
     ssize_t n, total = 0;
-    while ((n = read(fd, got + total, sizeof got - 1 - (size_t)total)) > 0) total += n;
+    while ((n = read(fd, got + total, sizeof got - 1 - (size_t)total)) > 0)
+        total += n;
     close(fd);
     got[total] = 0;
     return got;
@@ -156,13 +163,13 @@ static void fifo_destination_is_written_through(void **state)
 static void device_destination_stays_a_device(void **state)
 {
     world *w = *state;
-    if (geteuid() != 0) skip(); /* mknod needs root; CI runs as root */
+    if (geteuid() != 0)
+        skip(); /* mknod needs root; CI runs as root */
     char path[128];
     snprintf(path, sizeof path, "%s/null", w->dir);
     assert_int_equal(mknod(path, S_IFCHR | 0666, makedev(1, 3)), 0);
     check(ocisbx_client_read_file_to_path(w->c, w->sandbox, "/workspace/f.txt", path), "read to a device");
-    assert_int_equal(ocisbx_client_read_file_to_path(w->c, w->sandbox, "/workspace/missing", path),
-                     OCISBX_ENOTFOUND);
+    assert_int_equal(ocisbx_client_read_file_to_path(w->c, w->sandbox, "/workspace/missing", path), OCISBX_ENOTFOUND);
     struct stat st;
     assert_int_equal(lstat(path, &st), 0);
     assert_true(S_ISCHR(st.st_mode));
@@ -211,12 +218,9 @@ int main(void)
 {
     alarm(300); /* a FIFO nobody writes would block its reader for ever */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(regular_and_missing_files),
-        cmocka_unit_test(symlink_destination_is_followed),
-        cmocka_unit_test(fifo_destination_is_written_through),
-        cmocka_unit_test(device_destination_stays_a_device),
-        cmocka_unit_test(directory_destination_is_refused),
-        cmocka_unit_test(download_cap),
+        cmocka_unit_test(regular_and_missing_files),           cmocka_unit_test(symlink_destination_is_followed),
+        cmocka_unit_test(fifo_destination_is_written_through), cmocka_unit_test(device_destination_stays_a_device),
+        cmocka_unit_test(directory_destination_is_refused),    cmocka_unit_test(download_cap),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

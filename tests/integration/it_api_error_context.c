@@ -53,8 +53,8 @@ static void test_answers_that_fail_checks(void **state)
     ocisbx_client *c = make_client(url);
 
     /* a file whose content does not match its SHA-256 header */
-    ths_push(srv, 200, "opc-request-id: rid-file\nopc-content-sha256: AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
-             "hello");
+    ths_push(srv, 200,
+             "opc-request-id: rid-file\nopc-content-sha256: AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=", "hello");
     unsigned char *data = NULL;
     size_t len = 0;
     int rc = ocisbx_client_read_file(c, "sb1", "/workspace/a.txt", &data, &len);

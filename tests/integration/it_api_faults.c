@@ -50,7 +50,8 @@ static char log_lines[64 * 1024];
 
 static void add_line(const char *line)
 {
-    if (strlen(log_lines) + strlen(line) + 2 > sizeof log_lines) return;
+    if (strlen(log_lines) + strlen(line) + 2 > sizeof log_lines)
+        return;
     strcat(log_lines, line);
     strcat(log_lines, "\n");
 }
@@ -76,15 +77,20 @@ static void on_retry(int attempt, int max_attempts, int64_t delay_ms, int http_s
 static int count(const char *needle)
 {
     int n = 0;
-    for (const char *p = log_lines; (p = strstr(p, needle)) != NULL; p++) n++;
+    for (const char *p = log_lines; (p = strstr(p, needle)) != NULL; p++)
+        n++;
     return n;
 }
 
-static void dump_log(void) { fprintf(stderr, "--- attempts ---\n%s---\n", log_lines); }
+static void dump_log(void)
+{
+    fprintf(stderr, "--- attempts ---\n%s---\n", log_lines);
+}
 
 static void check(int rc, const char *what)
 {
-    if (rc) fail_msg("%s: %s", what, ocisbx_error_message(ocisbx_error_last()));
+    if (rc)
+        fail_msg("%s: %s", what, ocisbx_error_message(ocisbx_error_last()));
 }
 
 static ocisbx_client *client_for(emu_fixture *emu, int64_t read_timeout_ms)
@@ -124,10 +130,12 @@ static int setup(void **state)
     emu_fixture_options o = {0};
     o.https = true;
     o.extra_yaml = FAULTS;
-    if (emu_fixture_start(&o, &w->emu) != 0) return -1;
+    if (emu_fixture_start(&o, &w->emu) != 0)
+        return -1;
     /* the shared sandbox is made without the library; its create takes the
      * first of the two delayed creates, the test the second */
-    if (emu_fixture_new_sandbox(w->emu, NULL, NULL, w->sandbox, sizeof w->sandbox) != 0) return -1;
+    if (emu_fixture_new_sandbox(w->emu, NULL, NULL, w->sandbox, sizeof w->sandbox) != 0)
+        return -1;
     w->c = client_for(w->emu, 0);
     *state = w;
     return 0;
@@ -196,7 +204,8 @@ static void test_reset(void **state)
     assert_string_equal(ocisbx_command_output_stdout(out), "after-reset\n");
     ocisbx_command_output_free(out);
     ocisbx_client_free(fresh);
-    if (count("-> 200") != 1 || count("retrying in") != 1) dump_log();
+    if (count("-> 200") != 1 || count("retrying in") != 1)
+        dump_log();
     assert_int_equal(count("retrying in"), 1); /* after the reset attempt */
     assert_int_equal(count(" after 0\n"), 1);  /* which had no answer */
     assert_int_equal(count("-> 200"), 1);
@@ -213,18 +222,22 @@ static int collect(const ocisbx_command_event *ev, void *ud)
 {
     collected *c = ud;
     int64_t seq = ocisbx_command_event_seq(ev);
-    if (seq <= c->last) c->dup = true;
+    if (seq <= c->last)
+        c->dup = true;
     c->last = seq;
     c->events++;
     size_t len;
     const char *d = ocisbx_command_event_data(ev, &len);
-    if (ocisbx_command_event_kind(ev) == OCISBX_EVENT_STDOUT) ocisbx_buf_append(&c->out, d, len);
-    if (ocisbx_command_event_kind(ev) == OCISBX_EVENT_FINISHED) c->finished = true;
+    if (ocisbx_command_event_kind(ev) == OCISBX_EVENT_STDOUT)
+        ocisbx_buf_append(&c->out, d, len);
+    if (ocisbx_command_event_kind(ev) == OCISBX_EVENT_FINISHED)
+        c->finished = true;
     return 0;
 }
 
 static const char *LINES_CMD = "for i in $(seq 1 12); do echo line$i; sleep 0.01; done";
-static const char *LINES_OUT = "line1\nline2\nline3\nline4\nline5\nline6\nline7\nline8\nline9\nline10\nline11\nline12\n";
+static const char *LINES_OUT =
+    "line1\nline2\nline3\nline4\nline5\nline6\nline7\nline8\nline9\nline10\nline11\nline12\n";
 
 static void test_stream_cut(void **state)
 {
@@ -233,7 +246,8 @@ static void test_stream_cut(void **state)
     run_wait(w, LINES_CMD, cid, sizeof cid);
     log_lines[0] = '\0';
     collected c = {0};
-    check(ocisbx_client_stream_command_events(w->c, w->sandbox, cid, OCISBX_SEQ_START, 0, collect, &c), "events, cut twice");
+    check(ocisbx_client_stream_command_events(w->c, w->sandbox, cid, OCISBX_SEQ_START, 0, collect, &c),
+          "events, cut twice");
     assert_true(c.finished);
     assert_false(c.dup);
     assert_string_equal(c.out.data, LINES_OUT);
@@ -269,7 +283,8 @@ static void test_lost_answers_act_once(void **state)
     check(ocisbx_client_create_sandbox(slow, EMU_FIXTURE_PROJECT, d, &s), "create with a lost answer");
     ocisbx_create_sandbox_details_free(d);
     ocisbx_sandbox_free(s);
-    if (count("POST ") < 2) dump_log();
+    if (count("POST ") < 2)
+        dump_log();
     assert_true(count("POST ") >= 2); /* it was retried */
     ocisbx_list_options *lo = NULL;
     ocisbx_sandbox_collection *l = NULL;
@@ -325,9 +340,12 @@ static void test_400_at_once(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_429_retry_after), cmocka_unit_test(test_503_twice),
-        cmocka_unit_test(test_reset),           cmocka_unit_test(test_stream_cut),
-        cmocka_unit_test(test_lost_answers_act_once), cmocka_unit_test(test_400_at_once),
+        cmocka_unit_test(test_429_retry_after),
+        cmocka_unit_test(test_503_twice),
+        cmocka_unit_test(test_reset),
+        cmocka_unit_test(test_stream_cut),
+        cmocka_unit_test(test_lost_answers_act_once),
+        cmocka_unit_test(test_400_at_once),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -49,7 +49,8 @@ static ocisbx_client *client_for(emu_fixture *emu, int ndjson)
 
 static void check(int rc, const char *what)
 {
-    if (rc) fail_msg("%s: %s", what, ocisbx_error_message(ocisbx_error_last()));
+    if (rc)
+        fail_msg("%s: %s", what, ocisbx_error_message(ocisbx_error_last()));
 }
 
 static int setup(void **state)
@@ -58,8 +59,10 @@ static int setup(void **state)
     emu_fixture_options o = {0};
     o.https = true;
     o.extra_yaml = "limits:\n  create_delay_ms: 50\n  stop_delay_ms: 20\n";
-    if (emu_fixture_start(&o, &w->emu) != 0) return -1;
-    if (strncmp(emu_fixture_url(w->emu), "https://", 8) != 0) return -1;
+    if (emu_fixture_start(&o, &w->emu) != 0)
+        return -1;
+    if (strncmp(emu_fixture_url(w->emu), "https://", 8) != 0)
+        return -1;
     w->c = client_for(w->emu, 0);
     ocisbx_create_sandbox_details *d = NULL;
     ocisbx_sandbox *s = NULL;
@@ -140,7 +143,7 @@ static void test_sandbox_lifecycle(void **state)
     }
     ocisbx_sandbox_iter_free(it);
     ocisbx_list_options_free(lo);
-    assert_true(n >= 2);   /* two pages of one at least */
+    assert_true(n >= 2); /* two pages of one at least */
     assert_int_equal(found, 2);
 
     check(ocisbx_client_update_sandbox(w->c, id, "renamed", &s), "update");
@@ -209,7 +212,8 @@ typedef struct collected {
 static int collect(const ocisbx_command_event *ev, void *ud)
 {
     collected *c = ud;
-    if (ocisbx_command_event_seq(ev) <= c->last_seq) c->dup = true;
+    if (ocisbx_command_event_seq(ev) <= c->last_seq)
+        c->dup = true;
     c->last_seq = ocisbx_command_event_seq(ev);
     size_t len;
     const char *d = ocisbx_command_event_data(ev, &len);
@@ -226,8 +230,7 @@ static int collect(const ocisbx_command_event *ev, void *ud)
         c->finished = true;
         ocisbx_command_event_exit_code(ev, &c->exit_code);
         break;
-    default:
-        break;
+    default: break;
     }
     return 0;
 }
@@ -362,7 +365,8 @@ static void test_commands(void **state)
     check(ocisbx_client_cancel_command(w->c, w->sandbox, cid), "cancel");
     /* waiting for an exit code fails at once: a canceled command has none */
     int wrc = ocisbx_client_wait_command(w->c, w->sandbox, cid, OCISBX_COMMAND_FINISHED, 60000, 50, NULL);
-    if (wrc != OCISBX_ECONFLICT) wait_command(w->c, w->sandbox, cid, OCISBX_COMMAND_FINISHED_NO_EXIT_CODE);
+    if (wrc != OCISBX_ECONFLICT)
+        wait_command(w->c, w->sandbox, cid, OCISBX_COMMAND_FINISHED_NO_EXIT_CODE);
     wait_command(w->c, w->sandbox, cid, OCISBX_COMMAND_FINISHED_NO_EXIT_CODE);
 
     /* the service's timeout backstop: TIMED_OUT, no exit code */
@@ -380,8 +384,11 @@ static void test_commands(void **state)
 }
 
 static const char *const odd_paths[] = {
-    "/workspace/plain.txt",      "/workspace/with space.txt", "/workspace/per%cent+plus.txt",
-    "/workspace/hash#and?q=1&x", "/workspace/d\xc3\xa9j\xc3\xa0/\xe2\x9c\x93.txt",
+    "/workspace/plain.txt",
+    "/workspace/with space.txt",
+    "/workspace/per%cent+plus.txt",
+    "/workspace/hash#and?q=1&x",
+    "/workspace/d\xc3\xa9j\xc3\xa0/\xe2\x9c\x93.txt",
     "/workspace/deep/er/dir/f",
 };
 
@@ -394,7 +401,8 @@ static int64_t chunk_read(void *buf, size_t cap, void *ud)
 {
     chunks *c = ud;
     size_t n = c->len - c->at < cap ? c->len - c->at : cap;
-    if (n > 1000) n = 1000; /* small reads on purpose */
+    if (n > 1000)
+        n = 1000; /* small reads on purpose */
     memcpy(buf, c->data + c->at, n);
     c->at += n;
     return (int64_t)n;
@@ -418,7 +426,8 @@ static void test_files(void **state)
         if (f) {
             char sha[OCISBX_SHA256_B64_LEN + 1];
             ocisbx_sha256_base64(content, len, sha);
-            if (ocisbx_sandbox_file_content_sha256(f)) assert_string_equal(ocisbx_sandbox_file_content_sha256(f), sha);
+            if (ocisbx_sandbox_file_content_sha256(f))
+                assert_string_equal(ocisbx_sandbox_file_content_sha256(f), sha);
             ocisbx_sandbox_file_free(f);
         }
         unsigned char *got = NULL;
@@ -440,7 +449,8 @@ static void test_files(void **state)
     /* a larger body through a callback (rewound for the hash) and from a file */
     size_t big = 3 * 1024 * 1024 + 7;
     char *data = malloc(big);
-    for (size_t i = 0; i < big; i++) data[i] = (char)(i * 131 + (i >> 9));
+    for (size_t i = 0; i < big; i++)
+        data[i] = (char)(i * 131 + (i >> 9));
     chunks ck = {data, big, 0};
     check(ocisbx_client_write_file_from_callback(w->c, w->sandbox, "/workspace/big.bin", (int64_t)big, chunk_read,
                                                  chunk_rewind, &ck, NULL, NULL),
@@ -455,7 +465,8 @@ static void test_files(void **state)
     assert_int_equal(fread(back, 1, big + 1, fp), big);
     fclose(fp);
     assert_memory_equal(back, data, big);
-    check(ocisbx_client_write_file_from_path(w->c, w->sandbox, "/workspace/big2.bin", local, NULL), "write from path");
+    check(ocisbx_client_write_file_from_path(w->c, w->sandbox, "/workspace/big2.bin", local, NULL),
+          "write from path");
     unsigned char *got = NULL;
     size_t got_len = 0;
     check(ocisbx_client_read_file(w->c, w->sandbox, "/workspace/big2.bin", &got, &got_len), "read big2");
@@ -471,7 +482,8 @@ static void test_files(void **state)
     check(ocisbx_client_read_file(w->c, w->sandbox, "/workspace/empty", &got, &got_len), "read empty");
     assert_int_equal(got_len, 0);
     ocisbx_free(got);
-    assert_int_equal(ocisbx_client_read_file(w->c, w->sandbox, "/workspace/missing", &got, &got_len), OCISBX_ENOTFOUND);
+    assert_int_equal(ocisbx_client_read_file(w->c, w->sandbox, "/workspace/missing", &got, &got_len),
+                     OCISBX_ENOTFOUND);
     assert_int_equal(ocisbx_client_write_file(w->c, w->sandbox, "relative", "x", 1, NULL), OCISBX_EINVAL);
     assert_int_not_equal(ocisbx_client_write_file(w->c, w->sandbox, "/workspace/../etc/x", "x", 1, NULL), 0);
     assert_int_equal(ocisbx_error_http_status(ocisbx_error_last()), 400);
@@ -554,7 +566,8 @@ static void test_ndjson_stream(void **state)
     assert_string_equal(c.err.data, "c\n");
     collected_free(&c);
     memset(&c, 0, sizeof c);
-    check(ocisbx_client_stream_command_events(nd, w->sandbox, cid, OCISBX_SEQ_START, 0, collect, &c), "events (ndjson)");
+    check(ocisbx_client_stream_command_events(nd, w->sandbox, cid, OCISBX_SEQ_START, 0, collect, &c),
+          "events (ndjson)");
     assert_true(c.finished);
     assert_string_equal(c.out.data, "a\nbd\n");
     collected_free(&c);
@@ -585,8 +598,11 @@ static void test_call_json(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sandbox_lifecycle), cmocka_unit_test(test_commands), cmocka_unit_test(test_files),
-        cmocka_unit_test(test_snapshots),         cmocka_unit_test(test_ndjson_stream),
+        cmocka_unit_test(test_sandbox_lifecycle),
+        cmocka_unit_test(test_commands),
+        cmocka_unit_test(test_files),
+        cmocka_unit_test(test_snapshots),
+        cmocka_unit_test(test_ndjson_stream),
         cmocka_unit_test(test_call_json),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

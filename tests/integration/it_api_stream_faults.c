@@ -36,11 +36,12 @@ static int collect(const ocisbx_command_event *ev, void *ud)
 
 static int connects;
 /* each attempt of an events request that got no answer */
-static void count_attempts(const char *method, const char *url, int attempt, int http_status,
-                           const char *request_id, void *ud)
+static void count_attempts(const char *method, const char *url, int attempt, int http_status, const char *request_id,
+                           void *ud)
 {
     (void)method, (void)attempt, (void)request_id, (void)ud;
-    if (strstr(url, "/events?fromSeq=") && http_status == 0) connects++;
+    if (strstr(url, "/events?fromSeq=") && http_status == 0)
+        connects++;
 }
 
 static ocisbx_client *make_client(const char *url, int attempts, int64_t deadline_ms)
@@ -52,7 +53,8 @@ static ocisbx_client *make_client(const char *url, int attempts, int64_t deadlin
     assert_int_equal(ocisbx_http_options_set_max_attempts(ho, attempts), 0);
     assert_int_equal(ocisbx_http_options_set_backoff_ms(ho, 5, 10), 0);
     assert_int_equal(ocisbx_http_options_set_max_jitter_ms(ho, 1), 0);
-    if (deadline_ms) assert_int_equal(ocisbx_http_options_set_deadline_ms(ho, deadline_ms), 0);
+    if (deadline_ms)
+        assert_int_equal(ocisbx_http_options_set_deadline_ms(ho, deadline_ms), 0);
     assert_int_equal(ocisbx_http_options_set_attempt_callback(ho, count_attempts, NULL), 0);
     ocisbx_client_options *o = NULL;
     assert_int_equal(ocisbx_client_options_new(&o), 0);
@@ -64,7 +66,6 @@ static ocisbx_client *make_client(const char *url, int attempts, int64_t deadlin
     ocisbx_http_options_free(ho);
     return c;
 }
-
 
 /* Nothing listens: 3 attempts of the transport, no resumption on top, and
  * the message says which stream and why. */
@@ -202,7 +203,8 @@ static void test_gap_that_never_fills_fails(void **state)
     assert_int_equal(ocisbx_client_stream_command_events(c, "sb1", "cmd-6", OCISBX_SEQ_START, 0, collect, &s),
                      OCISBX_EINTEGRITY);
     const char *m = ocisbx_error_message(ocisbx_error_last());
-    if (!strstr(m, "events 2 to 4 never came")) fail_msg("%s", m);
+    if (!strstr(m, "events 2 to 4 never came"))
+        fail_msg("%s", m);
     assert_int_equal(s.len, 1); /* only what came in order */
     ocisbx_client_free(c);
     free(url);

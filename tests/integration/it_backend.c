@@ -43,8 +43,9 @@ static ocisbx_client *client_for(emu_fixture *emu)
     ocisbx_http_options *h = NULL;
     ocisbx_client_options *o = NULL;
     ocisbx_client *c = NULL;
-    if (ocisbx_config_load(emu_fixture_config_path(emu), NULL, &cfg) || ocisbx_credentials_api_key_from_config(cfg, &cr) ||
-        ocisbx_http_options_new(&h) || ocisbx_http_options_set_ca_bundle(h, emu_fixture_ca_path(emu)) ||
+    if (ocisbx_config_load(emu_fixture_config_path(emu), NULL, &cfg) ||
+        ocisbx_credentials_api_key_from_config(cfg, &cr) || ocisbx_http_options_new(&h) ||
+        ocisbx_http_options_set_ca_bundle(h, emu_fixture_ca_path(emu)) ||
         ocisbx_http_options_set_backoff_ms(h, 50, 200) || ocisbx_client_options_new(&o) ||
         ocisbx_client_options_set_endpoint(o, emu_fixture_url(emu)) || ocisbx_client_options_set_http_options(o, h) ||
         ocisbx_client_options_set_credentials(o, cr) || ocisbx_client_new(o, &c))
@@ -201,8 +202,10 @@ static void test_exec_basic(void **state)
     ocisbx_exec_options *o = NULL;
     check(ocisbx_exec_options_new(&o), "options");
     check(ocisbx_exec_options_add_env(o, "SECRET_X", "s3cr3t value", 1), "env");
-    ocisbx_exec_result *r = run(w->b, "echo hello; echo err >&2; printf '%s|%s\\n' \"$FROM_BACKEND\" \"$SECRET_X\"; "
-                                      "pwd; exit 3", o);
+    ocisbx_exec_result *r = run(w->b,
+                                "echo hello; echo err >&2; printf '%s|%s\\n' \"$FROM_BACKEND\" \"$SECRET_X\"; "
+                                "pwd; exit 3",
+                                o);
     int x = -1;
     assert_int_equal(ocisbx_exec_result_exit_code(r, &x), 1);
     assert_int_equal(x, 3);
@@ -306,7 +309,7 @@ static void test_exec_big_output(void **state)
     const char *after = strchr(note, '\n') + 1;
     size_t note_len = (size_t)(after - note);
     assert_int_equal(dropped + n - note_len, want.len);
-    assert_true(note[-1] == '\n');           /* head cut at a line end */
+    assert_true(note[-1] == '\n'); /* head cut at a line end */
     assert_true(after[-1] == '\n');
     /* head and tail are the output's own first and last bytes */
     assert_memory_equal(out, want.data, (size_t)(note - out));
@@ -380,7 +383,8 @@ static void test_write_big_checked(void **state)
     check(ocisbx_backend_write(w->b, "/workspace/data/big.bin", p, n), "write big");
     char h[65], cmd[128];
     sha_hex(p, n, h);
-    char *out = run_out(w->b, "sha256sum data/big.bin | cut -c1-64; wc -c < data/big.bin; ls -A .ocisbx | grep -v '^run-'; true");
+    char *out = run_out(
+        w->b, "sha256sum data/big.bin | cut -c1-64; wc -c < data/big.bin; ls -A .ocisbx | grep -v '^run-'; true");
     snprintf(cmd, sizeof cmd, "%s\n%zu\n", h, n);
     assert_string_equal(out, cmd);
     free(out);
@@ -993,11 +997,11 @@ static void test_create_failures_delete(void **state)
     ocisbx_backend_options_free(o);
 }
 
-#define SUITE(prefix)                                                                                             \
-    cmocka_unit_test(test_label), cmocka_unit_test(test_exec_basic), cmocka_unit_test(test_exec_argv),          \
-        cmocka_unit_test(test_exec_timeout_kills_tree), cmocka_unit_test(test_exec_big_output),                   \
-        cmocka_unit_test(test_exec_order), cmocka_unit_test(test_exec_live),                                      \
-        cmocka_unit_test(test_write_big_checked), cmocka_unit_test(test_write_failure_keeps_old),                 \
+#define SUITE(prefix)                                                                                            \
+    cmocka_unit_test(test_label), cmocka_unit_test(test_exec_basic), cmocka_unit_test(test_exec_argv),           \
+        cmocka_unit_test(test_exec_timeout_kills_tree), cmocka_unit_test(test_exec_big_output),                  \
+        cmocka_unit_test(test_exec_order), cmocka_unit_test(test_exec_live),                                     \
+        cmocka_unit_test(test_write_big_checked), cmocka_unit_test(test_write_failure_keeps_old),                \
         cmocka_unit_test(test_edit), cmocka_unit_test(test_adversarial_names), cmocka_unit_test(test_read_text), \
         cmocka_unit_test(test_paths_refused), cmocka_unit_test(test_jobs), cmocka_unit_test(test_search_glob_ls)
 
@@ -1005,7 +1009,7 @@ int main(void)
 {
     const struct CMUnitTest local_tests[] = {SUITE(local), cmocka_unit_test(test_local_host_shell)};
     const struct CMUnitTest oci_tests[] = {SUITE(oci), cmocka_unit_test(test_connect_close_deletes_nothing),
-                                         cmocka_unit_test(test_env_settings)};
+                                           cmocka_unit_test(test_env_settings)};
     const struct CMUnitTest slow_tests[] = {cmocka_unit_test(test_create_failures_delete)};
     int rc = 0;
     rc |= cmocka_run_group_tests_name("backend: local directory", local_tests, setup_local, teardown);

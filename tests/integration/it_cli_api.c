@@ -29,7 +29,8 @@ typedef struct run_result {
 static char *slurp(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
-    if (!f) return strdup("");
+    if (!f)
+        return strdup("");
     fseek(f, 0, SEEK_END);
     long n = ftell(f);
     fseek(f, 0, SEEK_SET);
@@ -37,7 +38,8 @@ static char *slurp(const char *path, size_t *len)
     size_t got = fread(b, 1, (size_t)n, f);
     b[got] = '\0';
     fclose(f);
-    if (len) *len = got;
+    if (len)
+        *len = got;
     return b;
 }
 
@@ -53,12 +55,14 @@ static void run(run_result *r, const char *stdin_data, const char *const *args)
     snprintf(err_path, sizeof err_path, "%s/stderr", tmpdir);
     snprintf(in_path, sizeof in_path, "%s/stdin", tmpdir);
     FILE *in = fopen(in_path, "wb");
-    if (stdin_data) fputs(stdin_data, in);
+    if (stdin_data)
+        fputs(stdin_data, in);
     fclose(in);
     const char *argv[64];
     int n = 0;
     argv[n++] = OCISBX_CLI_PATH;
-    for (const char *const *a = args; *a; a++) argv[n++] = *a;
+    for (const char *const *a = args; *a; a++)
+        argv[n++] = *a;
     /* global options after the subcommand: accepted there too */
     argv[n++] = "--config-file";
     argv[n++] = emu_fixture_config_path(emu);
@@ -79,9 +83,11 @@ static void run(run_result *r, const char *stdin_data, const char *const *args)
         unsetenv("OCI_SANDBOX_RUNTIME");
         unsetenv("OCI_SANDBOX_SHAPE");
         unsetenv("OCI_SANDBOX_EXPIRATION");
-        for (const char *const *e = run_env; e && *e; e++) putenv(strdup(*e));
+        for (const char *const *e = run_env; e && *e; e++)
+            putenv(strdup(*e));
         char *cargv[64];
-        for (int i = 0; i <= n; i++) cargv[i] = argv[i] ? strdup(argv[i]) : NULL;
+        for (int i = 0; i <= n; i++)
+            cargv[i] = argv[i] ? strdup(argv[i]) : NULL;
         execv(cargv[0], cargv);
         _exit(127);
     }
@@ -98,22 +104,24 @@ static void result_free(run_result *r)
     free(r->err);
 }
 
-#define RUN(r, stdin_data, ...)                                    \
-    do {                                                           \
-        const char *const args_[] = {__VA_ARGS__, NULL};           \
-        run(r, stdin_data, args_);                                 \
+#define RUN(r, stdin_data, ...)                          \
+    do {                                                 \
+        const char *const args_[] = {__VA_ARGS__, NULL}; \
+        run(r, stdin_data, args_);                       \
     } while (0)
 
 static void expect_ok(const run_result *r, const char *what)
 {
-    if (r->status != 0) fail_msg("%s: exit %d, stderr: %s", what, r->status, r->err);
+    if (r->status != 0)
+        fail_msg("%s: exit %d, stderr: %s", what, r->status, r->err);
 }
 
 /* The JSON on stdout; fails the test when it is not JSON. */
 static cJSON *json_of(const run_result *r)
 {
     cJSON *j = cJSON_Parse(r->out);
-    if (!j) fail_msg("stdout is not JSON: %s", r->out);
+    if (!j)
+        fail_msg("stdout is not JSON: %s", r->out);
     return j;
 }
 
@@ -132,7 +140,8 @@ static int one_line(const char *s)
 static int setup(void **state)
 {
     (void)state;
-    if (!mkdtemp(tmpdir)) return -1;
+    if (!mkdtemp(tmpdir))
+        return -1;
     emu_fixture_options o = {0};
     o.https = true;
     o.extra_yaml = "limits:\n  create_delay_ms: 50\n  stop_delay_ms: 20\n";
@@ -146,7 +155,8 @@ static int teardown(void **state)
     emu_fixture_free(emu);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0) return -1;
+    if (system(cmd) != 0)
+        return -1;
     return st == 0 ? 0 : -1;
 }
 
@@ -155,8 +165,8 @@ static void test_everything(void **state)
     (void)state;
     run_result r;
     /* create and wait */
-    RUN(&r, NULL, "sandbox", "create", "--project-id", EMU_FIXTURE_PROJECT, "--display-name", "from cli",
-        "--shape", "SMALL", "--runtime", "python-3.11", "--expires-in-minutes", "60", "--env", "GREETING=hi there",
+    RUN(&r, NULL, "sandbox", "create", "--project-id", EMU_FIXTURE_PROJECT, "--display-name", "from cli", "--shape",
+        "SMALL", "--runtime", "python-3.11", "--expires-in-minutes", "60", "--env", "GREETING=hi there",
         "--wait-for-state", "RUNNING", "--wait-interval-seconds", "0");
     expect_ok(&r, "sandbox create");
     cJSON *j = json_of(&r);
@@ -200,8 +210,8 @@ static void test_everything(void **state)
     cJSON_Delete(j);
     result_free(&r);
 
-    RUN(&r, NULL, "sandbox", "suspend", "--sandbox-id", sbx, "--wait-for-state", "SUSPENDED", "--wait-interval-seconds",
-        "0");
+    RUN(&r, NULL, "sandbox", "suspend", "--sandbox-id", sbx, "--wait-for-state", "SUSPENDED",
+        "--wait-interval-seconds", "0");
     expect_ok(&r, "sandbox suspend");
     assert_non_null(strstr(r.out, "SUSPENDED"));
     result_free(&r);
@@ -307,16 +317,17 @@ static void test_everything(void **state)
     FILE *f = fopen(local, "wb");
     fputs("line one\nline two\n", f);
     fclose(f);
-    RUN(&r, NULL, "file", "write", "--sandbox-id", sbx, "--file-path", "/workspace/dir/a b+c%d#e?.txt",
-        "--from-file", local);
+    RUN(&r, NULL, "file", "write", "--sandbox-id", sbx, "--file-path", "/workspace/dir/a b+c%d#e?.txt", "--from-file",
+        local);
     expect_ok(&r, "file write");
     result_free(&r);
-    RUN(&r, NULL, "file", "read", "--sandbox-id", sbx, "--file-path", "/workspace/dir/a b+c%d#e?.txt", "--to-file", "-");
+    RUN(&r, NULL, "file", "read", "--sandbox-id", sbx, "--file-path", "/workspace/dir/a b+c%d#e?.txt", "--to-file",
+        "-");
     expect_ok(&r, "file read");
     assert_string_equal(r.out, "line one\nline two\n");
     result_free(&r);
-    RUN(&r, "from stdin\n", "file", "write", "--sandbox-id", sbx, "--file-path", "/workspace/stdin.txt", "--from-file",
-        "-");
+    RUN(&r, "from stdin\n", "file", "write", "--sandbox-id", sbx, "--file-path", "/workspace/stdin.txt",
+        "--from-file", "-");
     expect_ok(&r, "file write from stdin");
     result_free(&r);
     RUN(&r, NULL, "file", "read", "--sandbox-id", sbx, "--file-path", "/workspace/stdin.txt", "--to-file", back);
@@ -336,8 +347,8 @@ static void test_everything(void **state)
     assert_int_equal(r.status, 2); /* CreateSandboxSnapshotDetails has no displayName [public] */
     assert_non_null(strstr(r.err, "--display-name"));
     result_free(&r);
-    RUN(&r, NULL, "snapshot", "create", "--sandbox-id", sbx, "--wait-for-state", "ACTIVE",
-        "--wait-interval-seconds", "0");
+    RUN(&r, NULL, "snapshot", "create", "--sandbox-id", sbx, "--wait-for-state", "ACTIVE", "--wait-interval-seconds",
+        "0");
     expect_ok(&r, "snapshot create");
     j = json_of(&r);
     char snap[128];
@@ -355,8 +366,8 @@ static void test_everything(void **state)
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "items")), 1);
     cJSON_Delete(j);
     result_free(&r);
-    RUN(&r, NULL, "snapshot", "delete", "--snapshot-id", snap, "--wait-for-state", "DELETED", "--wait-interval-seconds",
-        "0");
+    RUN(&r, NULL, "snapshot", "delete", "--snapshot-id", snap, "--wait-for-state", "DELETED",
+        "--wait-interval-seconds", "0");
     expect_ok(&r, "snapshot delete");
     result_free(&r);
 
@@ -418,14 +429,16 @@ static void test_oci_names(void **state)
         expect_ok(&a, names[i][1]);
         char line[200];
         snprintf(line, sizeof line, "  ocisbx %s %s", names[i][0], names[i][1]);
-        if (!strstr(a.out, line)) fprintf(stderr, "%s %s --help:\n%s", names[i][0], names[i][1], a.out);
+        if (!strstr(a.out, line))
+            fprintf(stderr, "%s %s --help:\n%s", names[i][0], names[i][1], a.out);
         assert_non_null(strstr(a.out, line));
         snprintf(line, sizeof line, "options of %s %s", names[i][0], names[i][1]);
         assert_non_null(strstr(a.out, line));
         if (names[i][2]) {
             RUN(&b, NULL, names[i][2], names[i][3], "--help");
             expect_ok(&b, names[i][3]);
-            if (strcmp(a.out, b.out)) fprintf(stderr, "%s %s differs from %s %s\n", names[i][0], names[i][1], names[i][2], names[i][3]);
+            if (strcmp(a.out, b.out))
+                fprintf(stderr, "%s %s differs from %s %s\n", names[i][0], names[i][1], names[i][2], names[i][3]);
             assert_string_equal(a.out, b.out);
             result_free(&b);
         }
@@ -561,8 +574,8 @@ static void test_oci_names_at_work(void **state)
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.err, "FINISHED_NO_EXIT_CODE"));
     result_free(&r);
-    RUN(&r, NULL, "sandbox-command-collection", "list", "--sandbox-id", sbx, "--sort-by", "timeCreated", "--sort-order",
-        "DESC", "--limit", "1");
+    RUN(&r, NULL, "sandbox-command-collection", "list", "--sandbox-id", sbx, "--sort-by", "timeCreated",
+        "--sort-order", "DESC", "--limit", "1");
     expect_ok(&r, "sandbox-command-collection list");
     j = json_of(&r);
     assert_string_equal(str(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "items"), 0), "id"), cmd);
@@ -574,7 +587,8 @@ static void test_oci_names_at_work(void **state)
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.err, "412"));
     result_free(&r);
-    RUN(&r, NULL, "sandbox", "extend", "--sandbox-id", sbx, "--additional-duration", "PT1M", "--if-match", "\"stale\"");
+    RUN(&r, NULL, "sandbox", "extend", "--sandbox-id", sbx, "--additional-duration", "PT1M", "--if-match",
+        "\"stale\"");
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.err, "412"));
     result_free(&r);
@@ -594,8 +608,8 @@ static void test_oci_names_at_work(void **state)
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "items")), 1);
     cJSON_Delete(j);
     result_free(&r);
-    RUN(&r, NULL, "sandbox", "create-from-snapshot", "--project-id", EMU_FIXTURE_PROJECT, "--source-snapshot-id", snap,
-        "--wait-for-state", "RUNNING", "--wait-interval-seconds", "0");
+    RUN(&r, NULL, "sandbox", "create-from-snapshot", "--project-id", EMU_FIXTURE_PROJECT, "--source-snapshot-id",
+        snap, "--wait-for-state", "RUNNING", "--wait-interval-seconds", "0");
     expect_ok(&r, "create-from-snapshot");
     j = json_of(&r);
     char sbx2[128];
@@ -607,8 +621,8 @@ static void test_oci_names_at_work(void **state)
     assert_string_equal(r.out, "oci names\n");
     result_free(&r);
     /* the old form: sandbox create --snapshot-id (an alias of --source-snapshot-id) */
-    RUN(&r, NULL, "sandbox", "create", "--project-id", EMU_FIXTURE_PROJECT, "--snapshot-id", snap,
-        "--wait-for-state", "RUNNING", "--wait-interval-seconds", "0");
+    RUN(&r, NULL, "sandbox", "create", "--project-id", EMU_FIXTURE_PROJECT, "--snapshot-id", snap, "--wait-for-state",
+        "RUNNING", "--wait-interval-seconds", "0");
     expect_ok(&r, "create --snapshot-id");
     j = json_of(&r);
     char sbx3[128];
@@ -657,7 +671,8 @@ static void test_bad_input(void **state)
     /* --expires-in-minutes: -1 (no expiry) or 1..2880; anything else is a usage error (2) naming both */
     const char *bad_minutes[] = {"0", "-2", "2881", "ten", ""};
     for (size_t i = 0; i < sizeof bad_minutes / sizeof bad_minutes[0]; i++) {
-        RUN(&r, NULL, "sandbox", "create", "--project-id", EMU_FIXTURE_PROJECT, "--expires-in-minutes", bad_minutes[i]);
+        RUN(&r, NULL, "sandbox", "create", "--project-id", EMU_FIXTURE_PROJECT, "--expires-in-minutes",
+            bad_minutes[i]);
         assert_int_equal(r.status, 2);
         assert_true(one_line(r.err));
         assert_non_null(strstr(r.err, "--expires-in-minutes must be -1 (no automatic expiry) or from 1 to 2880"));
@@ -676,7 +691,8 @@ static void test_bad_input(void **state)
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.err, "--source-snapshot-id is required"));
     result_free(&r);
-    RUN(&r, NULL, "sandbox-command", "get", "--sandbox-id", "s", "--command-id", "c", "--wait-for-state", "SUCCEEDED");
+    RUN(&r, NULL, "sandbox-command", "get", "--sandbox-id", "s", "--command-id", "c", "--wait-for-state",
+        "SUCCEEDED");
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.err, "NOT_STARTED, RUNNING, FINISHED, FINISHED_NO_EXIT_CODE"));
     result_free(&r);
@@ -686,7 +702,8 @@ static void test_bad_input(void **state)
     RUN(&r, NULL, "command", "run", "--sandbox-id", "s", "--command", "x", "--env", "NOEQUALS");
     assert_int_equal(r.status, 2);
     result_free(&r);
-    RUN(&r, NULL, "file", "write", "--sandbox-id", "s", "--file-path", "/workspace/x", "--from-file", "/nonexistent/f");
+    RUN(&r, NULL, "file", "write", "--sandbox-id", "s", "--file-path", "/workspace/x", "--from-file",
+        "/nonexistent/f");
     assert_int_equal(r.status, 1);
     assert_true(one_line(r.err));
     result_free(&r);
@@ -706,7 +723,8 @@ static void test_json_format(void **state)
     run_result r;
     RUN(&r, NULL, "sandbox", "create", "--project-id", EMU_FIXTURE_PROJECT, "--display-name", "fmt\tx");
     expect_ok(&r, "sandbox create");
-    if (strncmp(r.out, "{\n  \"id\": \"", 10) != 0) fail_msg("sandbox create output: %s", r.out);
+    if (strncmp(r.out, "{\n  \"id\": \"", 10) != 0)
+        fail_msg("sandbox create output: %s", r.out);
     assert_null(strchr(r.out, '\t')); /* the tab in the name is escaped */
     assert_non_null(strstr(r.out, "\n  \"displayName\": \"fmt\\tx\",\n"));
     assert_true(r.out_len >= 3 && strcmp(r.out + r.out_len - 3, "\n}\n") == 0);
@@ -722,7 +740,8 @@ static void test_json_format(void **state)
     RUN(&r, NULL, "sandbox", "list", "--display-name", "fmt\tx");
     expect_ok(&r, "sandbox list");
     const char *head = "{\n  \"items\": [\n    {\n      \"";
-    if (strncmp(r.out, head, strlen(head)) != 0) fail_msg("sandbox list output: %s", r.out);
+    if (strncmp(r.out, head, strlen(head)) != 0)
+        fail_msg("sandbox list output: %s", r.out);
     result_free(&r);
     RUN(&r, NULL, "sandbox", "delete", "--sandbox-id", sbx);
     result_free(&r);
@@ -839,9 +858,10 @@ static void test_double_dash_api(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_everything),       cmocka_unit_test(test_bad_input),
-                                       cmocka_unit_test(test_json_format),      cmocka_unit_test(test_wait_for_state_checked),
-                                       cmocka_unit_test(test_create_environment), cmocka_unit_test(test_double_dash_api),
-                                       cmocka_unit_test(test_oci_names),        cmocka_unit_test(test_oci_names_at_work)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_everything),         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_json_format),        cmocka_unit_test(test_wait_for_state_checked),
+        cmocka_unit_test(test_create_environment), cmocka_unit_test(test_double_dash_api),
+        cmocka_unit_test(test_oci_names),          cmocka_unit_test(test_oci_names_at_work)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

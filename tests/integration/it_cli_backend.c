@@ -32,7 +32,8 @@ typedef struct run_result {
 static char *slurp(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
-    if (!f) return strdup("");
+    if (!f)
+        return strdup("");
     fseek(f, 0, SEEK_END);
     long n = ftell(f);
     fseek(f, 0, SEEK_SET);
@@ -40,7 +41,8 @@ static char *slurp(const char *path, size_t *len)
     size_t got = fread(b, 1, (size_t)n, f);
     b[got] = '\0';
     fclose(f);
-    if (len) *len = got;
+    if (len)
+        *len = got;
     return b;
 }
 
@@ -59,7 +61,8 @@ static pid_t start(emu_fixture *e, const char *const *args)
     argv[n++] = emu_fixture_url(e);
     argv[n++] = "--ca-bundle";
     argv[n++] = emu_fixture_ca_path(e);
-    for (const char *const *a = args; *a; a++) argv[n++] = *a;
+    for (const char *const *a = args; *a; a++)
+        argv[n++] = *a;
     argv[n] = NULL;
     fflush(NULL);
     pid_t pid = fork();
@@ -73,7 +76,8 @@ static pid_t start(emu_fixture *e, const char *const *args)
         unsetenv("OCI_SANDBOX_REGION");
         unsetenv("OCI_SANDBOX_PROJECT_ID");
         char *cargv[64];
-        for (int i = 0; i <= n; i++) cargv[i] = argv[i] ? strdup(argv[i]) : NULL;
+        for (int i = 0; i <= n; i++)
+            cargv[i] = argv[i] ? strdup(argv[i]) : NULL;
         execv(cargv[0], cargv);
         _exit(127);
     }
@@ -106,7 +110,8 @@ static void result_free(run_result *r)
 
 static void expect_status(const run_result *r, int want, const char *what)
 {
-    if (r->status != want) fail_msg("%s: exit %d (wanted %d), stderr: %s", what, r->status, want, r->err);
+    if (r->status != want)
+        fail_msg("%s: exit %d (wanted %d), stderr: %s", what, r->status, want, r->err);
 }
 
 /* Sandboxes of the project that are not DELETED, through the API. */
@@ -115,14 +120,16 @@ static int live(emu_fixture *e)
     cJSON *j = NULL;
     char path[256];
     snprintf(path, sizeof path, "/sandboxes?projectId=%s", EMU_FIXTURE_PROJECT);
-    if (emu_fixture_json(e, "GET", path, NULL, 200, &j) != 0) return -1;
+    if (emu_fixture_json(e, "GET", path, NULL, 200, &j) != 0)
+        return -1;
     const cJSON *items = cJSON_GetObjectItemCaseSensitive(j, "items");
     int n = 0;
     const cJSON *it;
     cJSON_ArrayForEach(it, items)
     {
         const cJSON *st = cJSON_GetObjectItemCaseSensitive(it, "lifecycleState");
-        if (!cJSON_IsString(st) || strcmp(st->valuestring, "DELETED") != 0) n++;
+        if (!cJSON_IsString(st) || strcmp(st->valuestring, "DELETED") != 0)
+            n++;
     }
     cJSON_Delete(j);
     return n;
@@ -131,11 +138,13 @@ static int live(emu_fixture *e)
 static int setup(void **state)
 {
     (void)state;
-    if (!mkdtemp(tmpdir)) return -1;
+    if (!mkdtemp(tmpdir))
+        return -1;
     emu_fixture_options o = {0};
     o.https = true;
     o.extra_yaml = "limits:\n  create_delay_ms: 50\n  stop_delay_ms: 20\n";
-    if (emu_fixture_start(&o, &emu) != 0) return -1;
+    if (emu_fixture_start(&o, &emu) != 0)
+        return -1;
     o.extra_yaml = "limits:\n  create_delay_ms: 600000\n";
     return emu_fixture_start(&o, &slow_emu);
 }
@@ -200,7 +209,8 @@ static void test_create_exec_cp_close(void **state)
     snprintf(src, sizeof src, "%s/src.bin", tmpdir);
     snprintf(back, sizeof back, "%s/back.bin", tmpdir);
     FILE *f = fopen(src, "wb");
-    for (int i = 0; i < 9 * 1024 * 1024 + 77; i++) fputc((i * 7 + i / 4096) & 0xff, f);
+    for (int i = 0; i < 9 * 1024 * 1024 + 77; i++)
+        fputc((i * 7 + i / 4096) & 0xff, f);
     fclose(f);
     snprintf(dst, sizeof dst, "sbx:%s:/workspace/up/src.bin", id);
     RUN(&r, emu, "cp", src, dst);
@@ -234,7 +244,8 @@ static void test_exec_local(void **state)
     char dir[600];
     snprintf(dir, sizeof dir, "%s/ws", tmpdir);
     assert_int_equal(mkdir(dir, 0755), 0);
-    if (geteuid() == 0) assert_int_equal(chown(dir, 65534, 65534), 0);
+    if (geteuid() == 0)
+        assert_int_equal(chown(dir, 65534, 65534), 0);
     run_result r;
     RUN(&r, emu, "exec", "--local-dir", dir, "--", "pwd; touch made");
     expect_status(&r, 0, "exec local");
@@ -272,7 +283,8 @@ static void test_create_failures(void **state)
     int seen = 0;
     for (int i = 0; i < 600 && !seen; i++) {
         seen = live(slow_emu) == 1;
-        if (!seen) usleep(50000);
+        if (!seen)
+            usleep(50000);
     }
     assert_true(seen);
     kill(pid, SIGINT);

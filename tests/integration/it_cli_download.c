@@ -32,9 +32,11 @@ static int entries(const char *d, int *temps)
     *temps = 0;
     struct dirent *e;
     while ((e = readdir(h))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
         n++;
-        if (strstr(e->d_name, ".ocisbx-")) (*temps)++;
+        if (strstr(e->d_name, ".ocisbx-"))
+            (*temps)++;
     }
     closedir(h);
     return n;
@@ -65,7 +67,8 @@ static void interrupted(int sig, int want_status)
     int temps = 0;
     for (int i = 0; i < 3000 && !temps; i++) {
         entries(out_dir, &temps);
-        if (!temps) usleep(10000);
+        if (!temps)
+            usleep(10000);
     }
     assert_int_equal(temps, 1);
     usleep(200000);
@@ -99,10 +102,12 @@ static void sigterm_leaves_nothing(void **state)
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
-    if (!mkdtemp(dir)) return 1;
+    if (!mkdtemp(dir))
+        return 1;
     char config[160];
     snprintf(config, sizeof config, "%s/config", dir);
-    if (test_write_vector_config(config) != 0) return 1;
+    if (test_write_vector_config(config) != 0)
+        return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sigint_leaves_nothing),
         cmocka_unit_test(sigterm_leaves_nothing),

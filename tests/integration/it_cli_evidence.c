@@ -91,7 +91,8 @@ static void usage_errors(void **state)
 
 int main(void)
 {
-    if (!mkdtemp(dir)) return 1;
+    if (!mkdtemp(dir))
+        return 1;
     snprintf(path, sizeof path, "%s/evidence.jsonl", dir);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(whole_chain),

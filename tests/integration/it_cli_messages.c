@@ -19,7 +19,8 @@ static void assert_clean(const char *err)
     assert_true(n > 0);
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)err[i];
-        if ((c < 0x20 && c != '\n') || c == 0x7f || c >= 0x80) fail_msg("raw byte 0x%02x in: %s", c, err);
+        if ((c < 0x20 && c != '\n') || c == 0x7f || c >= 0x80)
+            fail_msg("raw byte 0x%02x in: %s", c, err);
     }
     assert_ptr_equal(strchr(err, '\n'), err + n - 1); /* one line */
 }

@@ -20,7 +20,6 @@
 #include "test_http_server.h"
 #include "test_keys.h"
 
-
 static char dir[] = "/tmp/ocisbx-it-cli-progress-XXXXXX";
 static char config[128];
 static ths *srv;
@@ -34,11 +33,19 @@ typedef struct result {
 
 static void child_env(void)
 {
-    static const char *const drop[] = {"OCI_SANDBOX_PROFILE", "OCI_SANDBOX_REGION", "OCI_SANDBOX_ENDPOINT",
-                                       "OCI_CONFIG_FILE",     "http_proxy",         "https_proxy",
-                                       "HTTP_PROXY",          "HTTPS_PROXY",        "ALL_PROXY",
-                                       "all_proxy",           NULL};
-    for (const char *const *p = drop; *p; p++) unsetenv(*p);
+    static const char *const drop[] = {"OCI_SANDBOX_PROFILE",
+                                       "OCI_SANDBOX_REGION",
+                                       "OCI_SANDBOX_ENDPOINT",
+                                       "OCI_CONFIG_FILE",
+                                       "http_proxy",
+                                       "https_proxy",
+                                       "HTTP_PROXY",
+                                       "HTTPS_PROXY",
+                                       "ALL_PROXY",
+                                       "all_proxy",
+                                       NULL};
+    for (const char *const *p = drop; *p; p++)
+        unsetenv(*p);
     setenv("HOME", dir, 1);
 }
 
@@ -53,7 +60,8 @@ static void exec_cli(const char *const *args)
     argv[n++] = "VECTOR";
     argv[n++] = "--endpoint";
     argv[n++] = endpoint;
-    for (const char *const *p = args; *p && n < 63; p++) argv[n++] = *p;
+    for (const char *const *p = args; *p && n < 63; p++)
+        argv[n++] = *p;
     argv[n] = NULL;
     execv(OCISBX_CLI_PATH, (char *const *)(uintptr_t)argv);
     _exit(127);
@@ -68,7 +76,8 @@ static void read_all(int fd, char *buf, size_t cap)
             len += (size_t)k;
             continue;
         }
-        if (k < 0 && errno == EINTR) continue;
+        if (k < 0 && errno == EINTR)
+            continue;
         break; /* EOF, or EIO once the pty's other side is closed */
     }
     buf[len] = '\0';
@@ -124,17 +133,21 @@ static void run_pty(result *r, const char *const *args)
 static int count(const char *hay, const char *needle)
 {
     int n = 0;
-    for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle)) n++;
+    for (const char *p = hay; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+        n++;
     return n;
 }
 
 static int setup(void **state)
 {
     (void)state;
-    if (!mkdtemp(dir)) return -1;
+    if (!mkdtemp(dir))
+        return -1;
     snprintf(config, sizeof config, "%s/config", dir);
-    if (test_write_vector_config(config) != 0) return -1;
-    if (ths_start(&srv) != 0) return -1;
+    if (test_write_vector_config(config) != 0)
+        return -1;
+    if (ths_start(&srv) != 0)
+        return -1;
     endpoint = ths_url(srv, "");
     return 0;
 }
@@ -223,7 +236,8 @@ static void test_from_seq_as_given(void **state)
     ths_clear(srv);
     ths_set_default(srv, 200, "content-type: application/x-ndjson", fin);
     result r;
-    const char *const zero[] = {"command", "events", "--sandbox-id", "sb1", "--command-id", "c1", "--from-seq", "0", NULL};
+    const char *const zero[] = {"command", "events", "--sandbox-id", "sb1", "--command-id", "c1", "--from-seq",
+                                "0",       NULL};
     run_pipes(&r, zero);
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(ths_get(srv, 0)->target, "fromSeq=0"));
@@ -233,11 +247,13 @@ static void test_from_seq_as_given(void **state)
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(ths_get(srv, 0)->target, "fromSeq=1"));
     ths_clear(srv);
-    const char *const seven[] = {"command", "events", "--sandbox-id", "sb1", "--command-id", "c1", "--from-seq", "7", NULL};
+    const char *const seven[] = {"command", "events", "--sandbox-id", "sb1", "--command-id", "c1", "--from-seq",
+                                 "7",       NULL};
     run_pipes(&r, seven);
     assert_non_null(strstr(ths_get(srv, 0)->target, "fromSeq=7"));
     ths_clear(srv);
-    const char *const out0[] = {"command", "output", "--sandbox-id", "sb1", "--command-id", "c1", "--from-seq", "0", NULL};
+    const char *const out0[] = {"command", "output", "--sandbox-id", "sb1", "--command-id", "c1", "--from-seq",
+                                "0",       NULL};
     ths_set_default(srv, 200, "content-type: application/json", "{\"stdout\":\"\"}");
     run_pipes(&r, out0);
     assert_non_null(strstr(ths_get(srv, 0)->target, "fromSeq=0"));
@@ -269,7 +285,8 @@ static void test_file_read_stdout_after_check(void **state)
     ths_clear(srv);
     ths_push(srv, 200, "opc-content-sha256: AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=", "hello");
     result r;
-    const char *const rd[] = {"file", "read", "--sandbox-id", "sb1", "--file-path", "/workspace/a", "--to-file", "-", NULL};
+    const char *const rd[] = {"file", "read", "--sandbox-id", "sb1", "--file-path", "/workspace/a", "--to-file",
+                              "-",    NULL};
     run_pipes(&r, rd);
     assert_int_equal(r.status, 1);
     assert_string_equal(r.out, "");

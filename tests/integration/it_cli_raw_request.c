@@ -22,21 +22,21 @@
 #define FP "73:61:a2:21:67:e0:df:be:7e:4b:93:1e:15:98:a5:b7"
 #define KEY OCISBX_SOURCE_DIR "/tests/data/cavage-test-key.pem"
 #define DATE "Thu, 05 Jan 2014 21:31:40 GMT"
-#define GET_URL                                                                                                    \
-    "https://iaas.us-phoenix-1.oraclecloud.com/20160918/"                                                          \
-    "instances?availabilityDomain=Pjwf%3A%20PHX-AD-1&compartmentId=ocid1.compartment.oc1.."                       \
+#define GET_URL                                                                                                      \
+    "https://iaas.us-phoenix-1.oraclecloud.com/20160918/"                                                            \
+    "instances?availabilityDomain=Pjwf%3A%20PHX-AD-1&compartmentId=ocid1.compartment.oc1.."                          \
     "aaaaaaaam3we6vgnherjq5q2idnccdflvjsnog7mlr6rtdb25gilchfeyjxa&displayName=TeamXInstances&volumeId=ocid1.volume." \
     "oc1.phx.abyhqljrgvttnlx73nmrwfaux7kcvzfs3s66izvxf2h4lgvyndsdsnoiwr5q"
 #define POST_URL "https://iaas.us-phoenix-1.oraclecloud.com/20160918/volumeAttachments"
-#define AUTHZ_PREFIX                                                                                               \
+#define AUTHZ_PREFIX \
     "authorization: Signature version=\"1\",keyId=\"" TENANCY "/" USER "/" FP "\",algorithm=\"rsa-sha256\","
-#define GET_AUTHZ                                                                                                  \
-    AUTHZ_PREFIX "headers=\"date (request-target) host\",signature=\"GBas7grhyrhSKHP6AVIj/h5/Vp8bd/"              \
-                 "peM79H9Wv8kjoaCivujVXlpbKLjMPeDUhxkFIWtTtLBj3sUzaFj34XE6YZAHc9r2DmE4pMwOAy/"                    \
+#define GET_AUTHZ                                                                                    \
+    AUTHZ_PREFIX "headers=\"date (request-target) host\",signature=\"GBas7grhyrhSKHP6AVIj/h5/Vp8bd/" \
+                 "peM79H9Wv8kjoaCivujVXlpbKLjMPeDUhxkFIWtTtLBj3sUzaFj34XE6YZAHc9r2DmE4pMwOAy/"       \
                  "kiITcZxa1oHPOeRheC0jP2dqbTll8fmTZVwKZOKHYPtrLJIJQHJjNvxFWeHQjMaR7M=\""
-#define POST_AUTHZ                                                                                                 \
-    AUTHZ_PREFIX "headers=\"date (request-target) host content-length content-type x-content-sha256\","           \
-                 "signature=\"Mje8vIDPlwIHmD/cTDwRxE7HaAvBg16JnVcsuqaNRim23fFPgQfLoOOxae6WqKb1uPjYEl0qIdazWaBy/"  \
+#define POST_AUTHZ                                                                                               \
+    AUTHZ_PREFIX "headers=\"date (request-target) host content-length content-type x-content-sha256\","          \
+                 "signature=\"Mje8vIDPlwIHmD/cTDwRxE7HaAvBg16JnVcsuqaNRim23fFPgQfLoOOxae6WqKb1uPjYEl0qIdazWaBy/" \
                  "Ml8DRhqlocMwoSXv0fbukP8J5N80LCmzT/FFBvIvTB91XuXI3hYfP9Zt1l7S6ieVadHUfqBedWH0itrtPJBgKmrWso=\""
 
 static char dir[512];
@@ -150,8 +150,8 @@ static int setup(void **state)
     snprintf(dir, sizeof dir, "%s/it_cli_raw_request.%d", OCISBX_BINARY_DIR, (int)getpid());
     mkdir(dir, 0700);
     snprintf(config, sizeof config, "%s/config", dir);
-    write_file(config, "[DEFAULT]\nregion=us-phoenix-1\n\n[VECTOR]\nuser=" USER "\nfingerprint=" FP
-                       "\nkey_file=" KEY "\ntenancy=" TENANCY "\n");
+    write_file(config, "[DEFAULT]\nregion=us-phoenix-1\n\n[VECTOR]\nuser=" USER "\nfingerprint=" FP "\nkey_file=" KEY
+                       "\ntenancy=" TENANCY "\n");
     return 0;
 }
 
@@ -183,15 +183,18 @@ static void check_dry_run(const char *out, const char *const *expect_lines)
 static void test_dry_run_get_vector(void **state)
 {
     (void)state;
-    const char *args[] = {"--config-file", config,   "--profile", "VECTOR", "raw-request", "--url",
+    const char *args[] = {"--config-file", config,   "--profile", "VECTOR",    "raw-request", "--url",
                           GET_URL,         "--date", DATE,        "--dry-run", NULL};
     result r = run(args, NULL, NULL);
     assert_int_equal(r.status, 0);
     assert_string_equal(r.err, "");
     /* send order: libcurl writes Host right after the request line */
-    const char *lines[] = {"GET " GET_URL,         "host: iaas.us-phoenix-1.oraclecloud.com",
-                           "date: " DATE,          GET_AUTHZ,
-                           "opc-request-id: *",    "user-agent: libocisbx/*",
+    const char *lines[] = {"GET " GET_URL,
+                           "host: iaas.us-phoenix-1.oraclecloud.com",
+                           "date: " DATE,
+                           GET_AUTHZ,
+                           "opc-request-id: *",
+                           "user-agent: libocisbx/*",
                            NULL};
     check_dry_run(r.out, lines);
     result_free(&r);
@@ -211,16 +214,27 @@ static void test_dry_run_post_vector(void **state)
                            "user-agent: libocisbx/*",
                            NULL};
     /* Global options after the command, body from a file. */
-    const char *args[] = {"raw-request", "--method",  "POST",   "--url",         POST_URL,
-                          "--body-file", OCISBX_SOURCE_DIR "/tests/data/post-body.json", "--date", DATE,
-                          "--dry-run",   "--config-file", config, "--profile=VECTOR", NULL};
+    const char *args[] = {"raw-request",
+                          "--method",
+                          "POST",
+                          "--url",
+                          POST_URL,
+                          "--body-file",
+                          OCISBX_SOURCE_DIR "/tests/data/post-body.json",
+                          "--date",
+                          DATE,
+                          "--dry-run",
+                          "--config-file",
+                          config,
+                          "--profile=VECTOR",
+                          NULL};
     result r = run(args, NULL, NULL);
     assert_int_equal(r.status, 0);
     check_dry_run(r.out, lines);
     result_free(&r);
     /* The same body from stdin, the profile from the environment. */
     char *body = slurp(OCISBX_SOURCE_DIR "/tests/data/post-body.json");
-    const char *args2[] = {"--config-file", config, "raw-request", "--method", "post",   "--url", POST_URL,
+    const char *args2[] = {"--config-file", config, "raw-request", "--method", "post",      "--url", POST_URL,
                            "--body-file",   "-",    "--date",      DATE,       "--dry-run", NULL};
     const char *env[] = {"OCI_SANDBOX_PROFILE=VECTOR", NULL};
     r = run(args2, body, env);
@@ -240,8 +254,8 @@ static void test_option_beats_environment(void **state)
     assert_one_line_error(&r);
     assert_non_null(strstr(r.err, "NOSUCH"));
     result_free(&r);
-    const char *args2[] = {"--config-file", config, "raw-request", "--url",   GET_URL,
-                           "--dry-run",     "--profile", "VECTOR", NULL};
+    const char *args2[] = {"--config-file", config,      "raw-request", "--url", GET_URL,
+                           "--dry-run",     "--profile", "VECTOR",      NULL};
     r = run(args2, NULL, env);
     assert_int_equal(r.status, 0);
     result_free(&r);
@@ -276,8 +290,8 @@ static void test_errors(void **state)
         {{"--config-file", config, "raw-request", "--url", GET_URL, "--date", "yesterday", NULL}, 2, "yesterday"},
         {{"--config-file", config, "--auth", "password", "raw-request", "--url", GET_URL, NULL}, 2, "password"},
         {{"frobnicate", NULL}, 2, "frobnicate"},
-        {{"--config-file", config, "--profile", "VECTOR", "raw-request", "--url", "http://example.com/x",
-          "--dry-run", NULL},
+        {{"--config-file", config, "--profile", "VECTOR", "raw-request", "--url", "http://example.com/x", "--dry-run",
+          NULL},
          1,
          "plain http"},
         {{"--config-file", config, "--profile", "VECTOR", "raw-request", "--url", GET_URL, "--body-file",
@@ -307,7 +321,7 @@ static void test_errors(void **state)
 static void test_dry_run_stdout_full_and_normalised_url(void **state)
 {
     (void)state;
-    const char *args[] = {"--config-file", config,   "--profile", "VECTOR", "raw-request", "--url",
+    const char *args[] = {"--config-file", config,   "--profile", "VECTOR",    "raw-request", "--url",
                           GET_URL,         "--date", DATE,        "--dry-run", NULL};
     stdout_to = "/dev/full";
     result r = run(args, NULL, NULL);
@@ -325,14 +339,16 @@ static void test_dry_run_stdout_full_and_normalised_url(void **state)
     assert_one_line_error(&r);
     result_free(&r);
     /* The request line shows the URL as signed and sent. */
-    const char *args2[] = {"--config-file", config, "--profile", "VECTOR", "raw-request", "--url",
-                           "https://h.example.com/a b/\xc3\xa9?", "--dry-run", NULL};
+    const char *args2[] = {
+        "--config-file", config, "--profile", "VECTOR", "raw-request", "--url", "https://h.example.com/a b/\xc3\xa9?",
+        "--dry-run",     NULL};
     r = run(args2, NULL, NULL);
     assert_int_equal(r.status, 0);
     assert_true(strncmp(r.out, "GET https://h.example.com/a%20b/%C3%A9\nhost: h.example.com\n", 58) == 0);
     result_free(&r);
-    const char *bad[] = {"--config-file", config, "--profile", "VECTOR", "raw-request", "--url",
-                         "https://h.example.com/%zz", "--dry-run", NULL};
+    const char *bad[] = {
+        "--config-file", config, "--profile", "VECTOR", "raw-request", "--url", "https://h.example.com/%zz",
+        "--dry-run",     NULL};
     r = run(bad, NULL, NULL);
     assert_int_equal(r.status, 2);
     assert_one_line_error(&r);
@@ -356,7 +372,7 @@ static void test_send_to_loopback(void **state)
     const ths_request *rec = ths_get(srv, 0);
     assert_string_equal(rec->target, "/20231130/sandboxes/sb1?x=1");
     assert_non_null(strstr(ths_header(rec, "authorization"), "keyId=\"" TENANCY));
-    {   /* docs/auth.md: exactly libocisbx/<version> (<os>/<arch>; <libcurl version>), no suffix */
+    { /* docs/auth.md: exactly libocisbx/<version> (<os>/<arch>; <libcurl version>), no suffix */
         const char *ua = ths_header(rec, "user-agent");
         assert_non_null(ua);
         assert_int_equal(strncmp(ua, "libocisbx/", 10), 0);
@@ -377,8 +393,10 @@ static void test_send_to_loopback(void **state)
 
     /* A POST body from stdin arrives as sent. */
     ths_push(srv, 200, NULL, "ok");
-    const char *args_post[] = {"--config-file", config, "--profile", "VECTOR", "raw-request", "--url", url,
-                               "--method", "POST", "--body-file", "-", "--content-type", "text/plain", NULL};
+    const char *args_post[] = {"--config-file", config,        "--profile", "VECTOR",
+                               "raw-request",   "--url",       url,         "--method",
+                               "POST",          "--body-file", "-",         "--content-type",
+                               "text/plain",    NULL};
     r = run(args_post, "hello body", NULL);
     assert_int_equal(r.status, 0);
     rec = ths_get(srv, 2);
@@ -415,30 +433,30 @@ static void test_send_to_loopback(void **state)
 static void test_double_dash(void **state)
 {
     (void)state;
-    const char *args[] = {"--config-file", config, "--profile", "VECTOR", "raw-request", "--url", GET_URL,
-                          "--date", DATE, "--dry-run", "--", NULL};
+    const char *args[] = {"--config-file", config,   "--profile", "VECTOR",    "raw-request", "--url",
+                          GET_URL,         "--date", DATE,        "--dry-run", "--",          NULL};
     result r = run(args, NULL, NULL);
     assert_int_equal(r.status, 0);
     assert_string_equal(r.err, "");
     assert_true(strncmp(r.out, "GET " GET_URL "\n", strlen("GET " GET_URL "\n")) == 0);
     result_free(&r);
-    const char *args2[] = {"--config-file", config, "--profile", "VECTOR", "raw-request", "--url", GET_URL,
-                           "--", "--dry-run", NULL};
+    const char *args2[] = {"--config-file", config,  "--profile", "VECTOR",    "raw-request",
+                           "--url",         GET_URL, "--",        "--dry-run", NULL};
     r = run(args2, NULL, NULL);
     assert_int_equal(r.status, 2);
     assert_one_line_error(&r);
     assert_non_null(strstr(r.err, "unexpected argument --dry-run"));
     result_free(&r);
     /* a global option after -- is not one */
-    const char *args3[] = {"--config-file", config, "raw-request", "--url", GET_URL, "--dry-run", "--",
-                           "--profile", "VECTOR", NULL};
+    const char *args3[] = {"--config-file", config, "raw-request", "--url",  GET_URL,
+                           "--dry-run",     "--",   "--profile",   "VECTOR", NULL};
     r = run(args3, NULL, NULL);
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.err, "unexpected argument --profile"));
     result_free(&r);
     /* before the command it ends the global options only */
-    const char *args4[] = {"--config-file", config, "--profile", "VECTOR", "--", "raw-request", "--url", GET_URL,
-                           "--dry-run", NULL};
+    const char *args4[] = {"--config-file", config,  "--profile", "VECTOR",    "--",
+                           "raw-request",   "--url", GET_URL,     "--dry-run", NULL};
     r = run(args4, NULL, NULL);
     assert_int_equal(r.status, 0);
     result_free(&r);
@@ -452,8 +470,8 @@ static void test_retry_and_timeout_options(void **state)
     assert_int_equal(ths_start(&srv), 0);
     char *url = ths_url(srv, "/20231130/sandboxes");
     ths_set_default(srv, 503, NULL, "{\"code\":\"ServiceUnavailable\",\"message\":\"busy\"}");
-    const char *no_retry[] = {"--config-file", config, "--profile", "VECTOR", "--no-retry", "raw-request",
-                              "--url", url, NULL};
+    const char *no_retry[] = {"--config-file", config,  "--profile", "VECTOR", "--no-retry",
+                              "raw-request",   "--url", url,         NULL};
     result r = run(no_retry, NULL, NULL);
     assert_int_equal(r.status, 1);
     assert_one_line_error(&r);
@@ -461,15 +479,15 @@ static void test_retry_and_timeout_options(void **state)
     assert_int_equal(ths_count(srv), 1);
     result_free(&r);
     ths_clear(srv);
-    const char *zero[] = {"--config-file", config, "--profile", "VECTOR", "raw-request", "--url", url,
-                          "--max-retries=0", NULL};
+    const char *zero[] = {"--config-file", config, "--profile",       "VECTOR", "raw-request",
+                          "--url",         url,    "--max-retries=0", NULL};
     r = run(zero, NULL, NULL);
     assert_int_equal(r.status, 1);
     assert_int_equal(ths_count(srv), 1);
     result_free(&r);
     ths_clear(srv);
-    const char *one[] = {"--config-file", config, "--profile", "VECTOR", "--max-retries", "1", "raw-request",
-                         "--url", url, NULL};
+    const char *one[] = {"--config-file", config,  "--profile", "VECTOR", "--max-retries", "1",
+                         "raw-request",   "--url", url,         NULL};
     r = run(one, NULL, NULL);
     assert_int_equal(r.status, 1);
     assert_int_equal(ths_count(srv), 2); /* one retry */
@@ -480,8 +498,19 @@ static void test_retry_and_timeout_options(void **state)
     /* an answer slower than --read-timeout fails (once: --no-retry) */
     ths_step slow = {200, NULL, "late", THS_RESPOND, 3000};
     ths_push_step(srv, &slow);
-    const char *rt[] = {"--config-file", config, "--profile", "VECTOR", "--read-timeout", "1", "--no-retry",
-                        "--connection-timeout", "5", "raw-request", "--url", url, NULL};
+    const char *rt[] = {"--config-file",
+                        config,
+                        "--profile",
+                        "VECTOR",
+                        "--read-timeout",
+                        "1",
+                        "--no-retry",
+                        "--connection-timeout",
+                        "5",
+                        "raw-request",
+                        "--url",
+                        url,
+                        NULL};
     r = run(rt, NULL, NULL);
     assert_int_equal(r.status, 1);
     assert_one_line_error(&r);
@@ -509,8 +538,8 @@ static void test_retry_and_timeout_options(void **state)
         assert_non_null(strstr(r.err, bad[i][2]));
         result_free(&r);
     }
-    const char *both[] = {"--config-file", config, "--no-retry", "raw-request", "--url", url, "--max-retries", "2",
-                          NULL};
+    const char *both[] = {"--config-file", config, "--no-retry", "raw-request", "--url", url,
+                          "--max-retries", "2",    NULL};
     r = run(both, NULL, NULL);
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.err, "--no-retry"));

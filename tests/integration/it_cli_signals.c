@@ -52,15 +52,25 @@ static void spawn(proc *p, const char *const *args)
         dup2(n, 0);
         dup2(n, 1);
         dup2(e, 2);
-        static const char *const drop[] = {"OCI_SANDBOX_PROFILE", "OCI_SANDBOX_REGION", "OCI_SANDBOX_ENDPOINT",
-                                           "OCI_CONFIG_FILE", "http_proxy", "https_proxy", "HTTP_PROXY",
-                                           "HTTPS_PROXY", "ALL_PROXY", "all_proxy", NULL};
-        for (const char *const *d = drop; *d; d++) unsetenv(*d);
+        static const char *const drop[] = {"OCI_SANDBOX_PROFILE",
+                                           "OCI_SANDBOX_REGION",
+                                           "OCI_SANDBOX_ENDPOINT",
+                                           "OCI_CONFIG_FILE",
+                                           "http_proxy",
+                                           "https_proxy",
+                                           "HTTP_PROXY",
+                                           "HTTPS_PROXY",
+                                           "ALL_PROXY",
+                                           "all_proxy",
+                                           NULL};
+        for (const char *const *d = drop; *d; d++)
+            unsetenv(*d);
         setenv("HOME", dir, 1);
         const char *argv[64];
         int k = 0;
         argv[k++] = OCISBX_CLI_PATH;
-        for (const char *const *a = args; *a && k < 63; a++) argv[k++] = *a;
+        for (const char *const *a = args; *a && k < 63; a++)
+            argv[k++] = *a;
         argv[k] = NULL;
         execv(OCISBX_CLI_PATH, (char *const *)(uintptr_t)argv);
         _exit(127);
@@ -80,7 +90,8 @@ static char *slurp(const char *path)
     static char buf[256 * 1024];
     FILE *f = fopen(path, "rb");
     size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    if (f) fclose(f);
+    if (f)
+        fclose(f);
     buf[n] = '\0';
     return buf;
 }
@@ -103,9 +114,11 @@ static void wait_requests(proc *p, size_t n)
 static int setup(void **state)
 {
     (void)state;
-    if (!mkdtemp(dir)) return -1;
+    if (!mkdtemp(dir))
+        return -1;
     snprintf(config, sizeof config, "%s/config", dir);
-    if (test_write_vector_config(config) != 0) return -1;
+    if (test_write_vector_config(config) != 0)
+        return -1;
     return ths_start(&srv);
 }
 
@@ -132,8 +145,10 @@ static void run_interrupted(const char *const *cmd, size_t after_requests, int s
     const char *args[32];
     int n = 0;
     const char *globals[] = {"--config-file", config, "--profile", "VECTOR", "--endpoint", endpoint, NULL};
-    for (const char *const *g = globals; *g; g++) args[n++] = *g;
-    for (const char *const *c = cmd; *c; c++) args[n++] = *c;
+    for (const char *const *g = globals; *g; g++)
+        args[n++] = *g;
+    for (const char *const *c = cmd; *c; c++)
+        args[n++] = *c;
     args[n] = NULL;
     proc p;
     int64_t t0 = ocisbx_time_monotonic_ms();
@@ -146,9 +161,9 @@ static void run_interrupted(const char *const *cmd, size_t after_requests, int s
     const char *err = slurp(p.err_path);
     fprintf(stderr, "stderr: %s", err);
     assert_int_equal(status, want_status);
-    assert_string_equal(err, want_line); /* exactly the one line */
+    assert_string_equal(err, want_line);              /* exactly the one line */
     assert_int_equal(ths_count(srv), after_requests); /* nothing sent after the signal */
-    assert_true(took < 30000); /* neither the 60 s retry wait nor the 60 s poll was served */
+    assert_true(took < 30000);                        /* neither the 60 s retry wait nor the 60 s poll was served */
 }
 
 static void test_sigint_during_retry_wait(void **state)
@@ -167,8 +182,9 @@ static void test_sigterm_during_wait_for_state(void **state)
     (void)state;
     ths_clear(srv);
     ths_set_default(srv, 200, "content-type: application/json", "{\"id\":\"sb1\",\"lifecycleState\":\"CREATING\"}");
-    const char *const cmd[] = {"sandbox", "resume", "--sandbox-id", "sb1", "--wait-for-state", "RUNNING",
-                               "--wait-interval-seconds", "60", NULL};
+    const char *const cmd[] = {
+        "sandbox", "resume", "--sandbox-id", "sb1", "--wait-for-state", "RUNNING", "--wait-interval-seconds",
+        "60",      NULL};
     run_interrupted(cmd, 2, SIGTERM, 143, "ocisbx: interrupted (SIGTERM)\n");
 }
 
@@ -180,9 +196,10 @@ static void test_debug_redacted(void **state)
     emu_fixture_options o = {0};
     emu_fixture *emu = NULL;
     assert_int_equal(emu_fixture_start(&o, &emu), 0);
-    const char *const args[] = {"--debug", "--config-file", emu_fixture_config_path(emu), "--profile", "SESSION",
-                                "--auth", "security_token", "--endpoint", emu_fixture_url(emu), "sandbox", "create",
-                                "--project-id", EMU_FIXTURE_PROJECT, "--env", "API_TOKEN=" SECRET_ENV_VALUE, NULL};
+    const char *const args[] = {
+        "--debug",           "--config-file", emu_fixture_config_path(emu),  "--profile", "SESSION", "--auth",
+        "security_token",    "--endpoint",    emu_fixture_url(emu),          "sandbox",   "create",  "--project-id",
+        EMU_FIXTURE_PROJECT, "--env",         "API_TOKEN=" SECRET_ENV_VALUE, NULL};
     proc p;
     spawn(&p, args);
     int status = reap(&p);
@@ -196,9 +213,19 @@ static void test_debug_redacted(void **state)
     for (const char *s = err; (s = strstr(s, "signature=\"")) != NULL; s++)
         assert_int_equal(strncmp(s, "signature=\"<redacted>", 21), 0);
     /* without --debug: nothing on stderr */
-    const char *const quiet[] = {"--config-file", emu_fixture_config_path(emu), "--profile", "SESSION", "--auth",
-                                 "security_token", "--endpoint", emu_fixture_url(emu), "sandbox", "list",
-                                 "--project-id", EMU_FIXTURE_PROJECT, NULL};
+    const char *const quiet[] = {"--config-file",
+                                 emu_fixture_config_path(emu),
+                                 "--profile",
+                                 "SESSION",
+                                 "--auth",
+                                 "security_token",
+                                 "--endpoint",
+                                 emu_fixture_url(emu),
+                                 "sandbox",
+                                 "list",
+                                 "--project-id",
+                                 EMU_FIXTURE_PROJECT,
+                                 NULL};
     spawn(&p, quiet);
     assert_int_equal(reap(&p), 0);
     assert_string_equal(slurp(p.err_path), "");

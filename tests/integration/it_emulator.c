@@ -121,7 +121,8 @@ static void test_sandbox_crud(void **state)
     cJSON *j = NULL;
     char path[256];
     assert_int_equal(emu_fixture_json(f, "POST", "/sandboxes?projectId=" EMU_FIXTURE_PROJECT,
-                                      "{\"displayName\":\"crud\",\"shape\":\"MEDIUM\",\"expiresInMinutes\":5}", 200, &j),
+                                      "{\"displayName\":\"crud\",\"shape\":\"MEDIUM\",\"expiresInMinutes\":5}", 200,
+                                      &j),
                      0);
     assert_string_equal(jstr(j, "lifecycleState"), "CREATING");
     assert_string_equal(jstr(j, "displayName"), "crud");
@@ -214,13 +215,15 @@ static void test_create_validation(void **state)
     assert_int_equal(emu_fixture_json(f, "POST", p, "{\"warmpoolName\":\"pool-b\"}", 400, NULL), 0);
     assert_int_equal(emu_fixture_json(f, "POST", "/sandboxes", "{}", 400, NULL), 0);
     assert_int_equal(emu_fixture_json(f, "POST", "/sandboxes?projectId=ocid1.nope", "{}", 404, NULL), 0);
-    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"warmpoolName\":\"pool-a\",\"expiresInMinutes\":3}", 200, &j), 0);
+    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"warmpoolName\":\"pool-a\",\"expiresInMinutes\":3}", 200, &j),
+                     0);
     assert_string_equal(jstr(j, "warmpoolName"), "pool-a");
     cJSON_Delete(j);
     assert_int_equal(emu_fixture_json(f, "GET", "/nosuch", NULL, 404, NULL), 0);
     /* an environment variable needs a value */
-    const char *novalue[] = {"{\"environmentVariables\":[{\"name\":\"A\",\"value\":\"x\"},{\"name\":\"T\"}]}",
-                             "{\"environmentVariables\":[{\"name\":\"A\",\"value\":\"x\"},{\"name\":\"T\",\"value\":null}]}"};
+    const char *novalue[] = {
+        "{\"environmentVariables\":[{\"name\":\"A\",\"value\":\"x\"},{\"name\":\"T\"}]}",
+        "{\"environmentVariables\":[{\"name\":\"A\",\"value\":\"x\"},{\"name\":\"T\",\"value\":null}]}"};
     for (int i = 0; i < 2; i++) {
         assert_int_equal(emu_fixture_json(f, "POST", p, novalue[i], 400, &j), 0);
         assert_non_null(strstr(jstr(j, "message"), "environmentVariables[1].value"));
@@ -242,7 +245,10 @@ static void test_lifecycle(void **state)
     cJSON_Delete(j);
     /* suspend: a running command is stopped (SIGSTOP), resume continues it */
     snprintf(act, sizeof act, "%s/commands", path);
-    assert_int_equal(emu_fixture_json(f, "POST", act, "{\"command\":\"for i in 1 2 3 4 5 6 7 8 9 10; do echo $i; sleep 0.1; done\"}", 200, &j), 0);
+    assert_int_equal(emu_fixture_json(f, "POST", act,
+                                      "{\"command\":\"for i in 1 2 3 4 5 6 7 8 9 10; do echo $i; sleep 0.1; done\"}",
+                                      200, &j),
+                     0);
     char cid[64];
     snprintf(cid, sizeof cid, "%s", jstr(j, "id"));
     cJSON_Delete(j);
@@ -364,14 +370,15 @@ static void test_commands(void **state)
     char id[64], p[256];
     cJSON *j = NULL;
     assert_int_equal(emu_fixture_new_sandbox(
-                         f, NULL, "\"environmentVariables\":[{\"name\":\"SBX_VAR\",\"value\":\"sandbox-secret-1\"}]", id,
-                         sizeof id),
+                         f, NULL, "\"environmentVariables\":[{\"name\":\"SBX_VAR\",\"value\":\"sandbox-secret-1\"}]",
+                         id, sizeof id),
                      0);
     snprintf(p, sizeof p, "/sandboxes/%s/commands/actions/runAndWait", id);
     /* args are shell-quoted; environment = sandbox's + command's; cwd */
     assert_int_equal(
         emu_fixture_json(f, "POST", p,
-                         "{\"command\":\"mkdir -p /workspace/sub && cd /workspace/sub && pwd && printf '%s|' \\\"$SBX_VAR\\\" \\\"$CMD_VAR\\\" && printf '<%s>' \","
+                         "{\"command\":\"mkdir -p /workspace/sub && cd /workspace/sub && pwd && printf '%s|' "
+                         "\\\"$SBX_VAR\\\" \\\"$CMD_VAR\\\" && printf '<%s>' \","
                          "\"args\":[\"a b\",\"$HOME\",\"it's\"],"
                          "\"environmentVariables\":[{\"name\":\"CMD_VAR\",\"value\":\"command-secret-2\"}]}",
                          200, &j),
@@ -390,8 +397,8 @@ static void test_commands(void **state)
     {
         cJSON *e = NULL;
         assert_int_equal(emu_fixture_json(f, "POST", p,
-                                          "{\"command\":\"true\",\"environmentVariables\":[{\"name\":\"T\"}]}",
-                                          400, &e),
+                                          "{\"command\":\"true\",\"environmentVariables\":[{\"name\":\"T\"}]}", 400,
+                                          &e),
                          0);
         assert_non_null(strstr(jstr(e, "message"), "environmentVariables[0].value"));
         cJSON_Delete(e);
@@ -402,7 +409,8 @@ static void test_commands(void **state)
 
     /* cwd and stderr, non-zero exit */
     assert_int_equal(emu_fixture_json(f, "POST", p,
-                                      "{\"command\":\"pwd; echo oops >&2; exit 3\",\"cwd\":\"/workspace/sub\"}", 200, &j),
+                                      "{\"command\":\"pwd; echo oops >&2; exit 3\",\"cwd\":\"/workspace/sub\"}", 200,
+                                      &j),
                      0);
     assert_string_equal(cmd_state(j), "FINISHED");
     assert_int_equal((int)jnum(j, "exitCode", -1), 3);
@@ -413,7 +421,10 @@ static void test_commands(void **state)
 
     /* run returns at once; events and output are kept with seq from 1 */
     snprintf(p, sizeof p, "/sandboxes/%s/commands", id);
-    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"command\":\"echo one; sleep 0.2; echo two >&2; sleep 0.2; echo three\"}", 200, &j), 0);
+    assert_int_equal(emu_fixture_json(f, "POST", p,
+                                      "{\"command\":\"echo one; sleep 0.2; echo two >&2; sleep 0.2; echo three\"}",
+                                      200, &j),
+                     0);
     char cid[64];
     snprintf(cid, sizeof cid, "%s", jstr(j, "id"));
     assert_memory_equal(cid, "cmd-", 4);
@@ -568,12 +579,14 @@ static void test_output_loss(void **state)
     assert_int_equal(emu_fixture_new_sandbox(f, NULL, NULL, id, sizeof id), 0);
     snprintf(p, sizeof p, "/sandboxes/%s/commands/actions/runAndWait", id);
     /* below output_loss_bytes (100000): all there */
-    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"command\":\"head -c 90000 /dev/zero | tr '\\\\0' x\"}", 200, &j), 0);
+    assert_int_equal(
+        emu_fixture_json(f, "POST", p, "{\"command\":\"head -c 90000 /dev/zero | tr '\\\\0' x\"}", 200, &j), 0);
     assert_int_equal(strlen(jstr(cJSON_GetObjectItem(j, "output"), "stdout")), 90000);
     cJSON_Delete(j);
     /* past it in total (stdout + stderr): everything comes back empty */
     assert_int_equal(emu_fixture_json(f, "POST", p,
-                                      "{\"command\":\"echo first; head -c 60000 /dev/zero | tr '\\\\0' x; head -c 60000 /dev/zero | tr '\\\\0' y >&2\"}",
+                                      "{\"command\":\"echo first; head -c 60000 /dev/zero | tr '\\\\0' x; head -c "
+                                      "60000 /dev/zero | tr '\\\\0' y >&2\"}",
                                       200, &j),
                      0);
     assert_string_equal(cmd_state(j), "FINISHED");
@@ -645,12 +658,15 @@ static void test_files(void **state)
     emu_fixture_result_free(&r);
     /* the command sees it */
     snprintf(p, sizeof p, "/sandboxes/%s/commands/actions/runAndWait", id);
-    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"command\":\"wc -c < '/workspace/new dir/a+b%\xc3\xa9.bin'\"}", 200, &j), 0);
+    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"command\":\"wc -c < '/workspace/new dir/a+b%\xc3\xa9.bin'\"}",
+                                      200, &j),
+                     0);
     assert_string_equal(jstr(cJSON_GetObjectItem(j, "output"), "stdout"), "20\n");
     cJSON_Delete(j);
 
     /* sha mismatch: 400, nothing written */
-    assert_int_equal(put_file(f, id, "/workspace/bad.txt", "abc", 3, "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=", &r), 0);
+    assert_int_equal(
+        put_file(f, id, "/workspace/bad.txt", "abc", 3, "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=", &r), 0);
     assert_int_equal(r.status, 400);
     emu_fixture_result_free(&r);
     snprintf(p, sizeof p, "/sandboxes/%s/files?filePath=/workspace/bad.txt", id);
@@ -663,8 +679,9 @@ static void test_files(void **state)
     emu_fixture_result_free(&r);
     free(buf);
     /* escapes */
-    const char *bad_paths[] = {"/workspace/../etc/passwd", "/etc/passwd", "workspace/a", "/workspace", "/workspacex/a",
-                               "/workspace/a/../../b"};
+    const char *bad_paths[] = {
+        "/workspace/../etc/passwd", "/etc/passwd", "workspace/a", "/workspace", "/workspacex/a",
+        "/workspace/a/../../b"};
     for (size_t i = 0; i < sizeof bad_paths / sizeof bad_paths[0]; i++) {
         assert_int_equal(put_file(f, id, bad_paths[i], "x", 1, NULL, &r), 0);
         assert_int_equal(r.status, 400);
@@ -672,7 +689,11 @@ static void test_files(void **state)
     }
     /* a symlink made by a command that points out of the workspace */
     snprintf(p, sizeof p, "/sandboxes/%s/commands/actions/runAndWait", id);
-    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"command\":\"ln -s /etc /workspace/etclink && ln -s /etc/hostname /workspace/hn\"}", 200, NULL), 0);
+    assert_int_equal(
+        emu_fixture_json(f, "POST", p,
+                         "{\"command\":\"ln -s /etc /workspace/etclink && ln -s /etc/hostname /workspace/hn\"}", 200,
+                         NULL),
+        0);
     assert_int_equal(put_file(f, id, "/workspace/etclink/evil", "x", 1, NULL, &r), 0);
     assert_int_equal(r.status, 400);
     emu_fixture_result_free(&r);
@@ -727,8 +748,9 @@ static void test_snapshots(void **state)
     cJSON_Delete(j);
     /* list filters [public names] */
     const char *const filters[][2] = {
-        {"projectId=" EMU_FIXTURE_PROJECT, "1"}, {"projectId=ocid1.other", "0"}, {"snapshotId=snap-none", "0"},
-        {"lifecycleState=ACTIVE", "1"},        {"lifecycleState=DELETED", "0"}, {"sortBy=displayName&sortOrder=ASC", "1"},
+        {"projectId=" EMU_FIXTURE_PROJECT, "1"}, {"projectId=ocid1.other", "0"},
+        {"snapshotId=snap-none", "0"},           {"lifecycleState=ACTIVE", "1"},
+        {"lifecycleState=DELETED", "0"},         {"sortBy=displayName&sortOrder=ASC", "1"},
     };
     for (size_t i = 0; i < sizeof filters / sizeof filters[0]; i++) {
         snprintf(p, sizeof p, "/sandboxSnapshots?sandboxId=%s&%s", id, filters[i][0]);
@@ -785,7 +807,8 @@ static void test_snapshots(void **state)
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "items")), 1);
     cJSON_Delete(j);
     assert_int_equal(emu_fixture_json(f, "POST", "/sandboxes?projectId=" EMU_FIXTURE_PROJECT,
-                                      "{\"source\":{\"sourceType\":\"SNAPSHOT\",\"snapshotId\":\"snap-none\"}}", 404, NULL),
+                                      "{\"source\":{\"sourceType\":\"SNAPSHOT\",\"snapshotId\":\"snap-none\"}}", 404,
+                                      NULL),
                      0);
 }
 
@@ -811,16 +834,20 @@ static void test_strict_bodies(void **state)
         const char *method, *body, *message;
         int path;
     } cases[] = {
-        {"POST", "{\"displayName\":\"x\",\"compartmentId\":\"c\"}", "CreateSandboxDetails has no field 'compartmentId'", 0},
-        {"POST", "{\"source\":{\"sourceType\":\"SNAPSHOT\",\"snapshotId\":\"s\",\"x\":1}}", "SandboxSource has no field 'x'", 9},
+        {"POST", "{\"displayName\":\"x\",\"compartmentId\":\"c\"}",
+         "CreateSandboxDetails has no field 'compartmentId'", 0},
+        {"POST", "{\"source\":{\"sourceType\":\"SNAPSHOT\",\"snapshotId\":\"s\",\"x\":1}}",
+         "SandboxSource has no field 'x'", 9},
         {"POST", "{\"environmentVariables\":[{\"name\":\"A\",\"value\":\"1\",\"secret\":true}]}",
          "EnvironmentVariable has no field 'secret'", 0},
         {"PUT", "{\"displayName\":\"x\",\"shape\":\"LARGE\"}", "UpdateSandboxDetails has no field 'shape'", 1},
         {"POST", "{\"isForce\":true,\"force\":true}", "StopSandboxDetails has no field 'force'", 2},
-        {"POST", "{\"additionalDuration\":\"PT1M\",\"expiresInMinutes\":3}", "ExtendSandboxDetails has no field 'expiresInMinutes'", 3},
+        {"POST", "{\"additionalDuration\":\"PT1M\",\"expiresInMinutes\":3}",
+         "ExtendSandboxDetails has no field 'expiresInMinutes'", 3},
         {"POST", "{\"now\":true}", "SuspendSandboxDetails has no field 'now'", 4},
         {"POST", "{\"now\":true}", "ResumeSandboxDetails has no field 'now'", 5},
-        {"POST", "{\"command\":\"true\",\"lifecycleState\":\"RUNNING\"}", "RunSandboxCommandDetails has no field 'lifecycleState'", 6},
+        {"POST", "{\"command\":\"true\",\"lifecycleState\":\"RUNNING\"}",
+         "RunSandboxCommandDetails has no field 'lifecycleState'", 6},
         {"POST", "{\"command\":\"true\",\"shell\":\"bash\"}", "RunSandboxCommandDetails has no field 'shell'", 7},
         {"POST", "{\"sandboxId\":\"x\",\"sizeBytes\":1}", "CreateSandboxSnapshotDetails has no field 'sizeBytes'", 8},
     };
@@ -921,7 +948,8 @@ static void test_no_expiry_if_match_command_lists(void **state)
     char cids[3][64];
     for (int i = 0; i < 3; i++) {
         char body[200];
-        snprintf(body, sizeof body, "{\"command\":\"echo %d\",\"environmentVariables\":[{\"name\":\"V\",\"value\":\"s\"}]}", i);
+        snprintf(body, sizeof body,
+                 "{\"command\":\"echo %d\",\"environmentVariables\":[{\"name\":\"V\",\"value\":\"s\"}]}", i);
         assert_int_equal(emu_fixture_json(f, "POST", p, body, 200, &j), 0);
         snprintf(cids[i], sizeof cids[i], "%s", jstr(j, "id"));
         cJSON_Delete(j);
@@ -1034,7 +1062,8 @@ static void test_list_pagination(void **state)
     for (int i = 0; i < 5; i++) {
         char body[64];
         snprintf(body, sizeof body, "{\"displayName\":\"page-%d\"}", i);
-        assert_int_equal(emu_fixture_json(f, "POST", "/sandboxes?projectId=" EMU_FIXTURE_PROJECT_NET, body, 200, NULL), 0);
+        assert_int_equal(
+            emu_fixture_json(f, "POST", "/sandboxes?projectId=" EMU_FIXTURE_PROJECT_NET, body, 200, NULL), 0);
     }
     const char *base = "/sandboxes?projectId=" EMU_FIXTURE_PROJECT_NET "&sortBy=displayName&sortOrder=ASC&limit=2";
     char path[512];
@@ -1070,27 +1099,26 @@ static void test_list_pagination(void **state)
     assert_int_equal(emu_fixture_json(f, "GET", "/sandboxes?lifecycleState=STOPPED", NULL, 200, NULL), 0);
 }
 
-#define ALL(setup)                                                                                                     \
-    cmocka_unit_test_setup_teardown(test_sandbox_crud, setup, teardown),                                               \
-        cmocka_unit_test_setup_teardown(test_create_validation, setup, teardown),                                      \
-        cmocka_unit_test_setup_teardown(test_lifecycle, setup, teardown),                                              \
-        cmocka_unit_test_setup_teardown(test_expiry, setup, teardown),                                                 \
-        cmocka_unit_test_setup_teardown(test_commands, setup, teardown),                                               \
-        cmocka_unit_test_setup_teardown(test_output_loss, setup, teardown),                                            \
-        cmocka_unit_test_setup_teardown(test_files, setup, teardown),                                                  \
-        cmocka_unit_test_setup_teardown(test_snapshots, setup, teardown),                                              \
-        cmocka_unit_test_setup_teardown(test_strict_bodies, setup, teardown),                                          \
-        cmocka_unit_test_setup_teardown(test_no_expiry_if_match_command_lists, setup, teardown),                       \
-        cmocka_unit_test_setup_teardown(test_retry_token, setup, teardown),                                            \
+#define ALL(setup)                                                                               \
+    cmocka_unit_test_setup_teardown(test_sandbox_crud, setup, teardown),                         \
+        cmocka_unit_test_setup_teardown(test_create_validation, setup, teardown),                \
+        cmocka_unit_test_setup_teardown(test_lifecycle, setup, teardown),                        \
+        cmocka_unit_test_setup_teardown(test_expiry, setup, teardown),                           \
+        cmocka_unit_test_setup_teardown(test_commands, setup, teardown),                         \
+        cmocka_unit_test_setup_teardown(test_output_loss, setup, teardown),                      \
+        cmocka_unit_test_setup_teardown(test_files, setup, teardown),                            \
+        cmocka_unit_test_setup_teardown(test_snapshots, setup, teardown),                        \
+        cmocka_unit_test_setup_teardown(test_strict_bodies, setup, teardown),                    \
+        cmocka_unit_test_setup_teardown(test_no_expiry_if_match_command_lists, setup, teardown), \
+        cmocka_unit_test_setup_teardown(test_retry_token, setup, teardown),                      \
         cmocka_unit_test_setup_teardown(test_list_pagination, setup, teardown)
 
 int main(void)
 {
     ocisbx_global_init();
-    const struct CMUnitTest http_tests[] = {ALL(setup_http),
-                                            cmocka_unit_test_setup_teardown(test_signal_exit_codes, setup_http, teardown),
-                                            cmocka_unit_test_setup_teardown(test_signal_exit_codes, setup_unisolated,
-                                                                            teardown)};
+    const struct CMUnitTest http_tests[] = {
+        ALL(setup_http), cmocka_unit_test_setup_teardown(test_signal_exit_codes, setup_http, teardown),
+        cmocka_unit_test_setup_teardown(test_signal_exit_codes, setup_unisolated, teardown)};
     const struct CMUnitTest https_tests[] = {ALL(setup_https)};
     int fails = cmocka_run_group_tests_name("emulator over http", http_tests, NULL, NULL);
     fails += cmocka_run_group_tests_name("emulator over https", https_tests, NULL, NULL);

@@ -212,7 +212,8 @@ static void test_missing_signed_header(void **state)
     assert_int_equal(emu_fixture_sign(f, &req, &h), 0);
     char authz[4096];
     snprintf(authz, sizeof authz,
-             "Signature version=\"1\",keyId=\"%s\",algorithm=\"rsa-sha256\",headers=\"date (request-target) host\",signature=\"AAAA\"",
+             "Signature version=\"1\",keyId=\"%s\",algorithm=\"rsa-sha256\",headers=\"date (request-target) "
+             "host\",signature=\"AAAA\"",
              emu_fixture_key_id(f));
     send_altered(f, h, "authorization", authz, "POST", req.path, "{}", 2, &r);
     expect_401(&r, "required header content-length is not signed for POST");
@@ -311,10 +312,10 @@ int main(void)
 {
     ocisbx_global_init();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_valid_and_any_order),   cmocka_unit_test(test_no_and_malformed_authorization),
-        cmocka_unit_test(test_bad_signature),         cmocka_unit_test(test_unknown_key_id),
-        cmocka_unit_test(test_session_tokens),        cmocka_unit_test(test_missing_signed_header),
-        cmocka_unit_test(test_stale_date),            cmocka_unit_test(test_wrong_body_hash),
+        cmocka_unit_test(test_valid_and_any_order),  cmocka_unit_test(test_no_and_malformed_authorization),
+        cmocka_unit_test(test_bad_signature),        cmocka_unit_test(test_unknown_key_id),
+        cmocka_unit_test(test_session_tokens),       cmocka_unit_test(test_missing_signed_header),
+        cmocka_unit_test(test_stale_date),           cmocka_unit_test(test_wrong_body_hash),
         cmocka_unit_test(test_wrong_content_length),
     };
     int fails = cmocka_run_group_tests_name("emulator authentication", tests, setup, teardown);

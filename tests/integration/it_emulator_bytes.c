@@ -12,8 +12,7 @@
 
 #include "emu_fixture.h"
 
-static const char *const cmd_body =
-    "{\"command\": \"printf 'a\\\\000b\\\\n'; printf 'q\\\\000r' >&2\"}";
+static const char *const cmd_body = "{\"command\": \"printf 'a\\\\000b\\\\n'; printf 'q\\\\000r' >&2\"}";
 
 static void expect_nul_in(const emu_fixture_result *r)
 {
@@ -38,7 +37,8 @@ static void t_nul_bytes(void **state)
     char cmd_id[64] = {0};
     const char *p = strstr(r.body, "\"id\"");
     assert_non_null(p);
-    assert_int_equal(sscanf(p, "\"id\":%*[ ]\"%63[^\"]\"", cmd_id) == 1 || sscanf(p, "\"id\":\"%63[^\"]\"", cmd_id) == 1, 1);
+    assert_int_equal(
+        sscanf(p, "\"id\":%*[ ]\"%63[^\"]\"", cmd_id) == 1 || sscanf(p, "\"id\":\"%63[^\"]\"", cmd_id) == 1, 1);
     emu_fixture_result_free(&r);
 
     for (int round = 0; round < 2; round++) {

@@ -16,26 +16,26 @@
 #include "ocisbx/util.h"
 
 static const char *FAULTS = "limits:\n"
-                           "  create_delay_ms: 0\n"
-                           "faults:\n"
-                           "  seed: 42\n"
-                           "  rules:\n"
-                           "    - match: {method: GET, path: \"/sandboxSnapshots\"}\n"
-                           "      respond: 503\n"
-                           "      times: 2\n"
-                           "    - match: {method: GET, path: \"/sandboxSnapshots/*\"}\n"
-                           "      respond: 429\n"
-                           "      retry_after_s: 3\n"
-                           "      times: 1\n"
-                           "    - match: {method: DELETE, path: \"/sandboxSnapshots/**\"}\n"
-                           "      respond: reset\n"
-                           "      times: 1\n"
-                           "    - match: {method: \"*\", path: \"/sandboxes/*/commands\"}\n"
-                           "      delay_ms: 300\n"
-                           "      times: 1\n"
-                           "    - match: {method: GET, path: \"/sandboxes/*/commands/*/events\"}\n"
-                           "      cut_stream_after_events: 2\n"
-                           "      times: 1\n";
+                            "  create_delay_ms: 0\n"
+                            "faults:\n"
+                            "  seed: 42\n"
+                            "  rules:\n"
+                            "    - match: {method: GET, path: \"/sandboxSnapshots\"}\n"
+                            "      respond: 503\n"
+                            "      times: 2\n"
+                            "    - match: {method: GET, path: \"/sandboxSnapshots/*\"}\n"
+                            "      respond: 429\n"
+                            "      retry_after_s: 3\n"
+                            "      times: 1\n"
+                            "    - match: {method: DELETE, path: \"/sandboxSnapshots/**\"}\n"
+                            "      respond: reset\n"
+                            "      times: 1\n"
+                            "    - match: {method: \"*\", path: \"/sandboxes/*/commands\"}\n"
+                            "      delay_ms: 300\n"
+                            "      times: 1\n"
+                            "    - match: {method: GET, path: \"/sandboxes/*/commands/*/events\"}\n"
+                            "      cut_stream_after_events: 2\n"
+                            "      times: 1\n";
 
 static int setup(void **state)
 {
@@ -94,7 +94,8 @@ static void test_delay_and_cut_stream(void **state)
     assert_int_equal(emu_fixture_new_sandbox(f, NULL, NULL, id, sizeof id), 0);
     snprintf(p, sizeof p, "/sandboxes/%s/commands", id);
     int64_t t0 = ocisbx_time_monotonic_ms();
-    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"command\":\"echo a; echo b >&2; echo c; echo d >&2\"}", 200, &j), 0);
+    assert_int_equal(
+        emu_fixture_json(f, "POST", p, "{\"command\":\"echo a; echo b >&2; echo c; echo d >&2\"}", 200, &j), 0);
     /* the delayed answer cannot come sooner than the delay (a lower bound only) */
     assert_true(ocisbx_time_monotonic_ms() - t0 >= 300);
     char cid[64];

@@ -183,7 +183,8 @@ static void t_filesystem(void **state)
     char expect[512];
     snprintf(expect, sizeof expect,
              "tmp refused\netc refused\nusr refused\nroot refused\nremount refused\n"
-             "symlink refused\nup refused\nworkspace WRITABLE\npid %s\n", "2");
+             "symlink refused\nup refused\nworkspace WRITABLE\npid %s\n",
+             "2");
     /* the command is in its own PID namespace: its shell is pid 2 (bwrap is 1) */
     assert_string_equal(out, expect);
     free(out);
@@ -259,9 +260,15 @@ static void t_files_api_escapes(void **state)
 
     char path[512];
     /* each followed by the probe name */
-    const char *writes[] = {"/workspace/../etc/", "/workspace/etclink/", "/workspace/up/",
-                            "/workspace/tmplink/", "/workspace/d/deep/", "/workspace/etclink/sub/",
-                            "/workspace/%2e%2e/etc/", "/etc/", "/tmp/"};
+    const char *writes[] = {"/workspace/../etc/",
+                            "/workspace/etclink/",
+                            "/workspace/up/",
+                            "/workspace/tmplink/",
+                            "/workspace/d/deep/",
+                            "/workspace/etclink/sub/",
+                            "/workspace/%2e%2e/etc/",
+                            "/etc/",
+                            "/tmp/"};
     for (size_t i = 0; i < sizeof writes / sizeof *writes; i++) {
         snprintf(path, sizeof path, "%s%s", writes[i], probe);
         long st = 0;
@@ -312,17 +319,20 @@ static void t_files_api_no_existence_probe(void **state)
     char id[64];
     assert_int_equal(emu_fixture_new_sandbox(f, NULL, NULL, id, sizeof id), 0);
     int ec;
-    free(run_wait(f, id, "ln -s .. /workspace/up && ln -s /etc /workspace/etclink && mkdir /workspace/d && "
-                         "ln -s ../../etc /workspace/d/deep", &ec));
+    free(run_wait(f, id,
+                  "ln -s .. /workspace/up && ln -s /etc /workspace/etclink && mkdir /workspace/d && "
+                  "ln -s ../../etc /workspace/d/deep",
+                  &ec));
     assert_int_equal(ec, 0);
-    const char *reads[] = {"/workspace/up/etc/hostname", "/workspace/up/no-such-file",
-                           "/workspace/etclink/hostname", "/workspace/etclink/no-such-file",
-                           "/workspace/d/deep/hostname"};
+    const char *reads[] = {"/workspace/up/etc/hostname", "/workspace/up/no-such-file", "/workspace/etclink/hostname",
+                           "/workspace/etclink/no-such-file", "/workspace/d/deep/hostname"};
     for (size_t i = 0; i < sizeof reads / sizeof *reads; i++) {
         long st = get_file_status(f, id, reads[i]);
         if (st != 400)
-            fprintf(stderr, "GET %s answered %ld, want 400: a path through a symlink that leads out of "
-                            "/workspace must be refused whether or not its target exists\n", reads[i], st);
+            fprintf(stderr,
+                    "GET %s answered %ld, want 400: a path through a symlink that leads out of "
+                    "/workspace must be refused whether or not its target exists\n",
+                    reads[i], st);
         assert_int_equal(st, 400);
     }
 }
@@ -336,9 +346,10 @@ static void t_files_api_inside_links(void **state)
     char id[64];
     assert_int_equal(emu_fixture_new_sandbox(f, NULL, NULL, id, sizeof id), 0);
     int ec;
-    free(run_wait(f, id, "mkdir /workspace/a && printf hi > /workspace/a/f.txt && "
-                         "ln -s /workspace/a /workspace/abs && ln -s /workspace/a/f.txt /workspace/absf && "
-                         "ln -s ../workspace/a /workspace/viaroot && ln -s /workspace/../workspace/a /workspace/dd",
+    free(run_wait(f, id,
+                  "mkdir /workspace/a && printf hi > /workspace/a/f.txt && "
+                  "ln -s /workspace/a /workspace/abs && ln -s /workspace/a/f.txt /workspace/absf && "
+                  "ln -s ../workspace/a /workspace/viaroot && ln -s /workspace/../workspace/a /workspace/dd",
                   &ec));
     assert_int_equal(ec, 0);
     const char *reads[] = {"/workspace/abs/f.txt", "/workspace/absf", "/workspace/viaroot/f.txt",
@@ -471,16 +482,17 @@ static void t_root_safety(void **state)
     assert_int_equal(put_file(f, id, "/workspace/d1/d2/put.txt", "api", &st), 0);
     assert_int_equal(st, 200);
     int ec = -1;
-    char *out = run_wait(f, id,
-                         "v=$(cat /proc/sys/kernel/printk_ratelimit)\n"
-                         "if (printf '%s\\n' \"$v\" > /proc/sys/kernel/printk_ratelimit) 2>/dev/null;"
-                         " then echo sysctl WRITABLE; else echo sysctl refused; fi\n"
-                         "if (cat /etc/shadow > /dev/null) 2>/dev/null; then echo shadow READABLE; else echo shadow refused; fi\n"
-                         "grep '^CapEff:' /proc/self/status | tr -d ' \\t'\n"
-                         "printf x > /workspace/suid && chmod 4755 /workspace/suid && echo made\n"
-                         "printf -- '-more' >> /workspace/d1/d2/put.txt && touch /workspace/d1/d2/new && echo changed\n"
-                         "tr '\\000' ' ' < /proc/1/cmdline > /workspace/cmdline\n",
-                         &ec);
+    char *out = run_wait(
+        f, id,
+        "v=$(cat /proc/sys/kernel/printk_ratelimit)\n"
+        "if (printf '%s\\n' \"$v\" > /proc/sys/kernel/printk_ratelimit) 2>/dev/null;"
+        " then echo sysctl WRITABLE; else echo sysctl refused; fi\n"
+        "if (cat /etc/shadow > /dev/null) 2>/dev/null; then echo shadow READABLE; else echo shadow refused; fi\n"
+        "grep '^CapEff:' /proc/self/status | tr -d ' \\t'\n"
+        "printf x > /workspace/suid && chmod 4755 /workspace/suid && echo made\n"
+        "printf -- '-more' >> /workspace/d1/d2/put.txt && touch /workspace/d1/d2/new && echo changed\n"
+        "tr '\\000' ' ' < /proc/1/cmdline > /workspace/cmdline\n",
+        &ec);
     assert_int_equal(ec, 0);
     assert_string_equal(out, "sysctl refused\nshadow refused\nCapEff:0000000000000000\nmade\nchanged\n");
     free(out);
@@ -516,8 +528,7 @@ static void t_root_safety(void **state)
     cJSON *j = NULL;
     snprintf(body, sizeof body, "{\"sandboxId\":\"%s\"}", id);
     assert_int_equal(emu_fixture_json(f, "POST", "/sandboxSnapshots", body, 200, &j), 0);
-    snprintf(fields, sizeof fields, "\"source\":{\"sourceType\":\"SNAPSHOT\",\"snapshotId\":\"%s\"}",
-             jstr(j, "id"));
+    snprintf(fields, sizeof fields, "\"source\":{\"sourceType\":\"SNAPSHOT\",\"snapshotId\":\"%s\"}", jstr(j, "id"));
     cJSON_Delete(j);
     assert_int_equal(emu_fixture_new_sandbox(f, NULL, fields, id2, sizeof id2), 0);
     out = run_wait(f, id2, "printf -- '-again' >> /workspace/d1/d2/put.txt && cat /workspace/d1/d2/put.txt", &ec);

@@ -43,7 +43,8 @@ static void test_restart_and_no_stray_process(void **state)
     cJSON *j = NULL;
     assert_int_equal(emu_fixture_new_sandbox(f, NULL, "\"displayName\":\"survivor\"", id, sizeof id), 0);
     snprintf(p, sizeof p, "/sandboxes/%s/commands/actions/runAndWait", id);
-    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"command\":\"echo kept > /workspace/kept.txt; echo done\"}", 200, &j), 0);
+    assert_int_equal(
+        emu_fixture_json(f, "POST", p, "{\"command\":\"echo kept > /workspace/kept.txt; echo done\"}", 200, &j), 0);
     snprintf(done_cmd, sizeof done_cmd, "%s", jstr(j, "id"));
     cJSON_Delete(j);
     /* a process tree that would outlive a careless server */
@@ -52,8 +53,8 @@ static void test_restart_and_no_stray_process(void **state)
     snprintf(marker, sizeof marker, "stray-%s", unique);
     char body[512];
     snprintf(body, sizeof body,
-             "{\"command\":\"(sleep 3137; echo %s) & (sh -c 'sleep 3138; echo %s') & sleep 3139; echo %s\"}",
-             marker, marker, marker);
+             "{\"command\":\"(sleep 3137; echo %s) & (sh -c 'sleep 3138; echo %s') & sleep 3139; echo %s\"}", marker,
+             marker, marker);
     snprintf(p, sizeof p, "/sandboxes/%s/commands", id);
     assert_int_equal(emu_fixture_json(f, "POST", p, body, 200, &j), 0);
     snprintf(live_cmd, sizeof live_cmd, "%s", jstr(j, "id"));
@@ -145,7 +146,8 @@ static void test_command_line(void **state)
     assert_non_null(mkdtemp(dir));
     char cmd[1024];
     snprintf(cmd, sizeof cmd,
-             "printf 'region: r\\ntenancy: ocid1.tenancy.oc1..t\\n' > %s/t.yaml && env PATH=/nonexistent %s --config %s/t.yaml "
+             "printf 'region: r\\ntenancy: ocid1.tenancy.oc1..t\\n' > %s/t.yaml && env PATH=/nonexistent %s --config "
+             "%s/t.yaml "
              "--state-dir %s/s 2>&1 >/dev/null",
              dir, OCISBX_EMULATOR_PATH, dir, dir);
     FILE *p = popen(cmd, "r");
@@ -192,18 +194,21 @@ static void test_tenancy_file_errors(void **state)
     expect_yaml_error(y, ":4: max_body_bytes:");
     snprintf(y, sizeof y, "%sprojects:\n  - id: ocid1.generativeaiproject.oc1..p1\n    network: maybe\n", head);
     expect_yaml_error(y, ":5: network: expected deny or allow");
-    snprintf(y, sizeof y, "%susers:\n  - id: ocid1.user.oc1..u\n    fingerprint: \"zz\"\n    public_key_file: k.pem\n", head);
-    expect_yaml_error(y, ":5: fingerprint:");
     snprintf(y, sizeof y,
-             "%susers:\n  - id: ocid1.user.oc1..u\n    fingerprint: \"73:61:a2:21:67:e0:df:be:7e:4b:93:1e:15:98:a5:b7\"\n"
-             "    public_key_file: missing.pem\n",
-             head);
+             "%susers:\n  - id: ocid1.user.oc1..u\n    fingerprint: \"zz\"\n    public_key_file: k.pem\n", head);
+    expect_yaml_error(y, ":5: fingerprint:");
+    snprintf(
+        y, sizeof y,
+        "%susers:\n  - id: ocid1.user.oc1..u\n    fingerprint: \"73:61:a2:21:67:e0:df:be:7e:4b:93:1e:15:98:a5:b7\"\n"
+        "    public_key_file: missing.pem\n",
+        head);
     expect_yaml_error(y, ":6: public_key_file: cannot load public key");
     snprintf(y, sizeof y, "%sfaults:\n  rules:\n    - match: {method: GET}\n      respond: 200\n", head);
     expect_yaml_error(y, ":6: respond:");
     snprintf(y, sizeof y, "%sfaults:\n  rules:\n    - match: {method: GET, path: x}\n      respond: 503\n", head);
     expect_yaml_error(y, ":5: path:");
-    snprintf(y, sizeof y, "%ssession_tokens:\n  - token: t\n    public_key_file: k.pem\n    expires: tomorrow\n", head);
+    snprintf(y, sizeof y, "%ssession_tokens:\n  - token: t\n    public_key_file: k.pem\n    expires: tomorrow\n",
+             head);
     expect_yaml_error(y, ":6: expires:");
     expect_yaml_error("region: [unclosed\n", "YAML syntax error");
     expect_yaml_error("region: r\n", "tenancy: missing");
@@ -218,13 +223,16 @@ static void test_tenancy_file_errors(void **state)
     char keydir[] = "/tmp/ocisbx-emu-fpkey-XXXXXX";
     assert_non_null(mkdtemp(keydir));
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:1024 2>/dev/null | "
-                              "openssl pkey -pubout -out %s/k.pub.pem 2>/dev/null", keydir);
+    snprintf(cmd, sizeof cmd,
+             "openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:1024 2>/dev/null | "
+             "openssl pkey -pubout -out %s/k.pub.pem 2>/dev/null",
+             keydir);
     assert_int_equal(system(cmd), 0);
-    snprintf(y, sizeof y,
-             "%susers:\n  - id: ocid1.user.oc1..u\n    fingerprint: \"73:61:a2:21:67:e0:df:be:7e:4b:93:1e:15:98:a5:b7\"\n"
-             "    public_key_file: %s/k.pub.pem\n",
-             head, keydir);
+    snprintf(
+        y, sizeof y,
+        "%susers:\n  - id: ocid1.user.oc1..u\n    fingerprint: \"73:61:a2:21:67:e0:df:be:7e:4b:93:1e:15:98:a5:b7\"\n"
+        "    public_key_file: %s/k.pub.pem\n",
+        head, keydir);
     expect_yaml_error(y, ":5: fingerprint: 73:61:a2:21:67:e0:df:be:7e:4b:93:1e:15:98:a5:b7 does not match");
     snprintf(cmd, sizeof cmd, "rm -rf %s", keydir);
     assert_int_equal(system(cmd), 0);
@@ -259,9 +267,9 @@ static void test_state_dir_and_tls_checks(void **state)
     emu_fixture *f = NULL;
     assert_int_equal(emu_fixture_start(&o, &f), 0);
     char id[64];
-    assert_int_equal(emu_fixture_new_sandbox(
-                         f, NULL, "\"environmentVariables\":[{\"name\":\"K\",\"value\":\"secret-value\"}]", id,
-                         sizeof id),
+    assert_int_equal(emu_fixture_new_sandbox(f, NULL,
+                                             "\"environmentVariables\":[{\"name\":\"K\",\"value\":\"secret-value\"}]",
+                                             id, sizeof id),
                      0);
     char args[2048], err[4096];
     snprintf(args, sizeof args, "--config %s/tenancy.yaml --state-dir %s --no-isolation", emu_fixture_dir(f),
@@ -293,8 +301,8 @@ static void test_state_dir_and_tls_checks(void **state)
              emu_fixture_dir(f));
     assert_int_equal(system(cmd), 0);
     const char *dir = emu_fixture_dir(f);
-    snprintf(args, sizeof args, "--config %s/tenancy.yaml --state-dir %s --tls-cert %s/a.pem --tls-key %s/b.key",
-             dir, emu_fixture_state_dir(f), dir, dir);
+    snprintf(args, sizeof args, "--config %s/tenancy.yaml --state-dir %s --tls-cert %s/a.pem --tls-key %s/b.key", dir,
+             emu_fixture_state_dir(f), dir, dir);
     assert_int_equal(run_emulator(args, err, sizeof err), 1);
     if (!strstr(err, "does not match"))
         fprintf(stderr, "mismatched TLS key: %s\n", err);
@@ -331,10 +339,8 @@ int main(void)
 {
     ocisbx_global_init();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_restart_and_no_stray_process),
-        cmocka_unit_test(test_command_line),
-        cmocka_unit_test(test_tenancy_file_errors),
-        cmocka_unit_test(test_api_version),
+        cmocka_unit_test(test_restart_and_no_stray_process), cmocka_unit_test(test_command_line),
+        cmocka_unit_test(test_tenancy_file_errors),          cmocka_unit_test(test_api_version),
         cmocka_unit_test(test_state_dir_and_tls_checks),
     };
     int fails = cmocka_run_group_tests_name("emulator process", tests, NULL, NULL);

@@ -30,8 +30,9 @@ static void *run_worker(void *arg)
     emu_fixture *f = w->f;
     char id[64], p[256], body[512];
     cJSON *j = NULL;
-    snprintf(body, sizeof body, "\"displayName\":\"w%d\",\"environmentVariables\":[{\"name\":\"IDX\",\"value\":\"%d\"}]",
-             w->index, w->index);
+    snprintf(body, sizeof body,
+             "\"displayName\":\"w%d\",\"environmentVariables\":[{\"name\":\"IDX\",\"value\":\"%d\"}]", w->index,
+             w->index);
     if (emu_fixture_new_sandbox(f, NULL, body, id, sizeof id) != 0) {
         snprintf(w->why, sizeof w->why, "create failed");
         return NULL;
@@ -39,7 +40,8 @@ static void *run_worker(void *arg)
     /* a long-running command streams while the others go on */
     snprintf(p, sizeof p, "/sandboxes/%s/commands/actions/runAndStream", id);
     emu_fixture_result r;
-    if (emu_fixture_request(f, "POST", p, "{\"command\":\"for i in 1 2 3; do echo tick$i; sleep 0.2; done\"}", &r) != 0 ||
+    if (emu_fixture_request(f, "POST", p, "{\"command\":\"for i in 1 2 3; do echo tick$i; sleep 0.2; done\"}", &r) !=
+            0 ||
         r.status != 200 || !strstr(r.body, "tick3") || !strstr(r.body, "FINISHED")) {
         snprintf(w->why, sizeof w->why, "stream: %ld %.100s", r.status, r.body ? r.body : "");
         emu_fixture_result_free(&r);
@@ -47,7 +49,8 @@ static void *run_worker(void *arg)
     }
     emu_fixture_result_free(&r);
     snprintf(p, sizeof p, "/sandboxes/%s/commands/actions/runAndWait", id);
-    if (emu_fixture_json(f, "POST", p, "{\"command\":\"echo $IDX > /workspace/idx; cat /workspace/idx\"}", 200, &j) != 0) {
+    if (emu_fixture_json(f, "POST", p, "{\"command\":\"echo $IDX > /workspace/idx; cat /workspace/idx\"}", 200, &j) !=
+        0) {
         snprintf(w->why, sizeof w->why, "runAndWait failed");
         return NULL;
     }

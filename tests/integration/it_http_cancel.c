@@ -77,7 +77,8 @@ static ocisbx_http_options *options(probe *p, int with_retry_cb)
     assert_int_equal(ocisbx_http_options_set_ignore_proxy_env(o, 1), 0);
     assert_int_equal(ocisbx_http_options_set_max_attempts(o, 5), 0);
     assert_int_equal(ocisbx_http_options_set_cancel(o, on_cancel, p), 0);
-    if (with_retry_cb) assert_int_equal(ocisbx_http_options_set_retry_callback(o, on_retry, p), 0);
+    if (with_retry_cb)
+        assert_int_equal(ocisbx_http_options_set_retry_callback(o, on_retry, p), 0);
     return o;
 }
 
@@ -217,8 +218,7 @@ static void test_client_wait_canceled(void **state)
 {
     (void)state;
     ths_clear(srv);
-    ths_set_default(srv, 200, "content-type: application/json",
-                    "{\"id\":\"sb1\",\"lifecycleState\":\"CREATING\"}");
+    ths_set_default(srv, 200, "content-type: application/json", "{\"id\":\"sb1\",\"lifecycleState\":\"CREATING\"}");
     probe p = {0};
     ocisbx_client_options *co = NULL;
     ocisbx_http_options *ho = NULL;
@@ -240,7 +240,8 @@ static void test_client_wait_canceled(void **state)
     int64_t t0 = ocisbx_time_monotonic_ms();
     int rc = ocisbx_client_wait_sandbox(c, "sb1", "ACTIVE", 600000, 60000, &sb);
     int64_t took = ocisbx_time_monotonic_ms() - t0;
-    if (rc != OCISBX_ECANCELED) fail_msg("rc %d: %s", rc, ocisbx_error_message(ocisbx_error_last()));
+    if (rc != OCISBX_ECANCELED)
+        fail_msg("rc %d: %s", rc, ocisbx_error_message(ocisbx_error_last()));
     assert_null(sb);
     assert_int_equal(ths_count(srv), 1);
     assert_true(took < 30000);
@@ -251,10 +252,8 @@ static void test_client_wait_canceled(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_cancel_during_backoff),
-        cmocka_unit_test(test_cancel_in_flight),
-        cmocka_unit_test(test_cancel_before_first_attempt),
-        cmocka_unit_test(test_retry_callback_and_attempts),
+        cmocka_unit_test(test_cancel_during_backoff),       cmocka_unit_test(test_cancel_in_flight),
+        cmocka_unit_test(test_cancel_before_first_attempt), cmocka_unit_test(test_retry_callback_and_attempts),
         cmocka_unit_test(test_client_wait_canceled),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -41,7 +41,8 @@ static int send_get(bad_server *s, int64_t connect_ms, int64_t read_ms, const ch
     char url[64];
     snprintf(url, sizeof url, "http://127.0.0.1:%d/x", bad_server_port(s));
     assert_int_equal(ocisbx_http_request_new("GET", url, &r), 0);
-    if (sink_path) assert_int_equal(ocisbx_http_request_set_sink_file(r, sink_path), 0);
+    if (sink_path)
+        assert_int_equal(ocisbx_http_request_set_sink_file(r, sink_path), 0);
     *resp = NULL;
     int rc = ocisbx_http_send(h, r, resp);
     ocisbx_http_request_free(r);
@@ -89,7 +90,8 @@ static void read_timeout_excludes_connect_timeout(void **state)
     int64_t t0 = ocisbx_time_monotonic_ms();
     assert_int_equal(send_get(s, 30000, 1000, NULL, &resp), OCISBX_ETIMEOUT);
     int64_t took = ocisbx_time_monotonic_ms() - t0;
-    if (took >= 20000) fail_msg("the read timeout of 1 s took %lld ms", (long long)took);
+    if (took >= 20000)
+        fail_msg("the read timeout of 1 s took %lld ms", (long long)took);
     bad_server_stop(s);
 }
 
@@ -99,7 +101,8 @@ static int entries(const char *dir)
     int n = 0;
     struct dirent *e;
     while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            n++;
     closedir(d);
     return n;
 }

@@ -79,8 +79,9 @@ static void test_content_type_ndjson_and_absent(void **state)
     (void)state;
     ths *srv = NULL;
     assert_int_equal(ths_start(&srv), 0);
-    ths_push(srv, 200, "content-type: application/x-ndjson; charset=utf-8",
-             "\n{\"seq\":1,\"event\":\"STDOUT\",\"data\":\"x\"}\n{\"seq\":2,\"event\":\"FINISHED\",\"exitCode\":0}\n");
+    ths_push(
+        srv, 200, "content-type: application/x-ndjson; charset=utf-8",
+        "\n{\"seq\":1,\"event\":\"STDOUT\",\"data\":\"x\"}\n{\"seq\":2,\"event\":\"FINISHED\",\"exitCode\":0}\n");
     ocisbx_client *c = make_client(srv);
     seen s = {0};
     assert_int_equal(ocisbx_client_stream_command_events(c, "sb1", "cmd1", OCISBX_SEQ_START, 0, collect, &s), 0);

@@ -95,7 +95,8 @@ static void assert_signed(fixture *f, const ths_request *r, const char *expect_h
     if (expect_headers)
         assert_string_equal(a.headers, expect_headers);
     char *ss = NULL;
-    assert_int_equal(ocisbx_verify_signing_string(a.headers, r->method, r->target, lookup, (void *)(uintptr_t)r, &ss), 0);
+    assert_int_equal(ocisbx_verify_signing_string(a.headers, r->method, r->target, lookup, (void *)(uintptr_t)r, &ss),
+                     0);
     assert_int_equal(ocisbx_verify_signature_pem(f->pub_pem, strlen(f->pub_pem), ss, strlen(ss), a.signature), 0);
     ocisbx_free(ss);
     ocisbx_authz_clear(&a);
@@ -944,8 +945,7 @@ static void test_wire_target_is_signed_target(void **state)
         assert_int_equal(ocisbx_authz_parse(authz, &a), 0);
         char *ss = NULL;
         assert_int_equal(ocisbx_verify_signing_string(a.headers, "GET", target, raw_lookup, raw, &ss), 0);
-        assert_int_equal(ocisbx_verify_signature_pem(f->pub_pem, strlen(f->pub_pem), ss, strlen(ss), a.signature),
-                         0);
+        assert_int_equal(ocisbx_verify_signature_pem(f->pub_pem, strlen(f->pub_pem), ss, strlen(ss), a.signature), 0);
         ocisbx_free(ss);
         ocisbx_authz_clear(&a);
         raw_lookup_free();

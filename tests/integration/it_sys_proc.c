@@ -164,8 +164,8 @@ static ocisbx_proc *start_collect(const ocisbx_proc_spec *spec, collector *c)
 /* Runs a command to the end; returns the exit code, output in c. */
 static int run_full(collector *c, const char *ws, const char *cmd, bool isolate, bool net)
 {
-    ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = cmd, .envp = k_env,
-                         .isolate = isolate, .allow_network = net};
+    ocisbx_proc_spec spec = {
+        .workspace_dir = ws, .shell_command = cmd, .envp = k_env, .isolate = isolate, .allow_network = net};
     ocisbx_proc *p = start_collect(&spec, c);
     assert_int_equal(ocisbx_proc_wait(p, GUARD_MS), 0);
     assert_true(ocisbx_proc_finished(p));
@@ -333,8 +333,8 @@ static void t_exit_codes(void **state)
     col_free(&c);
     /* isolated, a signal the caller sent is reported as a kill too */
     {
-        ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = "echo ready; sleep 1000", .envp = k_env,
-                             .isolate = true};
+        ocisbx_proc_spec spec = {
+            .workspace_dir = ws, .shell_command = "echo ready; sleep 1000", .envp = k_env, .isolate = true};
         ocisbx_proc *p = start_collect(&spec, &c);
         assert_true(wait_output(&c, "ready"));
         assert_int_equal(ocisbx_proc_signal(p, SIGHUP), 0);
@@ -366,17 +366,16 @@ static void t_output_order(void **state)
     /* Without sleeps: the command waits until the runner has drained each
      * write (FIONREAD on the pipe is 0) before it writes to the other stream,
      * so any order the runner delivered differently would be its own fault. */
-    const char *py =
-        "python3 -c '\n"
-        "import fcntl, os, struct, termios\n"
-        "def drained(fd):\n"
-        "    while struct.unpack(\"i\", fcntl.ioctl(fd, termios.FIONREAD, b\"    \"))[0]:\n"
-        "        os.sched_yield()\n"
-        "for i in range(300):\n"
-        "    fd = 1 + i % 2\n"
-        "    os.write(fd, b\"%d;\" % i)\n"
-        "    drained(fd)\n"
-        "'";
+    const char *py = "python3 -c '\n"
+                     "import fcntl, os, struct, termios\n"
+                     "def drained(fd):\n"
+                     "    while struct.unpack(\"i\", fcntl.ioctl(fd, termios.FIONREAD, b\"    \"))[0]:\n"
+                     "        os.sched_yield()\n"
+                     "for i in range(300):\n"
+                     "    fd = 1 + i % 2\n"
+                     "    os.write(fd, b\"%d;\" % i)\n"
+                     "    drained(fd)\n"
+                     "'";
     for (int iso = 0; iso < 2; iso++) {
         collector c;
         assert_int_equal(run_full(&c, ws, py, iso == 1, false), 0);
@@ -446,8 +445,8 @@ static void t_environment(void **state)
     setenv("IT_RUNNER_HOST_ONLY", "must-not-leak", 1);
     const char *const env[] = {"FOO=bar baz", "EMPTY=", "PATH=/usr/bin:/bin", NULL};
     for (int iso = 0; iso < 2; iso++) {
-        ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = "env | grep -v '^PWD=' | sort",
-                             .envp = env, .isolate = iso == 1};
+        ocisbx_proc_spec spec = {
+            .workspace_dir = ws, .shell_command = "env | grep -v '^PWD=' | sort", .envp = env, .isolate = iso == 1};
         collector c;
         ocisbx_proc *p = start_collect(&spec, &c);
         assert_int_equal(ocisbx_proc_wait(p, GUARD_MS), 0);
@@ -460,13 +459,13 @@ static void t_environment(void **state)
         col_free(&c);
     }
     /* no environment at all: only the defaults */
-    ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = "env | grep -v '^PWD=' | sort",
-                         .isolate = true};
+    ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = "env | grep -v '^PWD=' | sort", .isolate = true};
     collector c;
     ocisbx_proc *p = start_collect(&spec, &c);
     assert_int_equal(ocisbx_proc_wait(p, GUARD_MS), 0);
     ocisbx_proc_free(p);
-    assert_string_equal(c.out, "HOME=/workspace\nPATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n");
+    assert_string_equal(c.out,
+                        "HOME=/workspace\nPATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n");
     col_free(&c);
     /* a malformed entry is refused without echoing it */
     const char *const bad[] = {"NOEQUALSSECRET", NULL};
@@ -489,8 +488,11 @@ static void t_cwd(void **state)
     assert_int_equal(mkdir(sub, 0755), 0);
     give(sub);
     for (int iso = 0; iso < 2; iso++) {
-        ocisbx_proc_spec spec = {.workspace_dir = ws, .cwd = "/workspace/a b", .shell_command = "pwd; touch here",
-                             .envp = k_env, .isolate = iso == 1};
+        ocisbx_proc_spec spec = {.workspace_dir = ws,
+                                 .cwd = "/workspace/a b",
+                                 .shell_command = "pwd; touch here",
+                                 .envp = k_env,
+                                 .isolate = iso == 1};
         collector c;
         ocisbx_proc *p = start_collect(&spec, &c);
         assert_int_equal(ocisbx_proc_wait(p, GUARD_MS), 0);
@@ -511,7 +513,8 @@ static void t_cwd(void **state)
     assert_string_equal(c.out, "/workspace\n");
     col_free(&c);
     /* a cwd outside the workspace, with '..', or missing is refused */
-    const char *bad[] = {"/etc", "/workspace/../etc", "/workspace/a b/..", "/workspacex", "/workspace/missing", "relative"};
+    const char *bad[] = {"/etc",        "/workspace/../etc",  "/workspace/a b/..",
+                         "/workspacex", "/workspace/missing", "relative"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         ocisbx_proc_spec spec = {.workspace_dir = ws, .cwd = bad[i], .shell_command = "true", .isolate = true};
         ocisbx_proc *p = NULL;
@@ -522,7 +525,8 @@ static void t_cwd(void **state)
     char link[600];
     snprintf(link, sizeof link, "%s/out", ws);
     assert_int_equal(symlink("/etc", link), 0);
-    ocisbx_proc_spec lspec = {.workspace_dir = ws, .cwd = "/workspace/out", .shell_command = "true", .isolate = false};
+    ocisbx_proc_spec lspec = {
+        .workspace_dir = ws, .cwd = "/workspace/out", .shell_command = "true", .isolate = false};
     ocisbx_proc *lp = NULL;
     assert_int_equal(ocisbx_proc_start(&lspec, NULL, NULL, NULL, &lp), OCISBX_EINVAL);
     assert_null(lp);
@@ -580,12 +584,11 @@ static void t_isolation_filesystem(void **state)
              host_probe);
     collector c;
     assert_int_equal(run_full(&c, ws, cmd, true, false), 0);
-    assert_string_equal(c.out,
-                        "tmp refused\netc refused\nusr refused\nbin refused\nroot refused\ndev refused\n"
-                        "passwd refused\nremount refused\nremount-tmp refused\nuserns refused\n"
-                        "symlink refused\nuplink refused\ntmplink refused\n"
-                        "workspace WRITABLE\ndevnull WRITABLE\nroot-hidden\nvar-hidden\n42\n"
-                        "0000000000000000\n1\n"); /* no capability at all, no setuid gain */
+    assert_string_equal(c.out, "tmp refused\netc refused\nusr refused\nbin refused\nroot refused\ndev refused\n"
+                               "passwd refused\nremount refused\nremount-tmp refused\nuserns refused\n"
+                               "symlink refused\nuplink refused\ntmplink refused\n"
+                               "workspace WRITABLE\ndevnull WRITABLE\nroot-hidden\nvar-hidden\n42\n"
+                               "0000000000000000\n1\n"); /* no capability at all, no setuid gain */
     col_free(&c);
     /* nothing reached the host: not /etc, /tmp, the workspace's parent */
     char path[1024];
@@ -662,13 +665,12 @@ static void t_pid_namespace(void **state)
     assert_int_equal(run_full(&c, ws, "echo $$; ls /proc | grep -c '^[0-9]'", true, false), 0);
     int self = 0, count = 0;
     assert_int_equal(sscanf(c.out, "%d %d", &self, &count), 2);
-    assert_true(self >= 1 && self <= 3); /* bwrap's init is 1, the shell 2 */
+    assert_true(self >= 1 && self <= 3);   /* bwrap's init is 1, the shell 2 */
     assert_true(count >= 2 && count <= 5); /* init, sh, ls, grep: no host process */
     col_free(&c);
     /* the host's processes cannot be signalled: our own pid means nothing inside */
     char cmd[128];
-    snprintf(cmd, sizeof cmd, "kill -0 %d 2>/dev/null && echo %s || echo invisible", (int)getpid(),
-             "visible");
+    snprintf(cmd, sizeof cmd, "kill -0 %d 2>/dev/null && echo %s || echo invisible", (int)getpid(), "visible");
     assert_int_equal(run_full(&c, ws, cmd, true, false), 0);
     if (getpid() > 5)
         assert_string_equal(c.out, "invisible\n");
@@ -715,8 +717,8 @@ static void t_timeout_kills_tree(void **state)
              "M=%s; sleep $M & sh -c \"sleep $M; true\" & (setsid sleep $M &) ; "
              "nohup sleep $M >/dev/null 2>&1 & echo ready; sleep $M",
              mark);
-    ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = cmd, .envp = k_env, .isolate = true,
-                         .timeout_ms = 1500};
+    ocisbx_proc_spec spec = {
+        .workspace_dir = ws, .shell_command = cmd, .envp = k_env, .isolate = true, .timeout_ms = 1500};
     collector c;
     ocisbx_proc *p = start_collect(&spec, &c);
     assert_true(wait_output(&c, "ready"));
@@ -817,9 +819,11 @@ static void t_terminate_grace(void **state)
     char *ws = make_ws();
     for (int iso = 0; iso < 2; iso++) {
         /* a command that handles TERM gets to finish */
-        ocisbx_proc_spec spec = {.workspace_dir = ws, .envp = k_env, .isolate = iso == 1,
-                             .shell_command = "trap 'echo got-term; exit 7' TERM; echo ready; "
-                                              "while :; do sleep 0.05; done"};
+        ocisbx_proc_spec spec = {.workspace_dir = ws,
+                                 .envp = k_env,
+                                 .isolate = iso == 1,
+                                 .shell_command = "trap 'echo got-term; exit 7' TERM; echo ready; "
+                                                  "while :; do sleep 0.05; done"};
         collector c;
         ocisbx_proc *p = start_collect(&spec, &c);
         assert_true(wait_output(&c, "ready"));
@@ -890,8 +894,8 @@ static void t_stop_cont(void **state)
         col_free(&c);
     }
     /* a suspended command still dies on terminate */
-    ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = "echo ready; sleep 1000", .envp = k_env,
-                         .isolate = true};
+    ocisbx_proc_spec spec = {
+        .workspace_dir = ws, .shell_command = "echo ready; sleep 1000", .envp = k_env, .isolate = true};
     collector c;
     ocisbx_proc *p = start_collect(&spec, &c);
     assert_true(wait_output(&c, "ready"));
@@ -917,10 +921,14 @@ static void t_concurrent(void **state)
     char cmd[NCONC][160];
     for (int i = 0; i < NCONC; i++) {
         ws[i] = make_ws();
-        snprintf(cmd[i], sizeof cmd[i], "echo start %d; echo e%d >&2; sleep 0.2; echo %d > /workspace/f; echo end %d; exit %d",
-                 i, i, i, i, i % 7);
-        ocisbx_proc_spec spec = {.workspace_dir = ws[i], .shell_command = cmd[i], .envp = k_env,
-                             .isolate = true, .allow_network = (i % 2) == 0};
+        snprintf(cmd[i], sizeof cmd[i],
+                 "echo start %d; echo e%d >&2; sleep 0.2; echo %d > /workspace/f; echo end %d; exit %d", i, i, i, i,
+                 i % 7);
+        ocisbx_proc_spec spec = {.workspace_dir = ws[i],
+                                 .shell_command = cmd[i],
+                                 .envp = k_env,
+                                 .isolate = true,
+                                 .allow_network = (i % 2) == 0};
         col_init(&c[i]);
         assert_int_equal(ocisbx_proc_start(&spec, on_out, on_exit_cb, &c[i], &p[i]), 0);
     }
@@ -1006,8 +1014,10 @@ static void t_kill_all(void **state)
     collector c[3];
     ocisbx_proc *p[3];
     for (int i = 0; i < 3; i++) {
-        ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = "trap '' TERM; echo ready; sleep 1000",
-                             .envp = k_env, .isolate = i != 2};
+        ocisbx_proc_spec spec = {.workspace_dir = ws,
+                                 .shell_command = "trap '' TERM; echo ready; sleep 1000",
+                                 .envp = k_env,
+                                 .isolate = i != 2};
         col_init(&c[i]);
         assert_int_equal(ocisbx_proc_start(&spec, on_out, on_exit_cb, &c[i], &p[i]), 0);
         assert_true(wait_output(&c[i], "ready"));
@@ -1067,17 +1077,19 @@ static void t_root_safety(void **state)
 
     char *ws = make_ws();
     collector c;
-    int code = run_full(&c, ws,
-                        "v=$(cat /proc/sys/kernel/printk_ratelimit)\n"
-                        "if (printf '%s\\n' \"$v\" > /proc/sys/kernel/printk_ratelimit) 2>/dev/null;"
-                        " then echo sysctl WRITABLE; else echo sysctl refused; fi\n"
-                        "if (cat /etc/shadow > /dev/null) 2>/dev/null; then echo shadow READABLE; else echo shadow refused; fi\n"
-                        "grep '^CapEff:' /proc/self/status | tr -d ' \\t'\n"
-                        "grep '^CapPrm:' /proc/self/status | tr -d ' \\t'\n"
-                        "printf x > suid && chmod 4755 suid && echo made\n"
-                        "awk '$5 == \"/workspace\" { print $6 }' /proc/self/mountinfo | tr ',' '\\n' | grep -x -e nosuid -e nodev | sort\n"
-                        "tr '\\000' ' ' < /proc/1/cmdline > cmdline\n",
-                        true, false);
+    int code = run_full(
+        &c, ws,
+        "v=$(cat /proc/sys/kernel/printk_ratelimit)\n"
+        "if (printf '%s\\n' \"$v\" > /proc/sys/kernel/printk_ratelimit) 2>/dev/null;"
+        " then echo sysctl WRITABLE; else echo sysctl refused; fi\n"
+        "if (cat /etc/shadow > /dev/null) 2>/dev/null; then echo shadow READABLE; else echo shadow refused; fi\n"
+        "grep '^CapEff:' /proc/self/status | tr -d ' \\t'\n"
+        "grep '^CapPrm:' /proc/self/status | tr -d ' \\t'\n"
+        "printf x > suid && chmod 4755 suid && echo made\n"
+        "awk '$5 == \"/workspace\" { print $6 }' /proc/self/mountinfo | tr ',' '\\n' | grep -x -e nosuid -e nodev | "
+        "sort\n"
+        "tr '\\000' ' ' < /proc/1/cmdline > cmdline\n",
+        true, false);
     if (code != 0)
         fprintf(stderr, "stdout: %s\nstderr: %s\n", c.out, c.err);
     assert_int_equal(code, 0);
@@ -1089,7 +1101,7 @@ static void t_root_safety(void **state)
     struct stat st;
     snprintf(path, sizeof path, "%s/suid", ws);
     assert_int_equal(lstat(path, &st), 0);
-    assert_true((st.st_mode & S_ISUID) != 0); /* the chmod worked ... */
+    assert_true((st.st_mode & S_ISUID) != 0);            /* the chmod worked ... */
     assert_int_equal(st.st_uid, OCISBX_PROC_NOBODY_UID); /* ... on a file of the sandbox uid */
     assert_false(st.st_uid == 0 && (st.st_mode & S_ISUID));
 
@@ -1144,8 +1156,8 @@ static void t_limits_need_isolation(void **state)
 {
     (void)state;
     char *ws = make_ws();
-    ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = "true", .isolate = false,
-                             .memory_limit_bytes = 1 << 20};
+    ocisbx_proc_spec spec = {
+        .workspace_dir = ws, .shell_command = "true", .isolate = false, .memory_limit_bytes = 1 << 20};
     ocisbx_proc *p = NULL;
     assert_int_equal(ocisbx_proc_start(&spec, NULL, NULL, NULL, &p), OCISBX_EUNSUPPORTED);
     spec.memory_limit_bytes = 0;

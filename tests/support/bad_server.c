@@ -10,7 +10,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-
 struct bad_server {
     int fd, port;
     bad_mode m;
@@ -23,7 +22,8 @@ static void send_all(int c, const void *p, size_t n)
     const char *b = p;
     while (n) {
         ssize_t w = send(c, b, n, MSG_NOSIGNAL);
-        if (w <= 0) return;
+        if (w <= 0)
+            return;
         b += w;
         n -= (size_t)w;
     }
@@ -35,7 +35,8 @@ static void *serve(void *arg)
     for (;;) {
         int c = accept(s->fd, NULL, NULL);
         if (c < 0 || s->stop) {
-            if (c >= 0) close(c);
+            if (c >= 0)
+                close(c);
             return NULL;
         }
         char req[8192];
@@ -47,18 +48,21 @@ static void *serve(void *arg)
         memset(chunk, ' ', sizeof chunk);
         switch (s->m) {
         case BAD_SILENT:
-            while (!s->stop && recv(c, req, sizeof req, 0) > 0) {}
+            while (!s->stop && recv(c, req, sizeof req, 0) > 0) {
+            }
             break;
         case BAD_ENDLESS: {
             const char *h = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n[";
             send_all(c, h, strlen(h));
-            for (int i = 0; i < 100000 && !s->stop; i++) send_all(c, chunk, sizeof chunk); /* 6.5 GB at most */
+            for (int i = 0; i < 100000 && !s->stop; i++)
+                send_all(c, chunk, sizeof chunk); /* 6.5 GB at most */
             break;
         }
         case BAD_BIG_HEADER: {
             const char *h = "HTTP/1.1 200 OK\r\nx-big: ";
             send_all(c, h, strlen(h));
-            for (int i = 0; i < 64; i++) send_all(c, chunk, sizeof chunk); /* 4 MiB */
+            for (int i = 0; i < 64; i++)
+                send_all(c, chunk, sizeof chunk); /* 4 MiB */
             send_all(c, "\r\ncontent-length: 0\r\n\r\n", 23);
             break;
         }
@@ -108,11 +112,13 @@ bad_server *bad_server_start(bad_mode m)
     struct sockaddr_in a = {0};
     a.sin_family = AF_INET;
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (bind(s->fd, (struct sockaddr *)&a, sizeof a) != 0) abort();
+    if (bind(s->fd, (struct sockaddr *)&a, sizeof a) != 0)
+        abort();
     socklen_t l = sizeof a;
     getsockname(s->fd, (struct sockaddr *)&a, &l);
     s->port = ntohs(a.sin_port);
-    if (listen(s->fd, 8) != 0) abort();
+    if (listen(s->fd, 8) != 0)
+        abort();
     pthread_create(&s->t, NULL, serve, s);
     return s;
 }
@@ -133,7 +139,6 @@ void bad_server_stop(bad_server *s)
     close(s->fd);
     free(s);
 }
-
 
 int bad_server_port(const bad_server *s)
 {

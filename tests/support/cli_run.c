@@ -24,8 +24,10 @@ static char *slurp_fd(int fd, size_t *len)
             b = nb;
         }
     }
-    if (b) b[n] = 0;
-    if (len) *len = n;
+    if (b)
+        b[n] = 0;
+    if (len)
+        *len = n;
     return b;
 }
 
@@ -33,7 +35,8 @@ static int temp_fd(void)
 {
     char path[] = "/tmp/ocisbx-cli-run-XXXXXX";
     int fd = mkstemp(path);
-    if (fd >= 0) unlink(path);
+    if (fd >= 0)
+        unlink(path);
     return fd;
 }
 
@@ -45,21 +48,26 @@ int cli_run(const char *const *args, const char *stdin_data, const char *const *
         fprintf(stderr, "cli_run: cannot make temporary files\n");
         return -1;
     }
-    if (stdin_data && write(fi, stdin_data, strlen(stdin_data)) != (ssize_t)strlen(stdin_data)) return -1;
+    if (stdin_data && write(fi, stdin_data, strlen(stdin_data)) != (ssize_t)strlen(stdin_data))
+        return -1;
     lseek(fi, 0, SEEK_SET);
     fflush(NULL);
     pid_t pid = fork();
-    if (pid < 0) return -1;
+    if (pid < 0)
+        return -1;
     if (pid == 0) {
         dup2(fi, 0);
         dup2(fo, 1);
         dup2(fe, 2);
-        for (const char *const *e = env; e && *e; e++) putenv(strdup(*e));
+        for (const char *const *e = env; e && *e; e++)
+            putenv(strdup(*e));
         size_t n = 0;
-        while (args[n]) n++;
+        while (args[n])
+            n++;
         char **argv = calloc(n + 2, sizeof *argv);
         argv[0] = strdup(OCISBX_CLI_PATH);
-        for (size_t i = 0; i < n; i++) argv[i + 1] = strdup(args[i]);
+        for (size_t i = 0; i < n; i++)
+            argv[i + 1] = strdup(args[i]);
         execv(argv[0], argv);
         _exit(127);
     }

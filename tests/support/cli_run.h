@@ -20,10 +20,11 @@ typedef struct cli_result {
 int cli_run(const char *const *args, const char *stdin_data, const char *const *env, cli_result *out);
 void cli_result_free(cli_result *r);
 
-#define CLI_RUN(r, ...)                                         \
-    do {                                                        \
-        const char *const cli_args_[] = {__VA_ARGS__, NULL};    \
-        if (cli_run(cli_args_, NULL, NULL, (r)) != 0) abort();  \
+#define CLI_RUN(r, ...)                                      \
+    do {                                                     \
+        const char *const cli_args_[] = {__VA_ARGS__, NULL}; \
+        if (cli_run(cli_args_, NULL, NULL, (r)) != 0)        \
+            abort();                                         \
     } while (0)
 
 #endif

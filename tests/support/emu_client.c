@@ -13,18 +13,30 @@ int emu_client_new_limited(emu_fixture *f, int prefer_ndjson, int64_t max_downlo
     ocisbx_client_options *o = NULL;
     *out = NULL;
     int rc = ocisbx_config_load(emu_fixture_config_path(f), NULL, &cfg);
-    if (!rc) rc = ocisbx_credentials_api_key_from_config(cfg, &cr);
-    if (!rc) rc = ocisbx_http_options_new(&h);
-    if (!rc && emu_fixture_ca_path(f)) rc = ocisbx_http_options_set_ca_bundle(h, emu_fixture_ca_path(f));
-    if (!rc && !emu_fixture_ca_path(f)) rc = ocisbx_http_options_set_allow_plain_http(h, 1);
-    if (!rc) rc = ocisbx_http_options_set_backoff_ms(h, 50, 200);
-    if (!rc) rc = ocisbx_client_options_new(&o);
-    if (!rc) rc = ocisbx_client_options_set_endpoint(o, emu_fixture_url(f));
-    if (!rc) rc = ocisbx_client_options_set_http_options(o, h);
-    if (!rc) rc = ocisbx_client_options_set_credentials(o, cr);
-    if (!rc) rc = ocisbx_client_options_set_prefer_ndjson(o, prefer_ndjson);
-    if (!rc) rc = ocisbx_client_options_set_max_download_bytes(o, max_download);
-    if (!rc) rc = ocisbx_client_new(o, out);
+    if (!rc)
+        rc = ocisbx_credentials_api_key_from_config(cfg, &cr);
+    if (!rc)
+        rc = ocisbx_http_options_new(&h);
+    if (!rc && emu_fixture_ca_path(f))
+        rc = ocisbx_http_options_set_ca_bundle(h, emu_fixture_ca_path(f));
+    if (!rc && !emu_fixture_ca_path(f))
+        rc = ocisbx_http_options_set_allow_plain_http(h, 1);
+    if (!rc)
+        rc = ocisbx_http_options_set_backoff_ms(h, 50, 200);
+    if (!rc)
+        rc = ocisbx_client_options_new(&o);
+    if (!rc)
+        rc = ocisbx_client_options_set_endpoint(o, emu_fixture_url(f));
+    if (!rc)
+        rc = ocisbx_client_options_set_http_options(o, h);
+    if (!rc)
+        rc = ocisbx_client_options_set_credentials(o, cr);
+    if (!rc)
+        rc = ocisbx_client_options_set_prefer_ndjson(o, prefer_ndjson);
+    if (!rc)
+        rc = ocisbx_client_options_set_max_download_bytes(o, max_download);
+    if (!rc)
+        rc = ocisbx_client_new(o, out);
     ocisbx_client_options_free(o);
     ocisbx_http_options_free(h);
     ocisbx_credentials_free(cr);

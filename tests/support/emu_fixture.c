@@ -120,10 +120,9 @@ static X509 *make_cert(EVP_PKEY *subject_key, EVP_PKEY *issuer_key, X509 *issuer
     for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
         if (!exts[i][0])
             continue;
-        X509_EXTENSION *e = X509V3_EXT_conf_nid(NULL, &ctx, OBJ_sn2nid(exts[i][0]) != NID_undef
-                                                                 ? OBJ_sn2nid(exts[i][0])
-                                                                 : OBJ_ln2nid(exts[i][0]),
-                                                exts[i][1]);
+        X509_EXTENSION *e = X509V3_EXT_conf_nid(
+            NULL, &ctx, OBJ_sn2nid(exts[i][0]) != NID_undef ? OBJ_sn2nid(exts[i][0]) : OBJ_ln2nid(exts[i][0]),
+            exts[i][1]);
         if (e) {
             X509_add_ext(x, e, -1);
             X509_EXTENSION_free(e);
@@ -258,7 +257,8 @@ int emu_fixture_start(const emu_fixture_options *opts, emu_fixture **out)
         free(f);
         return fail("mkdtemp: %s", strerror(errno));
     }
-    snprintf(f->api_version, sizeof f->api_version, "%s", opts->api_version ? opts->api_version : EMU_FIXTURE_API_VERSION);
+    snprintf(f->api_version, sizeof f->api_version, "%s",
+             opts->api_version ? opts->api_version : EMU_FIXTURE_API_VERSION);
     f->https = opts->https;
     f->isolated = !opts->no_isolation && (opts->force_isolation || bwrap_usable());
     snprintf(f->state_dir, sizeof f->state_dir, "%s/state", f->dir);
@@ -405,18 +405,54 @@ void emu_fixture_free(emu_fixture *f)
     free(f);
 }
 
-const char *emu_fixture_url(const emu_fixture *f) { return f->url; }
-const char *emu_fixture_config_path(const emu_fixture *f) { return f->config; }
-const char *emu_fixture_ca_path(const emu_fixture *f) { return f->https ? f->ca : NULL; }
-const char *emu_fixture_dir(const emu_fixture *f) { return f->dir; }
-const char *emu_fixture_state_dir(const emu_fixture *f) { return f->state_dir; }
-const char *emu_fixture_fingerprint(const emu_fixture *f) { return f->fingerprint; }
-const char *emu_fixture_key_path(const emu_fixture *f) { return f->key_path; }
-ocisbx_key *emu_fixture_key(const emu_fixture *f) { return f->key; }
-ocisbx_key *emu_fixture_session_key(const emu_fixture *f) { return f->session_key; }
-int emu_fixture_pid(const emu_fixture *f) { return (int)f->pid; }
-bool emu_fixture_isolated(const emu_fixture *f) { return f->isolated; }
-const char *emu_fixture_key_id(const emu_fixture *f) { return f->key_id; }
+const char *emu_fixture_url(const emu_fixture *f)
+{
+    return f->url;
+}
+const char *emu_fixture_config_path(const emu_fixture *f)
+{
+    return f->config;
+}
+const char *emu_fixture_ca_path(const emu_fixture *f)
+{
+    return f->https ? f->ca : NULL;
+}
+const char *emu_fixture_dir(const emu_fixture *f)
+{
+    return f->dir;
+}
+const char *emu_fixture_state_dir(const emu_fixture *f)
+{
+    return f->state_dir;
+}
+const char *emu_fixture_fingerprint(const emu_fixture *f)
+{
+    return f->fingerprint;
+}
+const char *emu_fixture_key_path(const emu_fixture *f)
+{
+    return f->key_path;
+}
+ocisbx_key *emu_fixture_key(const emu_fixture *f)
+{
+    return f->key;
+}
+ocisbx_key *emu_fixture_session_key(const emu_fixture *f)
+{
+    return f->session_key;
+}
+int emu_fixture_pid(const emu_fixture *f)
+{
+    return (int)f->pid;
+}
+bool emu_fixture_isolated(const emu_fixture *f)
+{
+    return f->isolated;
+}
+const char *emu_fixture_key_id(const emu_fixture *f)
+{
+    return f->key_id;
+}
 
 /* ---- requests ---- */
 static size_t on_body(char *p, size_t size, size_t n, void *ud)

@@ -81,22 +81,22 @@ const char *emu_fixture_key_id(const emu_fixture *f);
 
 /* ---- requests ---- */
 typedef struct emu_fixture_result {
-    long status;     /* HTTP status; 0 when no answer */
-    int curl_code;   /* CURLcode of the transfer (0 = OK; 52 = empty reply: reset) */
-    char *body;      /* NUL-terminated (may hold NULs inside) */
+    long status;   /* HTTP status; 0 when no answer */
+    int curl_code; /* CURLcode of the transfer (0 = OK; 52 = empty reply: reset) */
+    char *body;    /* NUL-terminated (may hold NULs inside) */
     size_t body_len;
-    char *headers;   /* the raw response header block */
+    char *headers; /* the raw response header block */
 } emu_fixture_result;
 
 typedef struct emu_fixture_req {
-    const char *method;       /* "GET", "POST", ... */
-    const char *path;         /* below /<apiVersion>, percent-encoded, with the query: "/sandboxes?limit=2" */
-    const void *body;         /* NULL: empty */
+    const char *method; /* "GET", "POST", ... */
+    const char *path;   /* below /<apiVersion>, percent-encoded, with the query: "/sandboxes?limit=2" */
+    const void *body;   /* NULL: empty */
     size_t body_len;
-    const char *content_type; /* default application/json */
-    const char *date;         /* signed date; default now */
-    const char *key_id;       /* default emu_fixture_key_id(f) */
-    const ocisbx_key *key;    /* default the user key */
+    const char *content_type;         /* default application/json */
+    const char *date;                 /* signed date; default now */
+    const char *key_id;               /* default emu_fixture_key_id(f) */
+    const ocisbx_key *key;            /* default the user key */
     const char *const *extra_headers; /* "name: value" lines sent as well (not signed), NULL-terminated */
 } emu_fixture_req;
 

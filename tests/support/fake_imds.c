@@ -189,8 +189,8 @@ static X509 *make_cert_ext(EVP_PKEY *key, EVP_PKEY *issuer_key, X509 *issuer, co
     if (tenancy) {
         /* The form of a real instance certificate's subject. */
         char ou[300];
-        X509_NAME_add_entry_by_txt(name, "OU", MBSTRING_ASC, (const unsigned char *)"opc-certtype:instance", -1,
-                                   -1, 0);
+        X509_NAME_add_entry_by_txt(name, "OU", MBSTRING_ASC, (const unsigned char *)"opc-certtype:instance", -1, -1,
+                                   0);
         snprintf(ou, sizeof ou, "opc-compartment:%s", tenancy);
         X509_NAME_add_entry_by_txt(name, "OU", MBSTRING_ASC, (const unsigned char *)ou, -1, -1, 0);
         snprintf(ou, sizeof ou, "opc-tenant:%s", tenancy);
@@ -339,7 +339,8 @@ static time_t parse_date(const char *s)
     char wd[4], mon[4], gmt[4];
     struct tm tm = {0};
     if (sscanf(s, "%3s, %d %3s %d %d:%d:%d %3s", wd, &tm.tm_mday, mon, &tm.tm_year, &tm.tm_hour, &tm.tm_min,
-               &tm.tm_sec, gmt) != 8 || strcmp(gmt, "GMT") != 0)
+               &tm.tm_sec, gmt) != 8 ||
+        strcmp(gmt, "GMT") != 0)
         return (time_t)-1;
     tm.tm_mon = -1;
     for (int i = 0; i < 12; i++)
@@ -610,9 +611,9 @@ static struct MHD_Daemon *start_daemon(fake_imds *f, bool tls, unsigned *port)
     struct MHD_Daemon *d;
     if (tls)
         d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_TLS, 0, NULL, NULL, handler, f,
-                             MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sin, MHD_OPTION_NOTIFY_COMPLETED, completed,
-                             f, MHD_OPTION_HTTPS_MEM_KEY, f->tls_key_pem, MHD_OPTION_HTTPS_MEM_CERT,
-                             f->tls_cert_pem, MHD_OPTION_END);
+                             MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sin, MHD_OPTION_NOTIFY_COMPLETED, completed, f,
+                             MHD_OPTION_HTTPS_MEM_KEY, f->tls_key_pem, MHD_OPTION_HTTPS_MEM_CERT, f->tls_cert_pem,
+                             MHD_OPTION_END);
     else
         d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, handler, f, MHD_OPTION_SOCK_ADDR,
                              (struct sockaddr *)&sin, MHD_OPTION_NOTIFY_COMPLETED, completed, f, MHD_OPTION_END);
@@ -679,7 +680,10 @@ int fake_imds_start_tls(fake_imds *f, const char *ca_file)
     return 0;
 }
 
-const char *fake_imds_federation_tls_url(const fake_imds *f) { return f->tls_url; }
+const char *fake_imds_federation_tls_url(const fake_imds *f)
+{
+    return f->tls_url;
+}
 
 void fake_imds_stop(fake_imds *f)
 {
@@ -703,9 +707,18 @@ void fake_imds_stop(fake_imds *f)
     free(f);
 }
 
-const char *fake_imds_metadata_url(const fake_imds *f) { return f->metadata_url; }
-const char *fake_imds_federation_url(const fake_imds *f) { return f->federation_url; }
-const char *fake_imds_fingerprint(const fake_imds *f) { return f->fingerprint; }
+const char *fake_imds_metadata_url(const fake_imds *f)
+{
+    return f->metadata_url;
+}
+const char *fake_imds_federation_url(const fake_imds *f)
+{
+    return f->federation_url;
+}
+const char *fake_imds_fingerprint(const fake_imds *f)
+{
+    return f->fingerprint;
+}
 
 void fake_imds_set_token_times(fake_imds *f, bool has_exp, int64_t exp_in, bool has_iat, int64_t iat_in)
 {
@@ -731,7 +744,10 @@ void fake_imds_set_metadata_status(fake_imds *f, int status)
     pthread_mutex_unlock(&f->lock);
 }
 
-int fake_imds_rotate_leaf(fake_imds *f) { return make_leaf(f); }
+int fake_imds_rotate_leaf(fake_imds *f)
+{
+    return make_leaf(f);
+}
 
 char *fake_imds_leaf_pem(fake_imds *f)
 {

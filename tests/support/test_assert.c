@@ -33,7 +33,11 @@ void test_assert_msg_lacks(const char *needle)
 /* The length of the valid UTF-8 sequence at p, 0 when it is not one. */
 static size_t utf8_len(const unsigned char *p)
 {
-    size_t n = p[0] < 0x80 ? 1 : (p[0] & 0xe0) == 0xc0 ? 2 : (p[0] & 0xf0) == 0xe0 ? 3 : (p[0] & 0xf8) == 0xf0 ? 4 : 0;
+    size_t n = p[0] < 0x80             ? 1
+               : (p[0] & 0xe0) == 0xc0 ? 2
+               : (p[0] & 0xf0) == 0xe0 ? 3
+               : (p[0] & 0xf8) == 0xf0 ? 4
+                                       : 0;
     if (n == 0)
         return 0;
     unsigned long cp = n == 1 ? p[0] : (unsigned long)(p[0] & (0x7f >> n));

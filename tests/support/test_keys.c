@@ -14,16 +14,12 @@ static int write_bio(BIO *bio, EVP_PKEY *pkey, test_pem_form form, const char *p
 {
     void *u = (void *)(uintptr_t)pass; /* the passphrase when no callback is given */
     switch (form) {
-    case TEST_PEM_PKCS1:
-        return PEM_write_bio_PrivateKey_traditional(bio, pkey, NULL, NULL, 0, NULL, NULL);
-    case TEST_PEM_PKCS8:
-        return PEM_write_bio_PrivateKey(bio, pkey, NULL, NULL, 0, NULL, NULL);
-    case TEST_PEM_PKCS8_ENC:
-        return PEM_write_bio_PKCS8PrivateKey(bio, pkey, EVP_aes_256_cbc(), NULL, 0, NULL, u);
+    case TEST_PEM_PKCS1: return PEM_write_bio_PrivateKey_traditional(bio, pkey, NULL, NULL, 0, NULL, NULL);
+    case TEST_PEM_PKCS8: return PEM_write_bio_PrivateKey(bio, pkey, NULL, NULL, 0, NULL, NULL);
+    case TEST_PEM_PKCS8_ENC: return PEM_write_bio_PKCS8PrivateKey(bio, pkey, EVP_aes_256_cbc(), NULL, 0, NULL, u);
     case TEST_PEM_PKCS1_ENC:
         return PEM_write_bio_PrivateKey_traditional(bio, pkey, EVP_aes_128_cbc(), NULL, 0, NULL, u);
-    case TEST_PEM_PUBLIC:
-        return PEM_write_bio_PUBKEY(bio, pkey);
+    case TEST_PEM_PUBLIC: return PEM_write_bio_PUBKEY(bio, pkey);
     }
     return 0;
 }
@@ -84,7 +80,8 @@ int test_write_vector_config(const char *path)
 {
     char text[1024];
     snprintf(text, sizeof text, "[VECTOR]\nuser=%s\nfingerprint=%s\nkey_file=%s\ntenancy=%s\nregion=us-phoenix-1\n",
-             TEST_VECTOR_USER, TEST_VECTOR_FP, OCISBX_SOURCE_DIR "/tests/data/cavage-test-key.pem", TEST_VECTOR_TENANCY);
+             TEST_VECTOR_USER, TEST_VECTOR_FP, OCISBX_SOURCE_DIR "/tests/data/cavage-test-key.pem",
+             TEST_VECTOR_TENANCY);
     return test_write_text(path, text);
 }
 

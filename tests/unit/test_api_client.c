@@ -46,7 +46,8 @@ static ocisbx_client *make_client(ths *srv, int retries)
 static int setup(void **state)
 {
     fixture *f = calloc(1, sizeof *f);
-    if (ths_start(&f->srv) != 0) return -1;
+    if (ths_start(&f->srv) != 0)
+        return -1;
     f->c = make_client(f->srv, 1);
     *state = f;
     return 0;
@@ -118,9 +119,9 @@ static void test_create_body(void **state)
 {
     fixture *f = *state;
     ocisbx_create_sandbox_details *d = NULL;
-    assert_int_equal(ocisbx_create_sandbox_details_from_json("{\"displayName\":\"x\",\"expirationDuration\":\"PT1H\"}",
-                                                             48, &d),
-                     0);
+    assert_int_equal(
+        ocisbx_create_sandbox_details_from_json("{\"displayName\":\"x\",\"expirationDuration\":\"PT1H\"}", 48, &d),
+        0);
     ths_push(f->srv, 200, NULL, "{\"id\":\"sbx-new\",\"lifecycleState\":\"CREATING\"}");
     ocisbx_sandbox *s = NULL;
     assert_int_equal(ocisbx_client_create_sandbox(f->c, "ocid1.project..a b", d, &s), 0);
@@ -276,12 +277,14 @@ static int on_event(const ocisbx_command_event *ev, void *ud)
     snprintf(line, sizeof line, "%lld:%s:%s;", (long long)ocisbx_command_event_seq(ev), ocisbx_command_event_type(ev),
              d);
     strcat(s->log, line);
-    if (ocisbx_command_event_kind(ev) == OCISBX_EVENT_FINISHED) ocisbx_command_event_exit_code(ev, &s->finished_code);
+    if (ocisbx_command_event_kind(ev) == OCISBX_EVENT_FINISHED)
+        ocisbx_command_event_exit_code(ev, &s->finished_code);
     s->count++;
     return s->stop_at && s->count >= s->stop_at;
 }
 
-#define EV(seq, type, data) "data: {\"commandId\":\"c1\",\"seq\":" #seq ",\"event\":\"" type "\",\"data\":\"" data "\"}\n\n"
+#define EV(seq, type, data) \
+    "data: {\"commandId\":\"c1\",\"seq\":" #seq ",\"event\":\"" type "\",\"data\":\"" data "\"}\n\n"
 
 static void test_stream_resumes(void **state)
 {
@@ -326,7 +329,8 @@ static void test_stream_cancel_and_limits(void **state)
     /* a stream that never makes progress gives up */
     ths_set_default(f->srv, 200, NULL, "");
     memset(&seen, 0, sizeof seen);
-    assert_int_equal(ocisbx_client_stream_command_events(f->c, "sbx", "c1", 1, 0, on_event, &seen), OCISBX_ETRANSPORT);
+    assert_int_equal(ocisbx_client_stream_command_events(f->c, "sbx", "c1", 1, 0, on_event, &seen),
+                     OCISBX_ETRANSPORT);
     assert_non_null(strstr(ocisbx_error_message(ocisbx_error_last()), "before FINISHED"));
     /* a bad event is a parse error naming the field */
     ths_set_default(f->srv, 200, NULL, "data: {\"seq\":\"one\",\"event\":\"STDOUT\"}\n\n");
@@ -341,10 +345,12 @@ static void test_run_and_stream(void **state)
     ths_step reset = {0, NULL, NULL, THS_RESET, 0};
     ths_push_step(f->srv, &reset);
     ths_step cut = {200, "content-type: text/event-stream\n",
-                    EV(1, "STARTED", "") EV(2, "STDOUT", "hello") "data: {\"commandId\":\"c1\",\"seq\":3,\"event\":\"STDOUT\"",
+                    EV(1, "STARTED", "")
+                        EV(2, "STDOUT", "hello") "data: {\"commandId\":\"c1\",\"seq\":3,\"event\":\"STDOUT\"",
                     THS_RESPOND, 0};
     ths_push_step(f->srv, &cut);
-    ths_push(f->srv, 200, NULL, EV(3, "STDOUT", "!") "data: {\"commandId\":\"c1\",\"seq\":4,\"event\":\"FINISHED\",\"exitCode\":0}\n\n");
+    ths_push(f->srv, 200, NULL,
+             EV(3, "STDOUT", "!") "data: {\"commandId\":\"c1\",\"seq\":4,\"event\":\"FINISHED\",\"exitCode\":0}\n\n");
     ocisbx_run_command_details *d = NULL;
     assert_int_equal(ocisbx_run_command_details_new("echo hello", &d), 0);
     events_seen seen = {0};
@@ -374,7 +380,8 @@ static int64_t read_cb(void *buf, size_t cap, void *ud)
 {
     reader *r = ud;
     size_t n = r->len - r->at < cap ? r->len - r->at : cap;
-    if (n > 2) n = 2; /* small pieces */
+    if (n > 2)
+        n = 2; /* small pieces */
     memcpy(buf, r->data + r->at, n);
     r->at += n;
     return (int64_t)n;
@@ -401,8 +408,8 @@ static void test_files(void **state)
     char hdr[128];
     snprintf(hdr, sizeof hdr, "opc-content-sha256: %s\n", sha);
     char body[256];
-    snprintf(body, sizeof body, "{\"sandboxId\":\"sbx\",\"filePath\":\"/workspace/a b#?.txt\",\"contentSha256\":\"%s\"}",
-             sha);
+    snprintf(body, sizeof body,
+             "{\"sandboxId\":\"sbx\",\"filePath\":\"/workspace/a b#?.txt\",\"contentSha256\":\"%s\"}", sha);
     ths_push(f->srv, 200, hdr, body);
     ocisbx_sandbox_file *sf = NULL;
     assert_int_equal(ocisbx_client_write_file(f->c, "sbx", "/workspace/a b#?.txt", content, 6, &sf), 0);
@@ -473,9 +480,8 @@ static void test_files(void **state)
      * streamed with the caller's hash */
     reader rd = {content, 6, 0};
     ths_push(f->srv, 200, hdr, NULL);
-    assert_int_equal(ocisbx_client_write_file_from_callback(f->c, "sbx", "/workspace/c", 6, read_cb, NULL, &rd, NULL,
-                                                            NULL),
-                     0);
+    assert_int_equal(
+        ocisbx_client_write_file_from_callback(f->c, "sbx", "/workspace/c", 6, read_cb, NULL, &rd, NULL, NULL), 0);
     assert_string_equal(ths_get(f->srv, ths_count(f->srv) - 1)->body, content);
     rd.at = 0;
     ths_push(f->srv, 200, hdr, NULL);
@@ -485,9 +491,8 @@ static void test_files(void **state)
     assert_string_equal(ths_get(f->srv, ths_count(f->srv) - 1)->body, content);
     rd.at = 0;
     ths_push(f->srv, 200, hdr, NULL);
-    assert_int_equal(ocisbx_client_write_file_from_callback(f->c, "sbx", "/workspace/c", 6, read_cb, NULL, &rd, sha,
-                                                            NULL),
-                     0);
+    assert_int_equal(
+        ocisbx_client_write_file_from_callback(f->c, "sbx", "/workspace/c", 6, read_cb, NULL, &rd, sha, NULL), 0);
     assert_string_equal(ths_get(f->srv, ths_count(f->srv) - 1)->body, content);
     assert_string_equal(ths_header(ths_get(f->srv, ths_count(f->srv) - 1), "opc-content-sha256"), sha);
     /* a reader that gives fewer bytes than announced */
@@ -500,7 +505,8 @@ static void test_files(void **state)
 
     /* read to a callback that stops: canceled */
     ths_push(f->srv, 200, hdr, content);
-    assert_int_equal(ocisbx_client_read_file_to_callback(f->c, "sbx", "/workspace/a", stop_cb, NULL), OCISBX_ECANCELED);
+    assert_int_equal(ocisbx_client_read_file_to_callback(f->c, "sbx", "/workspace/a", stop_cb, NULL),
+                     OCISBX_ECANCELED);
 }
 
 static void test_call_json(void **state)
@@ -508,19 +514,21 @@ static void test_call_json(void **state)
     fixture *f = *state;
     ths_push(f->srv, 200, "opc-next-page: n2\n", "{\"items\":[{\"id\":\"a\"}]}");
     char *out = NULL;
-    assert_int_equal(ocisbx_client_call_json(f->c, "ListSandboxes", "{\"projectId\":\"p\",\"limit\":5}", NULL, &out), 0);
+    assert_int_equal(ocisbx_client_call_json(f->c, "ListSandboxes", "{\"projectId\":\"p\",\"limit\":5}", NULL, &out),
+                     0);
     assert_string_equal(out, "{\"items\":[{\"id\":\"a\"}],\"opcNextPage\":\"n2\"}");
     ocisbx_free(out);
     assert_string_equal(target(f, 0), "/20231130/sandboxes?projectId=p&limit=5");
     ths_push(f->srv, 202, NULL, NULL);
-    assert_int_equal(ocisbx_client_call_json(f->c, "StopSandbox", "{\"sandboxId\":\"s\"}", "{\"isForce\":false}", &out), 0);
+    assert_int_equal(
+        ocisbx_client_call_json(f->c, "StopSandbox", "{\"sandboxId\":\"s\"}", "{\"isForce\":false}", &out), 0);
     assert_string_equal(out, "{}");
     ocisbx_free(out);
     assert_int_equal(ocisbx_client_call_json(f->c, "StopSandbox", "{\"sandboxId\":\"s\"}", "{\"isForce\":1}", &out),
                      OCISBX_EPARSE);
     ocisbx_free(out);
-    assert_int_equal(ocisbx_client_call_json(f->c, "CreateSandbox", "{\"projectId\":\"p\"}", "{\"expiresInMinutes\":-2}",
-                                             &out),
+    assert_int_equal(ocisbx_client_call_json(f->c, "CreateSandbox", "{\"projectId\":\"p\"}",
+                                             "{\"expiresInMinutes\":-2}", &out),
                      OCISBX_EINVAL);
     /* a failure gives the error as JSON too */
     cJSON *e = cJSON_Parse(out);
@@ -540,7 +548,8 @@ static void test_call_json(void **state)
     assert_int_equal(ths_count(f->srv), 2);
     /* a service error: its code, status and request id */
     ths_push(f->srv, 412, "opc-request-id: rid-412\n", "{\"code\":\"PreconditionFailed\",\"message\":\"stale\"}");
-    assert_int_equal(ocisbx_client_call_json(f->c, "UpdateSandbox", "{\"sandboxId\":\"s\",\"ifMatch\":\"\\\"e1\\\"\"}",
+    assert_int_equal(ocisbx_client_call_json(f->c, "UpdateSandbox",
+                                             "{\"sandboxId\":\"s\",\"ifMatch\":\"\\\"e1\\\"\"}",
                                              "{\"displayName\":\"n\"}", &out),
                      OCISBX_ECONFLICT);
     assert_string_equal(ths_header(ths_get(f->srv, 2), "if-match"), "\"e1\"");
@@ -552,7 +561,8 @@ static void test_call_json(void **state)
     assert_string_equal(cJSON_GetObjectItemCaseSensitive(err, "requestId")->valuestring, "rid-412");
     cJSON_Delete(e);
     /* an operation without if-match refuses one, before sending */
-    assert_int_equal(ocisbx_client_call_json(f->c, "GetSandbox", "{\"sandboxId\":\"s\",\"ifMatch\":\"x\"}", NULL, &out),
+    assert_int_equal(ocisbx_client_call_json(f->c, "GetSandbox", "{\"sandboxId\":\"s\",\"ifMatch\":\"x\"}", NULL,
+                                             &out),
                      OCISBX_EINVAL);
     ocisbx_free(out);
     assert_int_equal(ths_count(f->srv), 3);
@@ -611,8 +621,8 @@ static void test_if_match_and_snapshots(void **state)
     /* -1 (no expiry) goes through call_json as given */
     ths_set_default(f->srv, 200, NULL, "{\"id\":\"sbx-1\",\"expiresInMinutes\":-1}");
     size_t before = ths_count(f->srv);
-    assert_int_equal(ocisbx_client_call_json(f->c, "CreateSandbox", "{\"projectId\":\"p\"}", "{\"expiresInMinutes\":-1}", &j),
-                     0);
+    assert_int_equal(
+        ocisbx_client_call_json(f->c, "CreateSandbox", "{\"projectId\":\"p\"}", "{\"expiresInMinutes\":-1}", &j), 0);
     ocisbx_free(j);
     assert_string_equal(ths_get(f->srv, before)->body, "{\"expiresInMinutes\":-1}");
 }
@@ -645,7 +655,8 @@ static void test_wait_command(void **state)
     assert_int_equal(ocisbx_client_wait_command(f->c, "s", "c", OCISBX_COMMAND_RUNNING, 60000, 1, NULL), 0);
     /* a timeout; a bad state */
     ths_set_default(f->srv, 200, NULL, "{\"id\":\"c\",\"timeStarted\":\"2026-01-01T00:00:02Z\"}");
-    assert_int_equal(ocisbx_client_wait_command(f->c, "s", "c", OCISBX_COMMAND_FINISHED, 30, 5, NULL), OCISBX_ETIMEOUT);
+    assert_int_equal(ocisbx_client_wait_command(f->c, "s", "c", OCISBX_COMMAND_FINISHED, 30, 5, NULL),
+                     OCISBX_ETIMEOUT);
     assert_int_equal(ocisbx_client_wait_command(f->c, "s", "c", 9, 30, 5, NULL), OCISBX_EINVAL);
 }
 

@@ -41,7 +41,8 @@ static void feed_split(int format, const char *text, const size_t *cuts, size_t 
         assert_int_equal(ocisbx_event_parser_feed(&p, text + at, end - at), 0);
         at = end;
     }
-    if (finish) assert_int_equal(ocisbx_event_parser_finish(&p), 0);
+    if (finish)
+        assert_int_equal(ocisbx_event_parser_finish(&p), 0);
     ocisbx_event_parser_release(&p);
 }
 
@@ -93,7 +94,8 @@ static void test_byte_by_byte(void **state)
     for (int t = 0; t < 2; t++) {
         size_t len = strlen(texts[t]);
         size_t *cuts = malloc(len * sizeof *cuts);
-        for (size_t i = 0; i < len; i++) cuts[i] = i;
+        for (size_t i = 0; i < len; i++)
+            cuts[i] = i;
         collected c = {0};
         feed_split(OCISBX_STREAM_AUTO, texts[t], cuts, len, &c, true);
         assert_string_equal(c.out, wants[t]);
@@ -112,7 +114,8 @@ static void test_random_splits(void **state)
         size_t len = strlen(texts[t]);
         size_t cuts[8];
         size_t n = (size_t)(rand() % 8);
-        for (size_t i = 0; i < n; i++) cuts[i] = (size_t)rand() % (len + 1);
+        for (size_t i = 0; i < n; i++)
+            cuts[i] = (size_t)rand() % (len + 1);
         /* sort the cut points */
         for (size_t i = 1; i < n; i++)
             for (size_t j = i; j > 0 && cuts[j - 1] > cuts[j]; j--) {
@@ -174,7 +177,8 @@ static void test_too_long(void **state)
     char *junk = malloc(chunk);
     memset(junk, 'a', chunk);
     int rc = 0;
-    for (int i = 0; i < 20 && rc == 0; i++) rc = ocisbx_event_parser_feed(&p, junk, chunk);
+    for (int i = 0; i < 20 && rc == 0; i++)
+        rc = ocisbx_event_parser_feed(&p, junk, chunk);
     assert_int_equal(rc, OCISBX_EPARSE);
     free(junk);
     ocisbx_event_parser_release(&p);
@@ -255,7 +259,8 @@ static int on_resume_event(const char *json, size_t len, void *ud)
     assert_non_null(s);
     long seq = strtol(s + 6, NULL, 10);
     bool fin = strstr(json, "FINISHED") != NULL && (size_t)(strstr(json, "FINISHED") - json) < len;
-    if (ocisbx_event_tracker_accept(&r->t, seq, fin)) r->seen[r->nseen++] = (char)('0' + seq);
+    if (ocisbx_event_tracker_accept(&r->t, seq, fin))
+        r->seen[r->nseen++] = (char)('0' + seq);
     return 0;
 }
 
@@ -283,7 +288,8 @@ static void test_resume_every_cut(void **state)
         /* the server resends from resume_from (and, to be unkind, one earlier) */
         int64_t from = ocisbx_event_tracker_resume_from(&r.t) - 1;
         for (int i = 0; i < 4 && !ocisbx_event_tracker_done(&r.t); i++) {
-            if (i + 1 < from) continue;
+            if (i + 1 < from)
+                continue;
             char line[128];
             snprintf(line, sizeof line, "data: %s\n\n", events[i]);
             assert_int_equal(ocisbx_event_parser_feed(&p, line, strlen(line)), 0);
@@ -297,11 +303,16 @@ static void test_resume_every_cut(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_whole),         cmocka_unit_test(test_byte_by_byte),
-        cmocka_unit_test(test_random_splits), cmocka_unit_test(test_cut_connection_drops_partial),
-        cmocka_unit_test(test_callback_stops), cmocka_unit_test(test_too_long),
-        cmocka_unit_test(test_content_type),  cmocka_unit_test(test_tracker),
-        cmocka_unit_test(test_resume_every_cut), cmocka_unit_test(test_set_format_per_connection),
+        cmocka_unit_test(test_whole),
+        cmocka_unit_test(test_byte_by_byte),
+        cmocka_unit_test(test_random_splits),
+        cmocka_unit_test(test_cut_connection_drops_partial),
+        cmocka_unit_test(test_callback_stops),
+        cmocka_unit_test(test_too_long),
+        cmocka_unit_test(test_content_type),
+        cmocka_unit_test(test_tracker),
+        cmocka_unit_test(test_resume_every_cut),
+        cmocka_unit_test(test_set_format_per_connection),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

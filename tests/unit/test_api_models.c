@@ -16,7 +16,8 @@
 static void assert_error_has(const char *needle)
 {
     const char *m = ocisbx_error_message(ocisbx_error_last());
-    if (!strstr(m, needle)) fail_msg("error '%s' does not name '%s'", m, needle);
+    if (!strstr(m, needle))
+        fail_msg("error '%s' does not name '%s'", m, needle);
 }
 
 static const char *SANDBOX =
@@ -78,7 +79,8 @@ static void test_wrong_types(void **state)
         {&ocisbx_md_sandbox, "{\"id\":\"s\",\"expiresInMinutes\":\"60\"}", "Sandbox.expiresInMinutes"},
         {&ocisbx_md_sandbox, "{\"id\":\"s\",\"expiresInMinutes\":1.5}", "Sandbox.expiresInMinutes"},
         {&ocisbx_md_sandbox, "{\"id\":\"s\",\"publishedPorts\":{}}", "Sandbox.publishedPorts"},
-        {&ocisbx_md_sandbox, "{\"id\":\"s\",\"publishedPorts\":[{\"port\":\"80\"}]}", "Sandbox.publishedPorts[0].port"},
+        {&ocisbx_md_sandbox, "{\"id\":\"s\",\"publishedPorts\":[{\"port\":\"80\"}]}",
+         "Sandbox.publishedPorts[0].port"},
         {&ocisbx_md_sandbox, "{\"id\":\"s\",\"publishedPorts\":[3]}", "Sandbox.publishedPorts[0]"},
         {&ocisbx_md_sandbox, "{\"displayName\":\"no id\"}", "Sandbox.id"},
         {&ocisbx_md_sandbox, "[]", "Sandbox"},
@@ -89,7 +91,8 @@ static void test_wrong_types(void **state)
         {&ocisbx_md_command, "{\"id\":\"c\",\"output\":{\"stdout\":5}}", "SandboxCommand.output.stdout"},
         {&ocisbx_md_command, "{\"id\":\"c\",\"environmentVariables\":[{\"name\":1}]}",
          "SandboxCommand.environmentVariables[0].name"},
-        {&ocisbx_md_command, "{\"id\":\"c\",\"environmentVariables\":\"A=1\"}", "SandboxCommand.environmentVariables"},
+        {&ocisbx_md_command, "{\"id\":\"c\",\"environmentVariables\":\"A=1\"}",
+         "SandboxCommand.environmentVariables"},
         {&ocisbx_md_command_output, "{\"lastSeq\":\"9\"}", "SandboxCommandOutput.lastSeq"},
         {&ocisbx_md_command_output, "{\"stderr\":[]}", "SandboxCommandOutput.stderr"},
         {&ocisbx_md_command_event, "{\"seq\":1,\"event\":\"STDOUT\",\"data\":7}", "SandboxCommandEvent.data"},
@@ -98,7 +101,8 @@ static void test_wrong_types(void **state)
         {&ocisbx_md_file, "{\"contentSha256\":false}", "SandboxFile.contentSha256"},
         {&ocisbx_md_snapshot, "{\"id\":\"x\",\"sizeBytes\":\"big\"}", "SandboxSnapshot.sizeBytes"},
         {&ocisbx_md_snapshot_collection, "{\"items\":\"none\"}", "SandboxSnapshotCollection.items"},
-        {&ocisbx_md_create_sandbox_details, "{\"source\":{\"snapshotId\":3}}", "CreateSandboxDetails.source.snapshotId"},
+        {&ocisbx_md_create_sandbox_details, "{\"source\":{\"snapshotId\":3}}",
+         "CreateSandboxDetails.source.snapshotId"},
         {&ocisbx_md_stop_details, "{\"isForce\":\"yes\"}", "StopSandboxDetails.isForce"},
         {&ocisbx_md_run_command_details, "{\"args\":[]}", "RunSandboxCommandDetails.command"},
         {&ocisbx_md_error, "{\"code\":404}", "ErrorResponse.code"},
@@ -106,7 +110,8 @@ static void test_wrong_types(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ocisbx_model *m = (ocisbx_model *)1;
         int rc = ocisbx_model_parse(cases[i].def, J(cases[i].json), &m);
-        if (rc != OCISBX_EPARSE) fail_msg("case %zu (%s): rc %d", i, cases[i].json, rc);
+        if (rc != OCISBX_EPARSE)
+            fail_msg("case %zu (%s): rc %d", i, cases[i].json, rc);
         assert_null(m);
         assert_error_has(cases[i].field);
     }
@@ -163,7 +168,8 @@ static void test_command(void **state)
     const char *t = "{\"id\":\"cmd-1\",\"sandboxId\":\"sbx\",\"command\":\"echo\",\"args\":[\"a b\",\"c\"],"
                     "\"cwd\":\"/workspace\",\"environmentVariables\":[{\"name\":\"K\"}],"
                     "\"exitCode\":3,\"output\":{\"stdout\":\"out\",\"stderr\":\"err\",\"lastSeq\":4},"
-                    "\"timeCreated\":\"2026-01-01T00:00:01Z\",\"timeStarted\":\"2026-01-01T00:00:02Z\",\"timeFinished\":\"2026-01-01T00:00:03.5+01:00\"}";
+                    "\"timeCreated\":\"2026-01-01T00:00:01Z\",\"timeStarted\":\"2026-01-01T00:00:02Z\","
+                    "\"timeFinished\":\"2026-01-01T00:00:03.5+01:00\"}";
     assert_int_equal(ocisbx_command_from_json(J(t), &c), 0);
     assert_string_equal(ocisbx_command_id(c), "cmd-1");
     assert_string_equal(ocisbx_command_sandbox_id(c), "sbx");
@@ -210,7 +216,7 @@ static void test_command_state(void **state)
          "\"exitCode\":0}",
          OCISBX_COMMAND_FINISHED},
         {"{\"id\":\"c\",\"timeStarted\":\"2026-01-01T00:00:02Z\",\"timeFinished\":\"2026-01-01T00:00:03Z\"}",
-         OCISBX_COMMAND_FINISHED_NO_EXIT_CODE}, /* canceled or timed out */
+         OCISBX_COMMAND_FINISHED_NO_EXIT_CODE},                                  /* canceled or timed out */
         {"{\"id\":\"c\",\"output\":{\"exitCode\":2}}", OCISBX_COMMAND_FINISHED}, /* runAndWait's output */
         /* a lifecycleState the service does not send is not read */
         {"{\"id\":\"c\",\"lifecycleState\":\"SUCCEEDED\"}", OCISBX_COMMAND_NOT_STARTED},
@@ -241,7 +247,8 @@ static void test_output_event_file_snapshot(void **state)
     (void)state;
     ocisbx_command_output *o = NULL;
     assert_int_equal(ocisbx_command_output_from_json(
-                         J("{\"commandId\":\"c\",\"exitCode\":0,\"stdout\":\"a\",\"stderr\":\"\",\"lastSeq\":12}"), &o),
+                         J("{\"commandId\":\"c\",\"exitCode\":0,\"stdout\":\"a\",\"stderr\":\"\",\"lastSeq\":12}"),
+                         &o),
                      0);
     assert_string_equal(ocisbx_command_output_command_id(o), "c");
     assert_string_equal(ocisbx_command_output_stdout(o), "a");
@@ -255,10 +262,10 @@ static void test_output_event_file_snapshot(void **state)
     ocisbx_command_output_free(o);
 
     ocisbx_command_event *e = NULL;
-    assert_int_equal(ocisbx_command_event_from_json(
-                         J("{\"commandId\":\"c\",\"seq\":9007199254740991,\"timestamp\":\"2026-01-01T00:00:00Z\",\"event\":\"STDERR\","
-                           "\"data\":\"x\\u00e9\\n\"}"),
-                         &e),
+    assert_int_equal(ocisbx_command_event_from_json(J("{\"commandId\":\"c\",\"seq\":9007199254740991,\"timestamp\":"
+                                                      "\"2026-01-01T00:00:00Z\",\"event\":\"STDERR\","
+                                                      "\"data\":\"x\\u00e9\\n\"}"),
+                                                    &e),
                      0);
     assert_int_equal(ocisbx_command_event_seq(e), 9007199254740991LL);
     assert_int_equal(ocisbx_command_event_kind(e), OCISBX_EVENT_STDERR);
@@ -289,12 +296,13 @@ static void test_output_event_file_snapshot(void **state)
     ocisbx_sandbox_file_free(f);
 
     ocisbx_snapshot *s = NULL;
-    assert_int_equal(ocisbx_snapshot_from_json(J("{\"id\":\"snap\",\"sandboxId\":\"s\",\"displayName\":\"d\","
-                                                 "\"sizeBytes\":1024,\"runtime\":\"r\",\"lifecycleState\":\"ACTIVE\","
-                                                 "\"timeExpires\":\"2026-02-01T00:00:00Z\",\"timeCreated\":\"2026-01-01T00:00:00Z\","
-                                                 "\"projectId\":\"p1\",\"expirationDuration\":\"P7D\","
-                                                 "\"timeUpdated\":\"2026-01-02T00:00:00Z\"}"),
-                                               &s),
+    assert_int_equal(ocisbx_snapshot_from_json(
+                         J("{\"id\":\"snap\",\"sandboxId\":\"s\",\"displayName\":\"d\","
+                           "\"sizeBytes\":1024,\"runtime\":\"r\",\"lifecycleState\":\"ACTIVE\","
+                           "\"timeExpires\":\"2026-02-01T00:00:00Z\",\"timeCreated\":\"2026-01-01T00:00:00Z\","
+                           "\"projectId\":\"p1\",\"expirationDuration\":\"P7D\","
+                           "\"timeUpdated\":\"2026-01-02T00:00:00Z\"}"),
+                         &s),
                      0);
     assert_string_equal(ocisbx_snapshot_project_id(s), "p1");
     assert_string_equal(ocisbx_snapshot_expiration_duration(s), "P7D");
@@ -342,11 +350,12 @@ static void test_create_details(void **state)
     assert_int_equal(ocisbx_create_sandbox_details_set_source_snapshot(d, "snap-1"), 0);
     char *json = NULL;
     assert_int_equal(ocisbx_create_sandbox_details_to_json(d, &json), 0);
-    assert_string_equal(json, "{\"displayName\":\"n\",\"runtime\":\"python-3.11\",\"shape\":\"MEDIUM\","
-                              "\"expiresInMinutes\":2880,\"environmentVariables\":[{\"name\":\"A\",\"value\":\"1\"}],"
-                              "\"warmpoolName\":\"wp\",\"publishPorts\":[\"8080\"],\"publishedPortAuthMode\":\"OCI_IAM\","
-                              "\"credentialProfileLabel\":\"lbl\",\"source\":{\"sourceType\":\"SNAPSHOT\","
-                              "\"snapshotId\":\"snap-1\"}}");
+    assert_string_equal(json,
+                        "{\"displayName\":\"n\",\"runtime\":\"python-3.11\",\"shape\":\"MEDIUM\","
+                        "\"expiresInMinutes\":2880,\"environmentVariables\":[{\"name\":\"A\",\"value\":\"1\"}],"
+                        "\"warmpoolName\":\"wp\",\"publishPorts\":[\"8080\"],\"publishedPortAuthMode\":\"OCI_IAM\","
+                        "\"credentialProfileLabel\":\"lbl\",\"source\":{\"sourceType\":\"SNAPSHOT\","
+                        "\"snapshotId\":\"snap-1\"}}");
     ocisbx_free(json);
     ocisbx_create_sandbox_details_free(d);
 
@@ -360,8 +369,10 @@ static void test_create_details(void **state)
     ocisbx_create_sandbox_details_free(d);
     assert_int_equal(ocisbx_create_sandbox_details_from_json(J("{\"expiresInMinutes\":0}"), &d), OCISBX_EINVAL);
     assert_int_equal(ocisbx_create_sandbox_details_from_json(J("{\"expiresInMinutes\":2881}"), &d), OCISBX_EINVAL);
-    assert_int_equal(ocisbx_create_sandbox_details_from_json(J("{\"expirationDuration\":\"P3D\"}"), &d), OCISBX_EINVAL);
-    assert_int_equal(ocisbx_create_sandbox_details_from_json(J("{\"expirationDuration\":\"soon\"}"), &d), OCISBX_EPARSE);
+    assert_int_equal(ocisbx_create_sandbox_details_from_json(J("{\"expirationDuration\":\"P3D\"}"), &d),
+                     OCISBX_EINVAL);
+    assert_int_equal(ocisbx_create_sandbox_details_from_json(J("{\"expirationDuration\":\"soon\"}"), &d),
+                     OCISBX_EPARSE);
     assert_error_has("expirationDuration");
     assert_int_equal(ocisbx_create_sandbox_details_from_json(J("{\"shape\":7}"), &d), OCISBX_EPARSE);
     assert_null(d);
@@ -387,7 +398,8 @@ static void test_run_details(void **state)
     ocisbx_run_command_details_free(d);
     assert_int_equal(ocisbx_run_command_details_from_json(J("{\"command\":\"x\",\"timeout\":\"forever\"}"), &d),
                      OCISBX_EPARSE);
-    assert_int_equal(ocisbx_run_command_details_from_json(J("{\"command\":\"x\",\"cwd\":\"tmp\"}"), &d), OCISBX_EINVAL);
+    assert_int_equal(ocisbx_run_command_details_from_json(J("{\"command\":\"x\",\"cwd\":\"tmp\"}"), &d),
+                     OCISBX_EINVAL);
     assert_int_equal(ocisbx_run_command_details_from_json(J("{\"command\":\"x\",\"extra\":1}"), &d), 0);
     ocisbx_run_command_details_free(d);
 }
@@ -399,14 +411,14 @@ static void test_every_def_accepts_empty_and_unknown(void **state)
         const ocisbx_model_def *def = ocisbx_model_defs[i];
         assert_ptr_equal(ocisbx_model_def_find(def->name), def);
         bool required = false;
-        for (size_t f = 0; f < def->nfields; f++) required |= def->fields[f].required;
+        for (size_t f = 0; f < def->nfields; f++)
+            required |= def->fields[f].required;
         ocisbx_model *m = NULL;
         int rc = ocisbx_model_parse(def, J("{\"someNewField\":[null,{}]}"), &m);
         assert_int_equal(rc, required ? OCISBX_EPARSE : 0);
         ocisbx_model_free(m);
     }
 }
-
 
 /* NUL bytes sent as \u0000 survive: event data, output stdout/stderr, a
  * command's output, collections, and JSON out; escaped backslashes and a
@@ -423,9 +435,8 @@ static void test_nul_bytes(void **state)
         assert_error_has("SandboxCommandEvent.timestamp");
     }
     ocisbx_command_event *ev = NULL;
-    assert_int_equal(ocisbx_command_event_from_json(
-                         J("{\"event\":\"STDOUT\",\"seq\":2,\"data\":\"a\\u0000b\\n\"}"), &ev),
-                     0);
+    assert_int_equal(
+        ocisbx_command_event_from_json(J("{\"event\":\"STDOUT\",\"seq\":2,\"data\":\"a\\u0000b\\n\"}"), &ev), 0);
     size_t len = 0;
     const char *d = ocisbx_command_event_data(ev, &len);
     assert_int_equal(len, 4);
@@ -511,12 +522,18 @@ static void test_nul_outside_output_refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sandbox),      cmocka_unit_test(test_wrong_types),
-        cmocka_unit_test(test_malformed_json), cmocka_unit_test(test_collection),
-        cmocka_unit_test(test_command),      cmocka_unit_test(test_command_state),
+        cmocka_unit_test(test_sandbox),
+        cmocka_unit_test(test_wrong_types),
+        cmocka_unit_test(test_malformed_json),
+        cmocka_unit_test(test_collection),
+        cmocka_unit_test(test_command),
+        cmocka_unit_test(test_command_state),
         cmocka_unit_test(test_output_event_file_snapshot),
-        cmocka_unit_test(test_create_details), cmocka_unit_test(test_run_details),
-        cmocka_unit_test(test_every_def_accepts_empty_and_unknown), cmocka_unit_test(test_nul_bytes), cmocka_unit_test(test_nul_outside_output_refused),
+        cmocka_unit_test(test_create_details),
+        cmocka_unit_test(test_run_details),
+        cmocka_unit_test(test_every_def_accepts_empty_and_unknown),
+        cmocka_unit_test(test_nul_bytes),
+        cmocka_unit_test(test_nul_outside_output_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

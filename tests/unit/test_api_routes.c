@@ -24,7 +24,8 @@ static void test_every_route(void **state)
     /* every operation has exactly one route, found by op (not by position) */
     for (int op = 0; op < OCISBX_OP_COUNT; op++) {
         size_t rows = 0;
-        for (size_t i = 0; i < ocisbx_route_count(); i++) rows += ocisbx_route_at(i)->op == (ocisbx_op)op;
+        for (size_t i = 0; i < ocisbx_route_count(); i++)
+            rows += ocisbx_route_at(i)->op == (ocisbx_op)op;
         assert_int_equal(rows, 1);
         assert_non_null(ocisbx_route_get((ocisbx_op)op));
         assert_int_equal((int)ocisbx_route_get((ocisbx_op)op)->op, op);
@@ -39,8 +40,10 @@ static void test_every_route(void **state)
         assert_true(r->path[0] == '/');
         bool post = strcmp(r->method, "POST") == 0;
         /* every POST creates or acts: it carries a retry token */
-        if (post) assert_int_equal(r->retry, OCISBX_HTTP_RETRY_TOKEN);
-        if (post) assert_non_null(r->request);
+        if (post)
+            assert_int_equal(r->retry, OCISBX_HTTP_RETRY_TOKEN);
+        if (post)
+            assert_non_null(r->request);
         /* if-match [public]: update, stop, extend and snapshot delete, no other */
         bool want_if_match = r->op == OCISBX_OP_UPDATE_SANDBOX || r->op == OCISBX_OP_STOP_SANDBOX ||
                              r->op == OCISBX_OP_EXTEND_SANDBOX || r->op == OCISBX_OP_DELETE_SNAPSHOT;
@@ -82,12 +85,13 @@ static void test_paths(void **state)
     assert_string_equal(u, "https://h.example/20231130/sandboxSnapshots/snap-1");
     ocisbx_free(u);
     u = url_of(OCISBX_OP_LIST_SNAPSHOTS, s, 4);
-    assert_string_equal(u, "https://h.example/20231130/sandboxSnapshots?sandboxId=sbx-1&snapshotId=snap-1&limit=5&page=p2");
+    assert_string_equal(
+        u, "https://h.example/20231130/sandboxSnapshots?sandboxId=sbx-1&snapshotId=snap-1&limit=5&page=p2");
     ocisbx_free(u);
     /* the list filters of snapshots and commands [public names], in the table's order */
-    ocisbx_param f[] = {{"sortOrder", "ASC"},          {"sortBy", "timeStarted"}, {"lifecycleState", "ACTIVE"},
-                        {"displayName", "d"},          {"projectId", "p"},        {"commandId", "cmd-9"},
-                        {"sandboxId", "sbx-1"},        {"snapshotId", "snap-2"}};
+    ocisbx_param f[] = {{"sortOrder", "ASC"},   {"sortBy", "timeStarted"}, {"lifecycleState", "ACTIVE"},
+                        {"displayName", "d"},   {"projectId", "p"},        {"commandId", "cmd-9"},
+                        {"sandboxId", "sbx-1"}, {"snapshotId", "snap-2"}};
     u = url_of(OCISBX_OP_LIST_SNAPSHOTS, f, 8);
     assert_string_equal(u, "https://h.example/20231130/sandboxSnapshots?projectId=p&displayName=d&sandboxId=sbx-1&"
                            "snapshotId=snap-2&lifecycleState=ACTIVE&sortBy=timeStarted&sortOrder=ASC");
@@ -102,8 +106,8 @@ static void test_query_order_and_filter(void **state)
 {
     (void)state;
     /* given out of order, with one the route does not take */
-    ocisbx_param p[] = {{"page", "tok"}, {"sortOrder", "DESC"}, {"filePath", "/x"}, {"projectId", "p1"},
-                        {"lifecycleState", "RUNNING"}, {"limit", "10"}};
+    ocisbx_param p[] = {{"page", "tok"},     {"sortOrder", "DESC"},         {"filePath", "/x"},
+                        {"projectId", "p1"}, {"lifecycleState", "RUNNING"}, {"limit", "10"}};
     char *u = url_of(OCISBX_OP_LIST_SANDBOXES, p, 6);
     assert_string_equal(u, "https://h.example/20231130/sandboxes?projectId=p1&lifecycleState=RUNNING&sortOrder=DESC"
                            "&limit=10&page=tok");
@@ -159,9 +163,9 @@ static void test_version_and_prefix(void **state)
     (void)state;
     char *u = NULL;
     ocisbx_param p[] = {{"sandboxId", "s"}};
-    assert_int_equal(
-        ocisbx_route_url(ocisbx_route_get(OCISBX_OP_GET_SANDBOX), "http://127.0.0.1:8080/prefix//", "2099", p, 1, &u),
-        0);
+    assert_int_equal(ocisbx_route_url(ocisbx_route_get(OCISBX_OP_GET_SANDBOX), "http://127.0.0.1:8080/prefix//",
+                                      "2099", p, 1, &u),
+                     0);
     assert_string_equal(u, "http://127.0.0.1:8080/prefix/2099/sandboxes/s");
     ocisbx_free(u);
 }
@@ -169,9 +173,12 @@ static void test_version_and_prefix(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_route),       cmocka_unit_test(test_paths),
-        cmocka_unit_test(test_query_order_and_filter), cmocka_unit_test(test_file_path_encoding),
-        cmocka_unit_test(test_pct_encode_unreserved),  cmocka_unit_test(test_missing_params),
+        cmocka_unit_test(test_every_route),
+        cmocka_unit_test(test_paths),
+        cmocka_unit_test(test_query_order_and_filter),
+        cmocka_unit_test(test_file_path_encoding),
+        cmocka_unit_test(test_pct_encode_unreserved),
+        cmocka_unit_test(test_missing_params),
         cmocka_unit_test(test_version_and_prefix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

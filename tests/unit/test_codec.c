@@ -25,8 +25,13 @@ static void assert_error_mentions(int rc, int code, const char *needle)
 /* ---- base64 ---- */
 
 static const char *const rfc4648[][2] = {
-    {"", ""},         {"f", "Zg=="},         {"fo", "Zm8="},     {"foo", "Zm9v"},
-    {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"},
+    {"", ""},
+    {"f", "Zg=="},
+    {"fo", "Zm8="},
+    {"foo", "Zm9v"},
+    {"foob", "Zm9vYg=="},
+    {"fooba", "Zm9vYmE="},
+    {"foobar", "Zm9vYmFy"},
 };
 
 static void test_base64_rfc4648_vectors(void **state)
@@ -94,20 +99,20 @@ static void test_base64_decode_refuses_bad_input(void **state)
         const char *text;
         const char *why;
     } bad[] = {
-        {"Zg=", "multiple of 4"},    /* missing padding */
-        {"Zg", "multiple of 4"},     /* no padding at all */
-        {"Zm9vY", "multiple of 4"},  /* truncated */
-        {"Zg=a", "padding"},         /* padding before the end */
-        {"Z===", "padding"},         /* too much padding */
+        {"Zg=", "multiple of 4"},   /* missing padding */
+        {"Zg", "multiple of 4"},    /* no padding at all */
+        {"Zm9vY", "multiple of 4"}, /* truncated */
+        {"Zg=a", "padding"},        /* padding before the end */
+        {"Z===", "padding"},        /* too much padding */
         {"====", "padding"},
-        {"Zg==Zg==", "padding"},     /* padding in the middle */
-        {"Zm 9", "0x20"},             /* whitespace */
+        {"Zg==Zg==", "padding"}, /* padding in the middle */
+        {"Zm 9", "0x20"},        /* whitespace */
         {"Zm9v\n", "multiple of 4"},
         {"Zm9\n", "0x0a"},
-        {"Zm9-", "'-'"},             /* URL-safe alphabet is not this one */
+        {"Zm9-", "'-'"}, /* URL-safe alphabet is not this one */
         {"Zm9_", "'_'"},
         {"Zm9*", "'*'"},
-        {"Zh==", "non-zero bits"},   /* non-canonical: bits under the padding */
+        {"Zh==", "non-zero bits"}, /* non-canonical: bits under the padding */
         {"Zm9=", "non-zero bits"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -237,7 +237,8 @@ static void test_error_is_per_thread(void **state)
 static void test_error_messages_are_redacted(void **state)
 {
     (void)state;
-    ocisbx_fail(OCISBX_EAUTH, "request had authorization: Signature version=\"1\",keyId=\"k\",signature=\"SECRETSIG\"");
+    ocisbx_fail(OCISBX_EAUTH,
+                "request had authorization: Signature version=\"1\",keyId=\"k\",signature=\"SECRETSIG\"");
     const char *m = ocisbx_error_message(ocisbx_error_last());
     assert_null(strstr(m, "SECRETSIG"));
     assert_non_null(strstr(m, "request had"));
@@ -371,7 +372,8 @@ static void test_log_redaction(void **state)
         const char *secret;
         const char *kept;
     } cases[] = {
-        {"GET /x authorization: Signature version=\"1\",keyId=\"ocid1.tenancy/ocid1.user/aa:bb\",algorithm=\"rsa-sha256\","
+        {"GET /x authorization: Signature "
+         "version=\"1\",keyId=\"ocid1.tenancy/ocid1.user/aa:bb\",algorithm=\"rsa-sha256\","
          "headers=\"date (request-target) host\",signature=\"c2VjcmV0c2lnbmF0dXJl\"",
          "c2VjcmV0c2lnbmF0dXJl", "GET /x"},
         {"Authorization: Signature keyId=\"k\",signature=\"TOPSECRET1\"", "TOPSECRET1", "Authorization"},

@@ -197,7 +197,7 @@ static void test_api_key_bad_ocids(void **state)
     (void)state;
     static const char *const bad[] = {
         "not-an-ocid",
-        USER, /* a user OCID as the tenancy */
+        USER,                      /* a user OCID as the tenancy */
         "ocid1.tenancy.oc1.aaaa",  /* no region slot */
         "ocid1.tenancy..aaaa",     /* no realm */
         "ocid1.tenancy.oc1..",     /* no unique part */
@@ -523,8 +523,7 @@ static void test_session_token_errors(void **state)
     test_assert_msg_lacks("nope-secret");
     session_fails("security_token_file = ~/token\nkey_file = ~/a.pem\nregion = moon\n", "key 'region'");
     /* an encrypted key with its passphrase works */
-    ocisbx_config *cfg = config_of("security_token_file = ~/token\nkey_file = ~/a_enc.pem\npass_phrase = " PASS
-                                   "\n");
+    ocisbx_config *cfg = config_of("security_token_file = ~/token\nkey_file = ~/a_enc.pem\npass_phrase = " PASS "\n");
     ocisbx_credentials *c = NULL;
     assert_int_equal(ocisbx_credentials_session_token_from_config(cfg, &c), 0);
     expect_key_id(c, "ST$secret-token-value", fp_a);
@@ -562,7 +561,8 @@ static void test_values_escaped(void **state)
     test_assert_msg_clean();
     api_key_fails(lines(TENANCY, USER, "73:61\x1b\xff", "~/a.pem", NULL), "got '73:61\\x1b\\xff'");
     test_assert_msg_clean();
-    api_key_fails(lines(TENANCY, USER, fp_a, "~/a.pem", "region = us\x1b[31m\xff-1\n"), "region 'us\\x1b[31m\\xff-1'");
+    api_key_fails(lines(TENANCY, USER, fp_a, "~/a.pem", "region = us\x1b[31m\xff-1\n"),
+                  "region 'us\\x1b[31m\\xff-1'");
     test_assert_msg_clean();
     api_key_fails(lines(TENANCY, USER, fp_a, "~/no\x1b[2J\xff.pem", NULL), "no\\x1b[2J\\xff.pem: not found");
     test_assert_msg_clean();

@@ -28,7 +28,8 @@ static int setup(void **state)
 {
     fx *f = calloc(1, sizeof *f);
     snprintf(f->dir, sizeof f->dir, "/tmp/ocisbx-dest-XXXXXX");
-    if (!mkdtemp(f->dir)) return -1;
+    if (!mkdtemp(f->dir))
+        return -1;
     *state = f;
     return 0;
 }
@@ -38,7 +39,8 @@ static int teardown(void **state)
     fx *f = *state;
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-    if (system(cmd) != 0) return -1;
+    if (system(cmd) != 0)
+        return -1;
     free(f);
     return 0;
 }
@@ -70,7 +72,8 @@ static int entries(const char *dir)
     int n = 0;
     struct dirent *e;
     while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            n++;
     closedir(d);
     return n;
 }
@@ -176,9 +179,11 @@ static void *drain(void *arg)
 {
     static char got[64];
     int fd = open(arg, O_RDONLY);
-    if (fd < 0) return NULL;
+    if (fd < 0)
+        return NULL;
     ssize_t n, total = 0;
-    while ((n = read(fd, got + total, sizeof got - 1 - (size_t)total)) > 0) total += n;
+    while ((n = read(fd, got + total, sizeof got - 1 - (size_t)total)) > 0)
+        total += n;
     close(fd);
     got[total] = 0;
     return got;
@@ -213,7 +218,8 @@ static void fifo_is_written_through(void **state)
 static void device_is_never_replaced(void **state)
 {
     fx *f = *state;
-    if (geteuid() != 0) skip();
+    if (geteuid() != 0)
+        skip();
     char path[128];
     snprintf(path, sizeof path, "%s/null", f->dir);
     assert_int_equal(mknod(path, S_IFCHR | 0666, makedev(1, 3)), 0);

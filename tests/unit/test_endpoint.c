@@ -41,29 +41,40 @@ static void test_endpoint_for_region(void **state)
 static void test_host_is_loopback(void **state)
 {
     (void)state;
-    const char *yes[] = {"127.0.0.1", "127.255.0.9", "::1", "0:0:0:0:0:0:0:1", "localhost", "LOCALHOST",
-                         "a.localhost", "x.y.LocalHost"};
-    const char *no[] = {"128.0.0.1", "126.0.0.1", "::2", "example.com", "", "localhost.example", "127.0.0.1.example",
-                        "xlocalhost", "0.0.0.0"};
+    const char *yes[] = {"127.0.0.1", "127.255.0.9", "::1",         "0:0:0:0:0:0:0:1",
+                         "localhost", "LOCALHOST",   "a.localhost", "x.y.LocalHost"};
+    const char *no[] = {"128.0.0.1",         "126.0.0.1",         "::2",        "example.com", "",
+                        "localhost.example", "127.0.0.1.example", "xlocalhost", "0.0.0.0"};
     for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
-        if (!ocisbx_host_is_loopback(yes[i])) fail_msg("%s should be loopback", yes[i]);
+        if (!ocisbx_host_is_loopback(yes[i]))
+            fail_msg("%s should be loopback", yes[i]);
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
-        if (ocisbx_host_is_loopback(no[i])) fail_msg("%s should not be loopback", no[i]);
+        if (ocisbx_host_is_loopback(no[i]))
+            fail_msg("%s should not be loopback", no[i]);
     assert_false(ocisbx_host_is_loopback(NULL));
 }
 
 static void test_url_host_is_loopback(void **state)
 {
     (void)state;
-    const char *yes[] = {"http://127.0.0.1:8080/x", "http://127.0.0.1", "http://[::1]:1/", "http://[::1]",
-                         "http://user:pw@localhost/", "https://foo.localhost?x=1", "http://localhost#f"};
-    const char *no[] = {"http://127.0.0.1.example.com/", "http://example.com/127.0.0.1", "http://[::1",
-                        "http://[::1]x/", "nope", "http://", "http://example.com?h=localhost",
+    const char *yes[] = {"http://127.0.0.1:8080/x",   "http://127.0.0.1",
+                         "http://[::1]:1/",           "http://[::1]",
+                         "http://user:pw@localhost/", "https://foo.localhost?x=1",
+                         "http://localhost#f"};
+    const char *no[] = {"http://127.0.0.1.example.com/",
+                        "http://example.com/127.0.0.1",
+                        "http://[::1",
+                        "http://[::1]x/",
+                        "nope",
+                        "http://",
+                        "http://example.com?h=localhost",
                         "http://localhost@example.com/"};
     for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
-        if (!ocisbx_url_host_is_loopback(yes[i])) fail_msg("%s should be loopback", yes[i]);
+        if (!ocisbx_url_host_is_loopback(yes[i]))
+            fail_msg("%s should be loopback", yes[i]);
     for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
-        if (ocisbx_url_host_is_loopback(no[i])) fail_msg("%s should not be loopback", no[i]);
+        if (ocisbx_url_host_is_loopback(no[i]))
+            fail_msg("%s should not be loopback", no[i]);
     assert_false(ocisbx_url_host_is_loopback(NULL));
 }
 

@@ -19,9 +19,10 @@
 #include "ocisbx/harness.h"
 
 static const char *const FIELDS[] = {
-    "tool", "label", "decision", "reason", "command", "path", "exit_code", "timed_out", "truncated",
-    "duration_ms", "output_bytes", "output_sha256", "returned_bytes", "returned_sha256", "sha256_before",
-    "sha256_after", "backend", "sandbox_id", "command_id", "started_at", "prev_sha256"};
+    "tool",           "label",           "decision",      "reason",       "command",      "path",
+    "exit_code",      "timed_out",       "truncated",     "duration_ms",  "output_bytes", "output_sha256",
+    "returned_bytes", "returned_sha256", "sha256_before", "sha256_after", "backend",      "sandbox_id",
+    "command_id",     "started_at",      "prev_sha256"};
 #define NFIELDS (sizeof FIELDS / sizeof FIELDS[0])
 
 typedef struct fx {
@@ -32,7 +33,8 @@ static int setup(void **state)
 {
     fx *f = calloc(1, sizeof *f);
     snprintf(f->dir, sizeof f->dir, "/tmp/ocisbx-ev-XXXXXX");
-    if (!mkdtemp(f->dir)) return -1;
+    if (!mkdtemp(f->dir))
+        return -1;
     snprintf(f->path, sizeof f->path, "%s/evidence.jsonl", f->dir);
     *state = f;
     return 0;
@@ -86,14 +88,14 @@ static void every_field_present_null_when_not_applicable(void **state)
     assert_int_equal(cJSON_GetArraySize(o), NFIELDS);
     for (size_t i = 0; i < NFIELDS; i++) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, FIELDS[i]);
-        if (!v) fail_msg("field %s missing in %s", FIELDS[i], line);
+        if (!v)
+            fail_msg("field %s missing in %s", FIELDS[i], line);
     }
     assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "exit_code")));
     assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "timed_out")));
     assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "command")));
     assert_string_equal(cJSON_GetObjectItemCaseSensitive(o, "path")->valuestring, "/workspace/\xef\xbf\xbd.txt");
-    assert_string_equal(cJSON_GetObjectItemCaseSensitive(o, "prev_sha256")->valuestring,
-                        OCISBX_EVIDENCE_CHAIN_START);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(o, "prev_sha256")->valuestring, OCISBX_EVIDENCE_CHAIN_START);
     cJSON_Delete(o);
     free(line);
 }
@@ -174,7 +176,8 @@ static void expect_break(const char *path, int64_t line, const char *words)
     int64_t records = -1, bad = -1;
     assert_int_equal(ocisbx_evidence_verify_file(path, &records, &bad), OCISBX_EINTEGRITY);
     const char *m = ocisbx_error_message(ocisbx_error_last());
-    if (bad != line || !strstr(m, words)) fail_msg("bad line %lld, message \"%s\"", (long long)bad, m);
+    if (bad != line || !strstr(m, words))
+        fail_msg("bad line %lld, message \"%s\"", (long long)bad, m);
     assert_int_equal(records, 0);
 }
 
@@ -258,10 +261,12 @@ static void empty_and_missing_files(void **state)
 static void *writer(void *arg)
 {
     evidence_file *ef = NULL;
-    if (evidence_file_open(arg, &ef)) return (void *)1;
+    if (evidence_file_open(arg, &ef))
+        return (void *)1;
     for (int i = 0; i < 50; i++) {
         evidence_fields e = exec_fields(i);
-        if (evidence_file_append(ef, &e, NULL)) return (void *)1;
+        if (evidence_file_append(ef, &e, NULL))
+            return (void *)1;
     }
     evidence_file_close(ef);
     return NULL;
@@ -272,7 +277,8 @@ static void concurrent_writers_keep_the_chain(void **state)
     fx *f = *state;
     unlink(f->path);
     pthread_t t[3];
-    for (int i = 0; i < 3; i++) assert_int_equal(pthread_create(&t[i], NULL, writer, f->path), 0);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, writer, f->path), 0);
     for (int i = 0; i < 3; i++) {
         void *r;
         pthread_join(t[i], &r);

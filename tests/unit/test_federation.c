@@ -205,14 +205,14 @@ static void test_claim_bad_base64url(void **state)
     assert_int_equal(claim("h.eyJleHAiOjV9.s", "exp", &v), 0);
     assert_int_equal(v, 5);
     const char *bad[] = {
-        "h.eyJleHAiOjV9=.s",   /* padding is not base64url */
+        "h.eyJleHAiOjV9=.s", /* padding is not base64url */
         "h.eyJleHAiOjV9==.s",
-        "h.eyJle+HAiOjV9.s",   /* standard alphabet */
+        "h.eyJle+HAiOjV9.s", /* standard alphabet */
         "h.eyJle/HAiOjV9.s",
-        "h.eyJleHAi OjV9.s",   /* space */
-        "h.eyJleHAi\nOjV9.s",  /* line break */
-        "h.eyJleHAiO!jV9.s",   /* punctuation */
-        "h.eyJleHAiOjV9a.s",   /* length 4k+1 cannot be base64 */
+        "h.eyJleHAi OjV9.s",  /* space */
+        "h.eyJleHAi\nOjV9.s", /* line break */
+        "h.eyJleHAiO!jV9.s",  /* punctuation */
+        "h.eyJleHAiOjV9a.s",  /* length 4k+1 cannot be base64 */
         "h.e.s",
         "h.\xc3\xa9yJleHAiOjV9.s", /* non-ASCII */
     };
@@ -229,8 +229,8 @@ static void test_claim_not_json_object(void **state)
 {
     (void)state;
     int64_t v = 0;
-    const char *payloads[] = {"hello", "[{\"exp\":5}]", "\"exp\"", "5", "null", "{\"exp\":5",
-                              "{\"exp\" 5}", "{'exp':5}", ""};
+    const char *payloads[] = {"hello",      "[{\"exp\":5}]", "\"exp\"",   "5", "null",
+                              "{\"exp\":5", "{\"exp\" 5}",   "{'exp':5}", ""};
     for (size_t i = 0; i < sizeof payloads / sizeof payloads[0]; i++) {
         assert_int_equal(payload_claim(payloads[i], "exp", &v), OCISBX_EPARSE);
         assert_non_null(strstr(last_message(), "JSON object"));
@@ -250,7 +250,7 @@ static void test_claim_wrong_type(void **state)
     (void)state;
     int64_t v = 0;
     const char *payloads[] = {"{\"exp\":\"1700000000\"}", "{\"exp\":true}", "{\"exp\":false}",
-                              "{\"exp\":null}", "{\"exp\":{}}", "{\"exp\":[1700000000]}"};
+                              "{\"exp\":null}",           "{\"exp\":{}}",   "{\"exp\":[1700000000]}"};
     for (size_t i = 0; i < sizeof payloads / sizeof payloads[0]; i++) {
         assert_int_equal(payload_claim(payloads[i], "exp", &v), OCISBX_EPARSE);
         assert_non_null(strstr(last_message(), "\"exp\" is not a time"));
@@ -263,12 +263,12 @@ static void test_claim_huge_numbers(void **state)
     (void)state;
     int64_t v = 0;
     const char *payloads[] = {
-        "{\"exp\":1000000000000001}",      /* just above the bound */
-        "{\"exp\":9223372036854775807}",   /* INT64_MAX */
-        "{\"exp\":9223372036854775808}",   /* beyond int64 */
-        "{\"exp\":18446744073709551616}",  /* beyond uint64 */
+        "{\"exp\":1000000000000001}",     /* just above the bound */
+        "{\"exp\":9223372036854775807}",  /* INT64_MAX */
+        "{\"exp\":9223372036854775808}",  /* beyond int64 */
+        "{\"exp\":18446744073709551616}", /* beyond uint64 */
         "{\"exp\":1e308}",
-        "{\"exp\":1e400}",                 /* overflows a double */
+        "{\"exp\":1e400}", /* overflows a double */
         "{\"exp\":-1}",
         "{\"exp\":-1e400}",
         "{\"exp\":-9223372036854775809}",
@@ -454,8 +454,8 @@ static void test_pem_body_bad(void **state)
 static void test_cert_identity_good(void **state)
 {
     (void)state;
-    const char *ous[] = {"opc-certtype:instance", "opc-compartment:ocid1.compartment.oc1..c",
-                         ("opc-tenant:" TENANCY), "opc-identity:ocid1.other"};
+    const char *ous[] = {"opc-certtype:instance", "opc-compartment:ocid1.compartment.oc1..c", ("opc-tenant:" TENANCY),
+                         "opc-identity:ocid1.other"};
     char *pem = make_cert(ous, 4);
     char want[OCISBX_SHA1_FP_LEN + 1], fp[OCISBX_SHA1_FP_LEN + 1];
     expected_fingerprint(pem, want);

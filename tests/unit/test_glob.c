@@ -43,9 +43,9 @@ static void question_marks_and_classes(void **state)
     YES("[!a-z]1", "Q1");
     YES("[^a-z]1", "Q1");
     NO("[!a-z]1", "q1");
-    YES("[]]", "]");      /* ']' first is a member */
-    YES("[", "[");        /* unclosed: a literal */
-    NO("a[/]b", "a/b");   /* a class never matches '/' */
+    YES("[]]", "]");    /* ']' first is a member */
+    YES("[", "[");      /* unclosed: a literal */
+    NO("a[/]b", "a/b"); /* a class never matches '/' */
     YES("\\*", "*");
     NO("\\*", "x");
     YES("a\\?", "a?");
@@ -88,10 +88,12 @@ static void pathological_patterns_stay_bounded(void **state)
 {
     (void)state;
     char pat[400] = "", text[2001];
-    for (int i = 0; i < 60; i++) strcat(pat, "**/a*");
+    for (int i = 0; i < 60; i++)
+        strcat(pat, "**/a*");
     strcat(pat, "b");
     memset(text, 'a', 2000);
-    for (int i = 1; i < 2000; i += 2) text[i] = '/';
+    for (int i = 1; i < 2000; i += 2)
+        text[i] = '/';
     text[2000] = 0;
     NO(pat, text);
 }

@@ -17,10 +17,10 @@
 static void table_is_complete(void **state)
 {
     (void)state;
-    static const char *const want[][2] = {{"read", OCISBX_LABEL_READ},   {"write", OCISBX_LABEL_WRITE},
-                                          {"edit", OCISBX_LABEL_WRITE},  {"search", OCISBX_LABEL_READ},
-                                          {"glob", OCISBX_LABEL_READ},   {"ls", OCISBX_LABEL_READ},
-                                          {"exec", OCISBX_LABEL_EXEC},   {"job", OCISBX_LABEL_EXEC}};
+    static const char *const want[][2] = {{"read", OCISBX_LABEL_READ},  {"write", OCISBX_LABEL_WRITE},
+                                          {"edit", OCISBX_LABEL_WRITE}, {"search", OCISBX_LABEL_READ},
+                                          {"glob", OCISBX_LABEL_READ},  {"ls", OCISBX_LABEL_READ},
+                                          {"exec", OCISBX_LABEL_EXEC},  {"job", OCISBX_LABEL_EXEC}};
     size_t n;
     const harness_tool *t = harness_tools(&n);
     assert_int_equal(n, sizeof want / sizeof want[0]);
@@ -29,7 +29,8 @@ static void table_is_complete(void **state)
         assert_string_equal(t[i].label, want[i][1]);
         assert_true(strlen(t[i].description) > 80);
         cJSON *s = cJSON_Parse(t[i].schema);
-        if (!s) fail_msg("%s: schema is not JSON", t[i].name);
+        if (!s)
+            fail_msg("%s: schema is not JSON", t[i].name);
         assert_string_equal(cJSON_GetObjectItem(s, "type")->valuestring, "object");
         assert_true(cJSON_IsFalse(cJSON_GetObjectItem(s, "additionalProperties")));
         const cJSON *props = cJSON_GetObjectItem(s, "properties"), *p, *r;
@@ -39,7 +40,8 @@ static void table_is_complete(void **state)
             assert_non_null(ty);
             assert_non_null(cJSON_GetStringValue(cJSON_GetObjectItem(p, "description")));
         }
-        cJSON_ArrayForEach(r, cJSON_GetObjectItem(s, "required")) assert_non_null(cJSON_GetObjectItem(props, r->valuestring));
+        cJSON_ArrayForEach(r, cJSON_GetObjectItem(s, "required"))
+            assert_non_null(cJSON_GetObjectItem(props, r->valuestring));
         cJSON_Delete(s);
         assert_ptr_equal(harness_tool_find(t[i].name), &t[i]);
     }
@@ -88,7 +90,8 @@ static void check_bad(const char *tool, const char *args, const char *want)
     cJSON *a = (cJSON *)1;
     char msg[512];
     int rc = harness_args_check(harness_tool_find(tool), args, strlen(args), &a, msg, sizeof msg);
-    if (rc != OCISBX_EINVAL || !strstr(msg, want)) fail_msg("%s %s: rc %d, \"%s\", want \"%s\"", tool, args, rc, msg, want);
+    if (rc != OCISBX_EINVAL || !strstr(msg, want))
+        fail_msg("%s %s: rc %d, \"%s\", want \"%s\"", tool, args, rc, msg, want);
     assert_null(a);
 }
 
@@ -100,7 +103,8 @@ static void bad_arguments(void **state)
     check_bad("read", "{\"path\":\"/workspace/a\"} trailing", "not valid JSON");
     check_bad("read", "[1]", "must be a JSON object, not an array");
     check_bad("read", "{}", "missing required argument \"path\"");
-    check_bad("read", "{\"path\":\"a\",\"pth\":1}", "unknown argument \"pth\" (the arguments are path, offset, limit)");
+    check_bad("read", "{\"path\":\"a\",\"pth\":1}",
+              "unknown argument \"pth\" (the arguments are path, offset, limit)");
     check_bad("read", "{\"path\":7}", "argument \"path\" must be a string, not a number");
     check_bad("read", "{\"path\":\"\"}", "argument \"path\" must not be empty");
     check_bad("read", "{\"path\":\"a\",\"offset\":0}", "argument \"offset\" must be at least 1, not 0");

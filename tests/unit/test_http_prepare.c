@@ -17,16 +17,16 @@
 #define USER "ocid1.user.oc1..aaaaaaaat5nvwcna5j6aqzjcaty5eqbb6qt2jvpkanghtgdaqedqw3rynjq"
 #define FP "73:61:a2:21:67:e0:df:be:7e:4b:93:1e:15:98:a5:b7"
 #define DATE "Thu, 05 Jan 2014 21:31:40 GMT"
-#define GET_URL                                                                                                    \
-    "https://iaas.us-phoenix-1.oraclecloud.com/20160918/"                                                          \
-    "instances?availabilityDomain=Pjwf%3A%20PHX-AD-1&compartmentId=ocid1.compartment.oc1.."                       \
+#define GET_URL                                                                                                      \
+    "https://iaas.us-phoenix-1.oraclecloud.com/20160918/"                                                            \
+    "instances?availabilityDomain=Pjwf%3A%20PHX-AD-1&compartmentId=ocid1.compartment.oc1.."                          \
     "aaaaaaaam3we6vgnherjq5q2idnccdflvjsnog7mlr6rtdb25gilchfeyjxa&displayName=TeamXInstances&volumeId=ocid1.volume." \
     "oc1.phx.abyhqljrgvttnlx73nmrwfaux7kcvzfs3s66izvxf2h4lgvyndsdsnoiwr5q"
-#define GET_SIG                                                                                                    \
-    "GBas7grhyrhSKHP6AVIj/h5/Vp8bd/peM79H9Wv8kjoaCivujVXlpbKLjMPeDUhxkFIWtTtLBj3sUzaFj34XE6YZAHc9r2DmE4pMwOAy/"       \
+#define GET_SIG                                                                                                 \
+    "GBas7grhyrhSKHP6AVIj/h5/Vp8bd/peM79H9Wv8kjoaCivujVXlpbKLjMPeDUhxkFIWtTtLBj3sUzaFj34XE6YZAHc9r2DmE4pMwOAy/" \
     "kiITcZxa1oHPOeRheC0jP2dqbTll8fmTZVwKZOKHYPtrLJIJQHJjNvxFWeHQjMaR7M="
-#define POST_SIG                                                                                                   \
-    "Mje8vIDPlwIHmD/cTDwRxE7HaAvBg16JnVcsuqaNRim23fFPgQfLoOOxae6WqKb1uPjYEl0qIdazWaBy/"                             \
+#define POST_SIG                                                                        \
+    "Mje8vIDPlwIHmD/cTDwRxE7HaAvBg16JnVcsuqaNRim23fFPgQfLoOOxae6WqKb1uPjYEl0qIdazWaBy/" \
     "Ml8DRhqlocMwoSXv0fbukP8J5N80LCmzT/FFBvIvTB91XuXI3hYfP9Zt1l7S6ieVadHUfqBedWH0itrtPJBgKmrWso="
 
 typedef struct fx {
@@ -98,7 +98,8 @@ static void test_post_vector(void **state)
     fx *f = *state;
     ocisbx_http_request *r = NULL;
     assert_int_equal(
-        ocisbx_http_request_new("POST", "https://iaas.us-phoenix-1.oraclecloud.com/20160918/volumeAttachments", &r), 0);
+        ocisbx_http_request_new("POST", "https://iaas.us-phoenix-1.oraclecloud.com/20160918/volumeAttachments", &r),
+        0);
     assert_int_equal(ocisbx_http_request_set_date(r, DATE), 0);
     assert_int_equal(ocisbx_http_request_set_body_file(r, OCISBX_SOURCE_DIR "/tests/data/post-body.json"), 0);
     assert_int_equal(ocisbx_http_request_set_retry_class(r, OCISBX_HTTP_RETRY_TOKEN), 0);

@@ -91,8 +91,13 @@ static void test_normalize(void **state)
         assert_string_equal(out, good[i].out);
         free(out);
     }
-    static const char *const bad[] = {"https://h/%zz", "https://h/%4", "https://h/a%", "https://h/?a=%g0",
-                                      "https://h\xc3\xa9/", "https://h o/", ""};
+    static const char *const bad[] = {"https://h/%zz",
+                                      "https://h/%4",
+                                      "https://h/a%",
+                                      "https://h/?a=%g0",
+                                      "https://h\xc3\xa9/",
+                                      "https://h o/",
+                                      ""};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char *out = NULL;
         assert_int_equal(ocisbx_url_normalize(bad[i], &out), OCISBX_EINVAL);
@@ -157,11 +162,8 @@ static void test_scheme_rule(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse_good),
-        cmocka_unit_test(test_parse_bad),
-        cmocka_unit_test(test_normalize),
-        cmocka_unit_test(test_loopback),
-        cmocka_unit_test(test_scheme_rule),
+        cmocka_unit_test(test_parse_good), cmocka_unit_test(test_parse_bad),   cmocka_unit_test(test_normalize),
+        cmocka_unit_test(test_loopback),   cmocka_unit_test(test_scheme_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -366,8 +366,10 @@ static void test_path_escaped_in_messages(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_vector_key_fingerprint), cmocka_unit_test(test_all_forms_same_key),
-        cmocka_unit_test(test_errors),                 cmocka_unit_test(test_refs_and_public_pem),
+        cmocka_unit_test(test_vector_key_fingerprint),
+        cmocka_unit_test(test_all_forms_same_key),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_refs_and_public_pem),
         cmocka_unit_test(test_sign_base64_deterministic),
         cmocka_unit_test(test_fifo_refused),
         cmocka_unit_test(test_open_permissions_warn),

@@ -13,25 +13,25 @@
 
 #include "ocisbx/harness.h"
 
-static const char *GOOD =
-    "rules:                        # the first rule that matches decides\n"
-    "  - label: workspace.exec\n"
-    "    command: \"^pytest( |$)\"\n"
-    "    decision: allow\n"
-    "  - label: workspace.write\n"
-    "    path: \"/workspace/.git/**\"\n"
-    "    decision: deny\n"
-    "    reason: repository metadata is read-only\n"
-    "  - label: workspace.exec\n"
-    "    decision: hold\n"
-    "    reason: a person checks every other command\n"
-    "default: allow\n";
+static const char *GOOD = "rules:                        # the first rule that matches decides\n"
+                          "  - label: workspace.exec\n"
+                          "    command: \"^pytest( |$)\"\n"
+                          "    decision: allow\n"
+                          "  - label: workspace.write\n"
+                          "    path: \"/workspace/.git/**\"\n"
+                          "    decision: deny\n"
+                          "    reason: repository metadata is read-only\n"
+                          "  - label: workspace.exec\n"
+                          "    decision: hold\n"
+                          "    reason: a person checks every other command\n"
+                          "default: allow\n";
 
 static ocisbx_policy *load(const char *text)
 {
     ocisbx_policy *p = NULL;
     int rc = ocisbx_policy_load_yaml(text, strlen(text), "policy.yaml", &p);
-    if (rc) fail_msg("load: %s", ocisbx_error_message(ocisbx_error_last()));
+    if (rc)
+        fail_msg("load: %s", ocisbx_error_message(ocisbx_error_last()));
     return p;
 }
 
@@ -92,7 +92,8 @@ static void bad_files_name_file_line_and_key(void **state)
     } cases[] = {
         {"rules:\n  - label: workspace.exec\n    comand: x\n    decision: allow\n",
          "policy.yaml:3: rules[0].comand: unknown key"},
-        {"rules:\n  - label: workspace.exec\n    decision: maybe\n", "policy.yaml:3: rules[0].decision: expected allow"},
+        {"rules:\n  - label: workspace.exec\n    decision: maybe\n",
+         "policy.yaml:3: rules[0].decision: expected allow"},
         {"rules:\n  - label: workspace.exec\n    command: \"(\"\n    decision: allow\n",
          "policy.yaml:3: rules[0].command: bad regular expression"},
         {"rules:\n  - decision: allow\n", "policy.yaml:2: rules[0]: missing key \"label\""},
@@ -126,7 +127,8 @@ static void control_bytes_in_errors_are_escaped(void **state)
     assert_int_equal(ocisbx_policy_load_yaml(y, strlen(y), "p\x1b.yaml", &p), OCISBX_ECONFIG);
     const char *m = ocisbx_error_message(ocisbx_error_last());
     for (const unsigned char *c = (const unsigned char *)m; *c; c++)
-        if (*c < 0x20 || *c >= 0x7f) fail_msg("raw byte 0x%02x in \"%s\"", *c, m);
+        if (*c < 0x20 || *c >= 0x7f)
+            fail_msg("raw byte 0x%02x in \"%s\"", *c, m);
 }
 
 static void files_regular_only(void **state)

@@ -37,7 +37,7 @@ static void test_ids_differ(void **state)
 {
     (void)state;
     enum { N = 1000 };
-    char (*ids)[33] = calloc(N, sizeof *ids);
+    char(*ids)[33] = calloc(N, sizeof *ids);
     assert_non_null(ids);
     for (int i = 0; i < N; i++)
         assert_int_equal(ocisbx_random_id(ids[i], 32), 0);

@@ -35,20 +35,20 @@ static void test_short_codes(void **state)
 {
     (void)state;
     static const char *const pairs[][2] = {
-        {"phx", "us-phoenix-1"},    {"iad", "us-ashburn-1"},      {"fra", "eu-frankfurt-1"},
-        {"lhr", "uk-london-1"},     {"ord", "us-chicago-1"},      {"yyz", "ca-toronto-1"},
-        {"nrt", "ap-tokyo-1"},      {"icn", "ap-seoul-1"},        {"bom", "ap-mumbai-1"},
-        {"syd", "ap-sydney-1"},     {"gru", "sa-saopaulo-1"},     {"ams", "eu-amsterdam-1"},
-        {"jed", "me-jeddah-1"},     {"zrh", "eu-zurich-1"},       {"sjc", "us-sanjose-1"},
-        {"mel", "ap-melbourne-1"},  {"kix", "ap-osaka-1"},        {"yny", "ap-chuncheon-1"},
-        {"hyd", "ap-hyderabad-1"},  {"cwl", "uk-cardiff-1"},      {"mtz", "il-jerusalem-1"},
-        {"lin", "eu-milan-1"},      {"dxb", "me-dubai-1"},        {"auh", "me-abudhabi-1"},
-        {"scl", "sa-santiago-1"},   {"mrs", "eu-marseille-1"},    {"vcp", "sa-vinhedo-1"},
-        {"sin", "ap-singapore-1"},  {"jnb", "af-johannesburg-1"}, {"qro", "mx-queretaro-1"},
-        {"mty", "mx-monterrey-1"},  {"arn", "eu-stockholm-1"},    {"cdg", "eu-paris-1"},
-        {"bog", "sa-bogota-1"},     {"mad", "eu-madrid-1"},       {"xsp", "ap-singapore-2"},
-        {"vap", "sa-valparaiso-1"}, {"yul", "ca-montreal-1"},     {"ruh", "me-riyadh-1"},
-        {"ric", "us-gov-ashburn-1"}, {"ltn", "uk-gov-london-1"},  {"nja", "ap-chiyoda-1"},
+        {"phx", "us-phoenix-1"},     {"iad", "us-ashburn-1"},      {"fra", "eu-frankfurt-1"},
+        {"lhr", "uk-london-1"},      {"ord", "us-chicago-1"},      {"yyz", "ca-toronto-1"},
+        {"nrt", "ap-tokyo-1"},       {"icn", "ap-seoul-1"},        {"bom", "ap-mumbai-1"},
+        {"syd", "ap-sydney-1"},      {"gru", "sa-saopaulo-1"},     {"ams", "eu-amsterdam-1"},
+        {"jed", "me-jeddah-1"},      {"zrh", "eu-zurich-1"},       {"sjc", "us-sanjose-1"},
+        {"mel", "ap-melbourne-1"},   {"kix", "ap-osaka-1"},        {"yny", "ap-chuncheon-1"},
+        {"hyd", "ap-hyderabad-1"},   {"cwl", "uk-cardiff-1"},      {"mtz", "il-jerusalem-1"},
+        {"lin", "eu-milan-1"},       {"dxb", "me-dubai-1"},        {"auh", "me-abudhabi-1"},
+        {"scl", "sa-santiago-1"},    {"mrs", "eu-marseille-1"},    {"vcp", "sa-vinhedo-1"},
+        {"sin", "ap-singapore-1"},   {"jnb", "af-johannesburg-1"}, {"qro", "mx-queretaro-1"},
+        {"mty", "mx-monterrey-1"},   {"arn", "eu-stockholm-1"},    {"cdg", "eu-paris-1"},
+        {"bog", "sa-bogota-1"},      {"mad", "eu-madrid-1"},       {"xsp", "ap-singapore-2"},
+        {"vap", "sa-valparaiso-1"},  {"yul", "ca-montreal-1"},     {"ruh", "me-riyadh-1"},
+        {"ric", "us-gov-ashburn-1"}, {"ltn", "uk-gov-london-1"},   {"nja", "ap-chiyoda-1"},
     };
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
         expect_region(pairs[i][0], pairs[i][1]);

@@ -63,8 +63,7 @@ static void round_trip_with(const char *shell, const char *data, size_t len)
     size_t n = 0;
     char *out = run_shell(shell, script, &n);
     if (n != len || (len && memcmp(out, data, len) != 0))
-        fail_msg("%s: quoted as [%s], came back as %zu bytes [%.*s], want %zu bytes", shell, q, n, (int)n, out,
-                 len);
+        fail_msg("%s: quoted as [%s], came back as %zu bytes [%.*s], want %zu bytes", shell, q, n, (int)n, out, len);
     /* Exactly one word: "$#" counts the words the quoted text makes. */
     snprintf(script, qlen + 32, "set -- %s; printf %%s $#", q);
     char *count = run_shell(shell, script, &n);
@@ -152,15 +151,9 @@ static void test_expected_forms(void **state)
     static const struct {
         const char *in, *out;
     } cases[] = {
-        {"", "''"},
-        {"abc", "abc"},
-        {"/usr/bin/python3", "/usr/bin/python3"},
-        {"-la", "-la"},
-        {"a b", "'a b'"},
-        {"it's", "'it'\\''s'"},
-        {"$x", "'$x'"},
-        {"a=b", "'a=b'"},
-        {"~", "'~'"},
+        {"", "''"},     {"abc", "abc"},   {"/usr/bin/python3", "/usr/bin/python3"},
+        {"-la", "-la"}, {"a b", "'a b'"}, {"it's", "'it'\\''s'"},
+        {"$x", "'$x'"}, {"a=b", "'a=b'"}, {"~", "'~'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *q = NULL;

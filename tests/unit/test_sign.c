@@ -122,7 +122,7 @@ static void test_targets_and_hosts(void **state)
         {"http://[::1]:9000/v1", "/v1", "[::1]:9000"},
         {"HTTPS://Host.Example.COM/Path", "/Path", "Host.Example.COM"},
         {"https://h/a//b/../c?z=1&a=2", "/a//b/../c?z=1&a=2", "h"}, /* no normalisation, no sorting */
-        {"https://h/p?q=\xc3\xa9", "/p?q=\xc3\xa9", "h"},              /* raw UTF-8: signed as sent */
+        {"https://h/p?q=\xc3\xa9", "/p?q=\xc3\xa9", "h"},           /* raw UTF-8: signed as sent */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char want[512];
@@ -135,8 +135,9 @@ static void test_targets_and_hosts(void **state)
 static void test_bad_input(void **state)
 {
     (void)state;
-    const char *bad_urls[] = {"ftp://h/x", "h.example.com/x", "/x", "https://", "https:///x", "https://user@/x",
-                              "https://:443/x", "https://h/a b", "https://h/\r\nx", "", "mailto:x@y"};
+    const char *bad_urls[] = {
+        "ftp://h/x",     "h.example.com/x", "/x", "https://",  "https:///x", "https://user@/x", "https://:443/x",
+        "https://h/a b", "https://h/\r\nx", "",   "mailto:x@y"};
     for (size_t i = 0; i < sizeof bad_urls / sizeof bad_urls[0]; i++) {
         ocisbx_sign_request *r = (ocisbx_sign_request *)1;
         assert_int_equal(ocisbx_sign_request_new("GET", bad_urls[i], &r), OCISBX_EINVAL);
@@ -384,7 +385,7 @@ static void test_round_trip_and_order(void **state)
         assert_int_equal(ocisbx_sign_with_key("ST$token.value", k, r, &h), 0);
         int body = i >= 3;
         assert_int_equal(ocisbx_headers_count(h), body ? 6 : 3);
-        const char *order_body[] = {"date", "host", "content-length", "content-type", "x-content-sha256",
+        const char *order_body[] = {"date",         "host", "content-length", "content-type", "x-content-sha256",
                                     "authorization"};
         const char *order_plain[] = {"date", "host", "authorization"};
         for (size_t j = 0; j < ocisbx_headers_count(h); j++)
@@ -453,9 +454,9 @@ static void *sign_many(void *p)
     for (int i = 0; i < 25; i++) {
         ocisbx_sign_request *r = NULL;
         ocisbx_headers *h = NULL;
-        if (ocisbx_sign_request_new("POST", "https://h.example.com/x", &r) ||
-            ocisbx_sign_request_set_date(r, DATE) || ocisbx_sign_request_set_body(r, "{}", 2) ||
-            ocisbx_sign_with_key("k", vkey, r, &h) || strcmp(ocisbx_headers_get(h, "authorization"), a->want) != 0)
+        if (ocisbx_sign_request_new("POST", "https://h.example.com/x", &r) || ocisbx_sign_request_set_date(r, DATE) ||
+            ocisbx_sign_request_set_body(r, "{}", 2) || ocisbx_sign_with_key("k", vkey, r, &h) ||
+            strcmp(ocisbx_headers_get(h, "authorization"), a->want) != 0)
             a->bad++;
         ocisbx_headers_free(h);
         ocisbx_sign_request_free(r);

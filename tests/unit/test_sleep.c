@@ -85,24 +85,30 @@ static void test_canceled_helper(void **state)
 static int scan(const char *dir, char *bad, size_t cap)
 {
     DIR *d = opendir(dir);
-    if (!d) fail_msg("cannot open %s", dir);
+    if (!d)
+        fail_msg("cannot open %s", dir);
     int found = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.') continue;
+        if (e->d_name[0] == '.')
+            continue;
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         struct stat st;
-        if (stat(path, &st) != 0) continue;
+        if (stat(path, &st) != 0)
+            continue;
         if (S_ISDIR(st.st_mode)) {
             found += scan(path, bad, cap);
             continue;
         }
         size_t n = strlen(path);
-        if (n < 2 || (strcmp(path + n - 2, ".c") != 0 && strcmp(path + n - 2, ".h") != 0)) continue;
-        if (strstr(path, "/src/sys/sleep.")) continue;
+        if (n < 2 || (strcmp(path + n - 2, ".c") != 0 && strcmp(path + n - 2, ".h") != 0))
+            continue;
+        if (strstr(path, "/src/sys/sleep."))
+            continue;
         FILE *f = fopen(path, "r");
-        if (!f) continue;
+        if (!f)
+            continue;
         char line[4096];
         int lineno = 0;
         while (fgets(line, sizeof line, f)) {

@@ -62,7 +62,8 @@ static void test_unknown(void **state)
 static char *read_all(const char *path)
 {
     FILE *f = fopen(path, "rb");
-    if (!f) fail_msg("cannot open %s", path);
+    if (!f)
+        fail_msg("cannot open %s", path);
     static char buf[256 * 1024];
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
@@ -79,10 +80,12 @@ static void test_docs_list_the_map(void **state)
     for (size_t i = 0; i < NMAP; i++) {
         char row[160];
         snprintf(row, sizeof row, "| `%s` | %d | %s |", map[i].name, map[i].value, map[i].message);
-        if (!strstr(doc, row)) fail_msg("docs/errors.md lacks the row \"%s\"", row);
+        if (!strstr(doc, row))
+            fail_msg("docs/errors.md lacks the row \"%s\"", row);
     }
     size_t rows = 0;
-    for (const char *p = doc; (p = strstr(p, "\n| `OCISBX_")) != NULL; p++) rows++;
+    for (const char *p = doc; (p = strstr(p, "\n| `OCISBX_")) != NULL; p++)
+        rows++;
     assert_int_equal(rows, NMAP);
 }
 

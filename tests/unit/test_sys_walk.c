@@ -24,7 +24,7 @@
 #include "test_assert.h"
 
 typedef struct fx {
-    char base[64];  /* base/ws is the root, base/outside is not */
+    char base[64]; /* base/ws is the root, base/outside is not */
     char ws[96];
     char outside[96];
     int ws_fd;
@@ -71,20 +71,20 @@ static int setup(void **state)
     snprintf(a, sizeof a, "%s/a", f->ws);
     assert_int_equal(mkdir(a, 0755), 0);
     put(a, "f", "hello");
-    link_in(a, "f", "rel");                       /* relative, inside */
-    link_in(f->ws, "/workspace/a/f", "abs");      /* absolute, inside */
-    link_in(f->ws, "a", "dirlink");               /* to a directory */
-    link_in(f->ws, "../outside/secret", "up");    /* relative, outside */
-    link_in(f->ws, "../outside", "updir");        /* a directory outside */
-    link_in(f->ws, f->outside, "hostabs");        /* absolute host path: outside as the sandbox sees it */
-    link_in(f->ws, "/", "slash");                 /* the model root */
+    link_in(a, "f", "rel");                    /* relative, inside */
+    link_in(f->ws, "/workspace/a/f", "abs");   /* absolute, inside */
+    link_in(f->ws, "a", "dirlink");            /* to a directory */
+    link_in(f->ws, "../outside/secret", "up"); /* relative, outside */
+    link_in(f->ws, "../outside", "updir");     /* a directory outside */
+    link_in(f->ws, f->outside, "hostabs");     /* absolute host path: outside as the sandbox sees it */
+    link_in(f->ws, "/", "slash");              /* the model root */
     link_in(f->ws, "/workspace/../workspace/a", "absdots");
-    link_in(f->ws, "l2", "l1");                   /* a loop */
+    link_in(f->ws, "l2", "l1"); /* a loop */
     link_in(f->ws, "l1", "l2");
     link_in(f->ws, "self", "self");
-    link_in(f->ws, "nothere", "dangling");        /* dangling, inside */
-    link_in(f->ws, "/elsewhere/x", "danglingout");/* dangling, outside */
-    link_in(f->ws, "a/new", "wlink");             /* for writes through a link */
+    link_in(f->ws, "nothere", "dangling");         /* dangling, inside */
+    link_in(f->ws, "/elsewhere/x", "danglingout"); /* dangling, outside */
+    link_in(f->ws, "a/new", "wlink");              /* for writes through a link */
     f->ws_fd = open(f->ws, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     assert_true(f->ws_fd >= 0);
     f->root.dir_fd = f->ws_fd;
@@ -125,9 +125,19 @@ static void t_inside(void **state)
 {
     fx *f = *state;
     char b[64];
-    const char *ok[] = {"a/f", "/workspace/a/f", "a/rel", "abs", "dirlink/f", "dirlink/rel",
-                        "a/../a/f", "/workspace/../workspace/a/f", "/workspace/a/./f", "absdots/f",
-                        "a//f", "../workspace/a/f", "/../../workspace/a/f"};
+    const char *ok[] = {"a/f",
+                        "/workspace/a/f",
+                        "a/rel",
+                        "abs",
+                        "dirlink/f",
+                        "dirlink/rel",
+                        "a/../a/f",
+                        "/workspace/../workspace/a/f",
+                        "/workspace/a/./f",
+                        "absdots/f",
+                        "a//f",
+                        "../workspace/a/f",
+                        "/../../workspace/a/f"};
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
         int rc = rd(f, ok[i], b, sizeof b);
         if (rc)
@@ -142,9 +152,17 @@ static void t_outside(void **state)
 {
     fx *f = *state;
     char b[64];
-    const char *bad[] = {"up", "updir/secret", "hostabs/secret", "slash/etc/passwd", "../outside/secret",
-                         "/etc/passwd", "/workspace/../outside/secret", "a/../../outside/secret",
-                         "danglingout", "/", "slash"};
+    const char *bad[] = {"up",
+                         "updir/secret",
+                         "hostabs/secret",
+                         "slash/etc/passwd",
+                         "../outside/secret",
+                         "/etc/passwd",
+                         "/workspace/../outside/secret",
+                         "a/../../outside/secret",
+                         "danglingout",
+                         "/",
+                         "slash"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         int rc = rd(f, bad[i], b, sizeof b);
         if (rc != OCISBX_EFORBIDDEN)
@@ -242,8 +260,7 @@ static void t_write(void **state)
     close(fd);
     assert_int_equal(rd(f, "x/y/z.txt", b, sizeof b), 0);
     assert_string_equal(b, "12");
-    assert_int_equal(ocisbx_walk_open_write(&f->root, "x/y/z.txt", OCISBX_WALK_EXCL, 0644, &fd),
-                     OCISBX_ECONFLICT);
+    assert_int_equal(ocisbx_walk_open_write(&f->root, "x/y/z.txt", OCISBX_WALK_EXCL, 0644, &fd), OCISBX_ECONFLICT);
     assert_int_equal(ocisbx_walk_last_reason(), OCISBX_WALK_EXISTS);
     /* through a link inside: the target is written, the link stays */
     assert_int_equal(ocisbx_walk_open_write(&f->root, "wlink", 0, 0644, &fd), 0);

@@ -36,12 +36,9 @@ static void test_rfc1123_known(void **state)
         time_t t;
         const char *text;
     } known[] = {
-        {1388957500, "Sun, 05 Jan 2014 21:31:40 GMT"},
-        {0, "Thu, 01 Jan 1970 00:00:00 GMT"},
-        {-1, "Wed, 31 Dec 1969 23:59:59 GMT"},
-        {1709208000, "Thu, 29 Feb 2024 12:00:00 GMT"},
-        {951782400, "Tue, 29 Feb 2000 00:00:00 GMT"},
-        {253402300799, "Fri, 31 Dec 9999 23:59:59 GMT"},
+        {1388957500, "Sun, 05 Jan 2014 21:31:40 GMT"},   {0, "Thu, 01 Jan 1970 00:00:00 GMT"},
+        {-1, "Wed, 31 Dec 1969 23:59:59 GMT"},           {1709208000, "Thu, 29 Feb 2024 12:00:00 GMT"},
+        {951782400, "Tue, 29 Feb 2000 00:00:00 GMT"},    {253402300799, "Fri, 31 Dec 9999 23:59:59 GMT"},
         {-62135596800, "Mon, 01 Jan 0001 00:00:00 GMT"},
     };
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
@@ -225,8 +222,8 @@ static void test_rfc3339_format(void **state)
         struct tm tm;
         assert_non_null(gmtime_r(&secs, &tm));
         char want[64];
-        snprintf(want, sizeof want, "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1,
-                 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+        snprintf(want, sizeof want, "%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+                 tm.tm_hour, tm.tm_min, tm.tm_sec);
         assert_memory_equal(out, want, 19);
     }
 }

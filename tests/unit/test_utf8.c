@@ -27,16 +27,24 @@ static void sanitising(void **state)
 {
     (void)state;
     ocisbx_buf b = OCISBX_BUF_INIT;
-    assert_int_equal(ocisbx_utf8_sanitize("a\xff" "b\xc3\xa9\xe2\x82", 7, &b), 0);
-    assert_int_equal(b.len, strlen("a\xef\xbf\xbd" "b\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd"));
-    assert_memory_equal(b.data, "a\xef\xbf\xbd" "b\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd", b.len);
+    assert_int_equal(ocisbx_utf8_sanitize("a\xff"
+                                          "b\xc3\xa9\xe2\x82",
+                                          7, &b),
+                     0);
+    assert_int_equal(b.len, strlen("a\xef\xbf\xbd"
+                                   "b\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd"));
+    assert_memory_equal(b.data,
+                        "a\xef\xbf\xbd"
+                        "b\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd",
+                        b.len);
     ocisbx_buf_free(&b);
 }
 
 static void cutting(void **state)
 {
     (void)state;
-    const char *s = "ab\xc3\xa9" "c\xf0\x9f\x98\x80";
+    const char *s = "ab\xc3\xa9"
+                    "c\xf0\x9f\x98\x80";
     size_t len = strlen(s); /* 9 */
     assert_int_equal(ocisbx_utf8_cut_back(s, 2), 2);
     assert_int_equal(ocisbx_utf8_cut_back(s, 3), 2); /* inside é */

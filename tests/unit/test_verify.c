@@ -30,7 +30,8 @@ static void test_parse_any_order(void **state)
     const char *forms[] = {
         "Signature version=\"1\",keyId=\"t/u/f\",algorithm=\"rsa-sha256\",headers=\"date (request-target) host\","
         "signature=\"c2ln\"",
-        "Signature signature=\"c2ln\",headers=\"date (request-target) host\",algorithm=\"rsa-sha256\",keyId=\"t/u/f\","
+        "Signature signature=\"c2ln\",headers=\"date (request-target) "
+        "host\",algorithm=\"rsa-sha256\",keyId=\"t/u/f\","
         "version=\"1\"",
         "Signature  headers=\"date (request-target) host\", keyId=\"t/u/f\",\talgorithm=\"rsa-sha256\" , "
         "signature=\"c2ln\", version=\"1\"",
@@ -136,7 +137,8 @@ static void test_require_headers(void **state)
     assert_int_equal(ocisbx_authz_require_headers("date (request-target) host", "PUT", 0), OCISBX_EAUTH);
     test_assert_msg_has("content-length");
     assert_int_equal(ocisbx_authz_require_headers("date (request-target) host", "PUT", 1), 0);
-    assert_int_equal(ocisbx_authz_require_headers("date (request-target) host content-length content-type", "PATCH", 1),
+    assert_int_equal(ocisbx_authz_require_headers("date (request-target) host content-length content-type", "PATCH",
+                                                  1),
                      OCISBX_EAUTH);
     test_assert_msg_has("x-content-sha256");
 }
@@ -162,7 +164,8 @@ static void test_signing_string(void **state)
     struct req r = {{"date", "host", "content-length", "content-type", "x-content-sha256", NULL},
                     {"Thu, 05 Jan 2014 21:31:40 GMT", "h:8443", "3", "application/json", "abc=", NULL}};
     char *s = NULL;
-    assert_int_equal(ocisbx_verify_signing_string("date (request-target) host", "GET", "/a?b=%20", lookup, &r, &s), 0);
+    assert_int_equal(ocisbx_verify_signing_string("date (request-target) host", "GET", "/a?b=%20", lookup, &r, &s),
+                     0);
     assert_string_equal(s, "date: Thu, 05 Jan 2014 21:31:40 GMT\n(request-target): get /a?b=%20\nhost: h:8443");
     free(s);
     /* order follows the list, names are lowercased */

@@ -16,10 +16,12 @@ int main(int argc, char **argv)
     ocisbx_headers *headers = NULL;
     int rc = ocisbx_key_load_file(argv[1], NULL, &key);
     if (rc == 0)
-        rc = ocisbx_sign_request_new("GET",
+        rc = ocisbx_sign_request_new(
+            "GET",
             "https://iaas.us-phoenix-1.oraclecloud.com/20160918/instances?availabilityDomain=Pjwf%3A%20PHX-AD-1"
             "&compartmentId=ocid1.compartment.oc1..aaaaaaaam3we6vgnherjq5q2idnccdflvjsnog7mlr6rtdb25gilchfeyjxa"
-            "&displayName=TeamXInstances&volumeId=ocid1.volume.oc1.phx.abyhqljrgvttnlx73nmrwfaux7kcvzfs3s66izvxf2h4lgvyndsdsnoiwr5q",
+            "&displayName=TeamXInstances&volumeId=ocid1.volume.oc1.phx."
+            "abyhqljrgvttnlx73nmrwfaux7kcvzfs3s66izvxf2h4lgvyndsdsnoiwr5q",
             &req);
     if (rc == 0)
         rc = ocisbx_sign_request_set_date(req, "Thu, 05 Jan 2014 21:31:40 GMT");
