@@ -127,8 +127,8 @@ typedef int (*ocisbx_gate_fn)(const char *tool, const char *label, const char *a
 OCISBX_API int ocisbx_harness_set_gate(ocisbx_harness *h, ocisbx_gate_fn fn, void *user_data);
 /* Asked for a held call: 1 approves, 0 refuses. Without one, a held call is
  * refused ("no one could be asked"). */
-typedef int (*ocisbx_approval_fn)(const char *tool, const char *label, const char *arguments_json,
-                                  const char *reason, void *user_data);
+typedef int (*ocisbx_approval_fn)(const char *tool, const char *label, const char *arguments_json, const char *reason,
+                                  void *user_data);
 OCISBX_API int ocisbx_harness_set_approval(ocisbx_harness *h, ocisbx_approval_fn fn, void *user_data);
 /* Each evidence record as its JSON line (no newline), after the file sink. */
 typedef void (*ocisbx_evidence_fn)(const char *record_json, size_t len, void *user_data);

@@ -67,9 +67,11 @@ static void labels_free(label_list *l)
 
 static int labels_add(label_list *l, const char *label, const char *reason)
 {
-    if (!label || !label[0]) return ocisbx_fail(OCISBX_EINVAL, "harness: empty action label");
+    if (!label || !label[0])
+        return ocisbx_fail(OCISBX_EINVAL, "harness: empty action label");
     label_rule *v = realloc(l->v, (l->n + 1) * sizeof *v);
-    if (!v) return ocisbx_fail_nomem();
+    if (!v)
+        return ocisbx_fail_nomem();
     l->v = v;
     v[l->n].label = ocisbx_strdup(label);
     v[l->n].reason = reason ? ocisbx_strdup(reason) : NULL;
@@ -86,7 +88,8 @@ static int labels_copy(label_list *to, const label_list *from)
 {
     for (size_t i = 0; i < from->n; i++) {
         int rc = labels_add(to, from->v[i].label, from->v[i].reason);
-        if (rc) return rc;
+        if (rc)
+            return rc;
     }
     return 0;
 }
@@ -94,20 +97,23 @@ static int labels_copy(label_list *to, const label_list *from)
 static const label_rule *labels_match(const label_list *l, const char *label)
 {
     for (size_t i = 0; i < l->n; i++)
-        if (ocisbx_glob_match(l->v[i].label, label) == 1) return &l->v[i];
+        if (ocisbx_glob_match(l->v[i].label, label) == 1)
+            return &l->v[i];
     return NULL;
 }
 
 int ocisbx_harness_options_new(ocisbx_harness_options **out)
 {
-    if (!out) return ocisbx_fail(OCISBX_EINVAL, "harness options: NULL");
+    if (!out)
+        return ocisbx_fail(OCISBX_EINVAL, "harness options: NULL");
     *out = calloc(1, sizeof **out);
     return *out ? 0 : ocisbx_fail_nomem();
 }
 
 void ocisbx_harness_options_free(ocisbx_harness_options *o)
 {
-    if (!o) return;
+    if (!o)
+        return;
     ocisbx_env_list_free(&o->env);
     labels_free(&o->require);
     labels_free(&o->deny);
@@ -118,29 +124,34 @@ void ocisbx_harness_options_free(ocisbx_harness_options *o)
 
 int ocisbx_harness_options_add_env(ocisbx_harness_options *o, const char *name, const char *value, int secret)
 {
-    if (!o || !name || !value) return ocisbx_fail(OCISBX_EINVAL, "harness options: NULL argument");
+    if (!o || !name || !value)
+        return ocisbx_fail(OCISBX_EINVAL, "harness options: NULL argument");
     return ocisbx_env_list_add(&o->env, name, value, secret != 0);
 }
 
 int ocisbx_harness_options_require_person(ocisbx_harness_options *o, const char *label)
 {
-    if (!o) return ocisbx_fail(OCISBX_EINVAL, "harness options: NULL");
+    if (!o)
+        return ocisbx_fail(OCISBX_EINVAL, "harness options: NULL");
     return labels_add(&o->require, label, NULL);
 }
 
 int ocisbx_harness_options_deny_label(ocisbx_harness_options *o, const char *label, const char *reason)
 {
-    if (!o) return ocisbx_fail(OCISBX_EINVAL, "harness options: NULL");
+    if (!o)
+        return ocisbx_fail(OCISBX_EINVAL, "harness options: NULL");
     return labels_add(&o->deny, label, reason);
 }
 
 int ocisbx_harness_options_set_policy_file(ocisbx_harness_options *o, const char *path)
 {
-    if (!o || !path) return ocisbx_fail(OCISBX_EINVAL, "harness options: NULL argument");
+    if (!o || !path)
+        return ocisbx_fail(OCISBX_EINVAL, "harness options: NULL argument");
     ocisbx_policy *p = NULL;
     int rc = ocisbx_policy_load_file(path, &p); /* its errors now, not at the first call */
     ocisbx_policy_free(p);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     free(o->policy_path);
     o->policy_path = ocisbx_strdup(path);
     return o->policy_path ? 0 : ocisbx_fail_nomem();
@@ -148,7 +159,8 @@ int ocisbx_harness_options_set_policy_file(ocisbx_harness_options *o, const char
 
 int ocisbx_harness_options_set_evidence_file(ocisbx_harness_options *o, const char *path)
 {
-    if (!o || !path || !path[0]) return ocisbx_fail(OCISBX_EINVAL, "harness options: no evidence file");
+    if (!o || !path || !path[0])
+        return ocisbx_fail(OCISBX_EINVAL, "harness options: no evidence file");
     free(o->evidence_path);
     o->evidence_path = ocisbx_strdup(path);
     return o->evidence_path ? 0 : ocisbx_fail_nomem();
@@ -157,7 +169,8 @@ int ocisbx_harness_options_set_evidence_file(ocisbx_harness_options *o, const ch
 /* ---- the harness -------------------------------------------------------------------- */
 void ocisbx_harness_free(ocisbx_harness *h)
 {
-    if (!h) return;
+    if (!h)
+        return;
     ocisbx_env_list_free(&h->env);
     labels_free(&h->require);
     labels_free(&h->deny);
@@ -168,19 +181,25 @@ void ocisbx_harness_free(ocisbx_harness *h)
 
 int ocisbx_harness_new(ocisbx_backend *b, const ocisbx_harness_options *o, ocisbx_harness **out)
 {
-    if (!out || !b) return ocisbx_fail(OCISBX_EINVAL, "harness: NULL argument");
+    if (!out || !b)
+        return ocisbx_fail(OCISBX_EINVAL, "harness: NULL argument");
     *out = NULL;
     ocisbx_harness *h = calloc(1, sizeof *h);
-    if (!h) return ocisbx_fail_nomem();
+    if (!h)
+        return ocisbx_fail_nomem();
     h->b = b;
     memcpy(h->prev, OCISBX_EVIDENCE_CHAIN_START, sizeof h->prev);
     int rc = 0;
     for (size_t i = 0; o && !rc && i < o->env.n; i++)
         rc = ocisbx_env_list_add(&h->env, o->env.v[i].name, o->env.v[i].value, o->env.v[i].secret);
-    if (!rc && o) rc = labels_copy(&h->require, &o->require);
-    if (!rc && o) rc = labels_copy(&h->deny, &o->deny);
-    if (!rc && o && o->policy_path) rc = ocisbx_policy_load_file(o->policy_path, &h->policy);
-    if (!rc && o && o->evidence_path) rc = evidence_file_open(o->evidence_path, &h->ef);
+    if (!rc && o)
+        rc = labels_copy(&h->require, &o->require);
+    if (!rc && o)
+        rc = labels_copy(&h->deny, &o->deny);
+    if (!rc && o && o->policy_path)
+        rc = ocisbx_policy_load_file(o->policy_path, &h->policy);
+    if (!rc && o && o->evidence_path)
+        rc = evidence_file_open(o->evidence_path, &h->ef);
     if (rc) {
         ocisbx_harness_free(h);
         return rc;
@@ -191,7 +210,8 @@ int ocisbx_harness_new(ocisbx_backend *b, const ocisbx_harness_options *o, ocisb
 
 int ocisbx_gate_reply_set_reason(ocisbx_gate_reply *r, const char *reason)
 {
-    if (!r) return ocisbx_fail(OCISBX_EINVAL, "gate reply: NULL");
+    if (!r)
+        return ocisbx_fail(OCISBX_EINVAL, "gate reply: NULL");
     free(r->reason);
     r->reason = reason ? ocisbx_strdup(reason) : NULL;
     return !reason || r->reason ? 0 : ocisbx_fail_nomem();
@@ -199,7 +219,8 @@ int ocisbx_gate_reply_set_reason(ocisbx_gate_reply *r, const char *reason)
 
 int ocisbx_harness_set_gate(ocisbx_harness *h, ocisbx_gate_fn fn, void *user_data)
 {
-    if (!h) return ocisbx_fail(OCISBX_EINVAL, "harness: NULL");
+    if (!h)
+        return ocisbx_fail(OCISBX_EINVAL, "harness: NULL");
     h->gate = fn;
     h->gate_ud = user_data;
     return 0;
@@ -207,7 +228,8 @@ int ocisbx_harness_set_gate(ocisbx_harness *h, ocisbx_gate_fn fn, void *user_dat
 
 int ocisbx_harness_set_approval(ocisbx_harness *h, ocisbx_approval_fn fn, void *user_data)
 {
-    if (!h) return ocisbx_fail(OCISBX_EINVAL, "harness: NULL");
+    if (!h)
+        return ocisbx_fail(OCISBX_EINVAL, "harness: NULL");
     h->approve = fn;
     h->approve_ud = user_data;
     return 0;
@@ -215,7 +237,8 @@ int ocisbx_harness_set_approval(ocisbx_harness *h, ocisbx_approval_fn fn, void *
 
 int ocisbx_harness_set_evidence_callback(ocisbx_harness *h, ocisbx_evidence_fn fn, void *user_data)
 {
-    if (!h) return ocisbx_fail(OCISBX_EINVAL, "harness: NULL");
+    if (!h)
+        return ocisbx_fail(OCISBX_EINVAL, "harness: NULL");
     h->on_record = fn;
     h->record_ud = user_data;
     return 0;
@@ -230,7 +253,8 @@ static bool gated(const ocisbx_harness *h)
 int ocisbx_harness_tools_json(const ocisbx_harness *h, const char *format, char **out)
 {
     (void)h;
-    if (!out) return ocisbx_fail(OCISBX_EINVAL, "harness tools: NULL");
+    if (!out)
+        return ocisbx_fail(OCISBX_EINVAL, "harness tools: NULL");
     *out = NULL;
     int f = harness_format_from_name(format);
     if (f < 0) {
@@ -240,7 +264,8 @@ int ocisbx_harness_tools_json(const ocisbx_harness *h, const char *format, char 
     }
     char *text = NULL;
     int rc = harness_tools_json(f, &text);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     *out = ocisbx_strdup(text); /* ocisbx_free-able */
     free(text);
     return *out ? 0 : ocisbx_fail_nomem();
@@ -248,7 +273,8 @@ int ocisbx_harness_tools_json(const ocisbx_harness *h, const char *format, char 
 
 int ocisbx_harness_prompt(const ocisbx_harness *h, char **out)
 {
-    if (!h || !out) return ocisbx_fail(OCISBX_EINVAL, "harness prompt: NULL argument");
+    if (!h || !out)
+        return ocisbx_fail(OCISBX_EINVAL, "harness prompt: NULL argument");
     ocisbx_buf b = OCISBX_BUF_INIT;
     size_t n;
     const harness_tool *t = harness_tools(&n);
@@ -262,7 +288,8 @@ int ocisbx_harness_prompt(const ocisbx_harness *h, char **out)
                            ? (ocisbx_backend_is_host_shell(h->b) ? "a directory on this machine, not isolated"
                                                                  : "a local directory, isolated")
                            : "an OCI Generative AI sandbox");
-    for (size_t i = 0; i < n; i++) ocisbx_buf_appendf(&b, "- %s (%s): %s\n", t[i].name, t[i].label, t[i].description);
+    for (size_t i = 0; i < n; i++)
+        ocisbx_buf_appendf(&b, "- %s (%s): %s\n", t[i].name, t[i].label, t[i].description);
     ocisbx_buf_appendf(&b,
                        "\nCommands (exec) run with sh -c, stdout and stderr merged in the order written. Output "
                        "above %zu bytes is cut to its head and tail with a note giving the number of bytes left out. "
@@ -285,7 +312,8 @@ static void redact_with(ocisbx_buf *out, const ocisbx_env_list *l)
     for (size_t i = 0; l && i < l->n; i++) {
         const char *v = l->v[i].value;
         size_t vl = v ? strlen(v) : 0;
-        if (!l->v[i].secret || !vl || !out->data) continue;
+        if (!l->v[i].secret || !vl || !out->data)
+            continue;
         ocisbx_buf r = OCISBX_BUF_INIT;
         const char *p = out->data, *end = out->data + out->len;
         for (;;) {
@@ -311,18 +339,21 @@ static void redact_with(ocisbx_buf *out, const ocisbx_env_list *l)
 
 /* A copy of text (len bytes) with every secret value (the harness's, the
  * backend's, the call's) replaced by [REDACTED]. free() it. */
-static char *redact(const ocisbx_harness *h, const ocisbx_env_list *call, const char *text, size_t len, size_t *out_len)
+static char *redact(const ocisbx_harness *h, const ocisbx_env_list *call, const char *text, size_t len,
+                    size_t *out_len)
 {
     ocisbx_buf b = OCISBX_BUF_INIT;
     if (ocisbx_buf_append(&b, text ? text : "", text ? len : 0) || !b.data) {
         ocisbx_buf_free(&b);
-        if (!b.data && ocisbx_buf_append(&b, "", 0) == 0 && b.data) return ocisbx_buf_detach(&b);
+        if (!b.data && ocisbx_buf_append(&b, "", 0) == 0 && b.data)
+            return ocisbx_buf_detach(&b);
         return NULL;
     }
     redact_with(&b, &h->env);
     redact_with(&b, &h->b->env);
     redact_with(&b, call);
-    if (out_len) *out_len = b.len;
+    if (out_len)
+        *out_len = b.len;
     return ocisbx_buf_detach(&b);
 }
 
@@ -331,7 +362,7 @@ typedef struct call {
     ocisbx_harness *h;
     const harness_tool *tool;
     cJSON *args;
-    char *path;      /* normalised path argument (file tools, search/glob dir, exec cwd) */
+    char *path; /* normalised path argument (file tools, search/glob dir, exec cwd) */
     char *cwd;
     ocisbx_env_list call_env; /* exec's env argument (not secret) */
     cJSON *result;
@@ -395,8 +426,10 @@ static int backend_failure(call *c, int rc)
     if (!strcmp(code, "backend_error")) {
         int st = ocisbx_error_http_status(e);
         const char *rid = ocisbx_error_request_id(e);
-        snprintf(c->err_msg, sizeof c->err_msg, "%s (HTTP status %d, opc-request-id %s); the workspace may be "
-                 "unavailable: retry later or report it", m, st, rid ? rid : "none");
+        snprintf(c->err_msg, sizeof c->err_msg,
+                 "%s (HTTP status %d, opc-request-id %s); the workspace may be "
+                 "unavailable: retry later or report it",
+                 m, st, rid ? rid : "none");
     } else {
         snprintf(c->err_msg, sizeof c->err_msg, "%s", m);
     }
@@ -420,10 +453,12 @@ static int normalise(call *c, const char *in, char **out)
         p = in + 10;
     }
     while (*p) {
-        while (*p == '/') p++;
+        while (*p == '/')
+            p++;
         const char *e = strchr(p, '/');
         size_t l = e ? (size_t)(e - p) : strlen(p);
-        if (l == 0) break;
+        if (l == 0)
+            break;
         if (l == 2 && !memcmp(p, "..", 2)) {
             char *slash = strrchr(b.data, '/');
             if (b.len <= 10) {
@@ -439,7 +474,8 @@ static int normalise(call *c, const char *in, char **out)
         }
         p += l;
     }
-    if (!b.data) return ocisbx_fail_nomem();
+    if (!b.data)
+        return ocisbx_fail_nomem();
     *out = ocisbx_buf_detach(&b);
     return 0;
 }
@@ -454,7 +490,8 @@ static int decide(call *c, int *decision, char **reason)
     *reason = NULL;
     if (h->policy) {
         int p = ocisbx_policy_decide(h->policy, tool, label, command, c->path, &why);
-        if (p < 0) return p;
+        if (p < 0)
+            return p;
         d = p;
     }
     const label_rule *r = labels_match(&h->require, label);
@@ -473,7 +510,8 @@ static int decide(call *c, int *decision, char **reason)
         ocisbx_gate_reply reply = {NULL};
         int g = h->gate(tool, label, args ? args : "{}", &reply, h->gate_ud);
         free(args);
-        if (g < OCISBX_GATE_ALLOW || g > OCISBX_GATE_HOLD) g = OCISBX_GATE_DENY; /* an unknown answer: safe side */
+        if (g < OCISBX_GATE_ALLOW || g > OCISBX_GATE_HOLD)
+            g = OCISBX_GATE_DENY; /* an unknown answer: safe side */
         /* the strictest wins: deny > hold > allow */
         int rank_g = g == OCISBX_GATE_DENY ? 2 : g == OCISBX_GATE_HOLD ? 1 : 0;
         int rank_d = d == OCISBX_GATE_DENY ? 2 : d == OCISBX_GATE_HOLD ? 1 : 0;
@@ -555,7 +593,8 @@ static int t_write(call *c)
     size_t len = strlen(content);
     c->ev_before = file_sha(c);
     int rc = ocisbx_backend_write(c->h->b, c->path, content, len);
-    if (rc) return backend_failure(c, rc);
+    if (rc)
+        return backend_failure(c, rc);
     unsigned char md[OCISBX_SHA256_LEN];
     char hex[OCISBX_SHA256_LEN * 2 + 1];
     ocisbx_sha256(content, len, md);
@@ -573,7 +612,8 @@ static int t_edit(call *c)
     size_t count = 0;
     int rc = ocisbx_backend_edit(c->h->b, c->path, str_arg(c, "old_string"), str_arg(c, "new_string"),
                                  bool_arg(c, "replace_all"), str_arg(c, "expected_sha256"), &count);
-    if (rc) return backend_failure(c, rc);
+    if (rc)
+        return backend_failure(c, rc);
     c->ev_after = file_sha(c);
     cJSON_AddNumberToObject(c->result, "replacements", (double)count);
     if (c->ev_after)
@@ -588,14 +628,21 @@ static int t_search(call *c)
     ocisbx_search_options *o = NULL;
     ocisbx_search_result *r = NULL;
     int rc = ocisbx_search_options_new(&o);
-    if (!rc) rc = ocisbx_search_options_set_path(o, c->path);
-    if (!rc) rc = ocisbx_search_options_set_literal(o, bool_arg(c, "literal"));
-    if (!rc) rc = ocisbx_search_options_set_ignore_case(o, bool_arg(c, "ignore_case"));
-    if (!rc && str_arg(c, "glob")) rc = ocisbx_search_options_set_glob(o, str_arg(c, "glob"));
-    if (!rc) rc = ocisbx_search_options_set_max_results(o, (size_t)int_arg(c, "max_results"));
-    if (!rc) rc = ocisbx_backend_search(c->h->b, str_arg(c, "pattern"), o, &r);
+    if (!rc)
+        rc = ocisbx_search_options_set_path(o, c->path);
+    if (!rc)
+        rc = ocisbx_search_options_set_literal(o, bool_arg(c, "literal"));
+    if (!rc)
+        rc = ocisbx_search_options_set_ignore_case(o, bool_arg(c, "ignore_case"));
+    if (!rc && str_arg(c, "glob"))
+        rc = ocisbx_search_options_set_glob(o, str_arg(c, "glob"));
+    if (!rc)
+        rc = ocisbx_search_options_set_max_results(o, (size_t)int_arg(c, "max_results"));
+    if (!rc)
+        rc = ocisbx_backend_search(c->h->b, str_arg(c, "pattern"), o, &r);
     ocisbx_search_options_free(o);
-    if (rc) return backend_failure(c, rc);
+    if (rc)
+        return backend_failure(c, rc);
     cJSON *m = cJSON_AddArrayToObject(c->result, "matches");
     for (size_t i = 0; i < ocisbx_search_result_count(r); i++) {
         cJSON *e = cJSON_CreateObject();
@@ -617,7 +664,8 @@ static int t_glob(call *c)
 {
     ocisbx_entry_list *l = NULL;
     int rc = ocisbx_backend_glob(c->h->b, str_arg(c, "pattern"), c->path, 0, &l);
-    if (rc) return backend_failure(c, rc);
+    if (rc)
+        return backend_failure(c, rc);
     cJSON *p = cJSON_AddArrayToObject(c->result, "paths");
     for (size_t i = 0; i < ocisbx_entry_list_count(l); i++)
         cJSON_AddItemToArray(p, cJSON_CreateString(ocisbx_entry_list_name(l, i)));
@@ -631,7 +679,8 @@ static int t_ls(call *c)
 {
     ocisbx_entry_list *l = NULL;
     int rc = ocisbx_backend_ls(c->h->b, c->path, &l);
-    if (rc) return backend_failure(c, rc);
+    if (rc)
+        return backend_failure(c, rc);
     cJSON *a = cJSON_AddArrayToObject(c->result, "entries");
     for (size_t i = 0; i < ocisbx_entry_list_count(l); i++) {
         cJSON *e = cJSON_CreateObject();
@@ -649,8 +698,10 @@ static int exec_options(call *c, ocisbx_exec_options **out)
 {
     ocisbx_exec_options *o = NULL;
     int rc = ocisbx_exec_options_new(&o);
-    if (!rc) rc = ocisbx_exec_options_set_timeout_ms(o, int_arg(c, "timeout") * 1000);
-    if (!rc && c->cwd) rc = ocisbx_exec_options_set_cwd(o, c->cwd);
+    if (!rc)
+        rc = ocisbx_exec_options_set_timeout_ms(o, int_arg(c, "timeout") * 1000);
+    if (!rc && c->cwd)
+        rc = ocisbx_exec_options_set_cwd(o, c->cwd);
     for (size_t i = 0; !rc && i < c->h->env.n; i++)
         rc = ocisbx_exec_options_add_env(o, c->h->env.v[i].name, c->h->env.v[i].value, c->h->env.v[i].secret);
     for (size_t i = 0; !rc && i < c->call_env.n; i++)
@@ -668,12 +719,14 @@ static int t_exec(call *c)
     const char *command = str_arg(c, "command");
     ocisbx_exec_options *o = NULL;
     int rc = exec_options(c, &o);
-    if (rc) return backend_failure(c, rc);
+    if (rc)
+        return backend_failure(c, rc);
     if (bool_arg(c, "background")) {
         char *job = NULL;
         rc = ocisbx_backend_job_start(c->h->b, command, o, &job);
         ocisbx_exec_options_free(o);
-        if (rc) return backend_failure(c, rc);
+        if (rc)
+            return backend_failure(c, rc);
         cJSON_AddStringToObject(c->result, "job_id", job);
         ocisbx_free(job);
         return 0;
@@ -681,7 +734,8 @@ static int t_exec(call *c)
     ocisbx_exec_result *r = NULL;
     rc = ocisbx_backend_exec(c->h->b, command, o, &r);
     ocisbx_exec_options_free(o);
-    if (rc) return backend_failure(c, rc);
+    if (rc)
+        return backend_failure(c, rc);
     int code = 0;
     bool has = ocisbx_exec_result_exit_code(r, &code) == 1;
     size_t len = 0, shown_len = 0;
@@ -717,8 +771,10 @@ static int t_job(call *c)
         rc = ocisbx_backend_job_status(c->h->b, id, &s);
         bool was_running = !rc && ocisbx_job_status_running(s);
         ocisbx_job_status_free(s);
-        if (!rc) rc = ocisbx_backend_job_kill(c->h->b, id);
-        if (rc) return backend_failure(c, rc);
+        if (!rc)
+            rc = ocisbx_backend_job_kill(c->h->b, id);
+        if (rc)
+            return backend_failure(c, rc);
         cJSON_AddBoolToObject(c->result, "killed", was_running);
         return 0;
     }
@@ -728,7 +784,8 @@ static int t_job(call *c)
         uint64_t total = 0;
         int64_t offset = int_arg(c, "offset");
         rc = ocisbx_backend_job_output(c->h->b, id, offset, 0, &data, &len, &total);
-        if (rc) return backend_failure(c, rc);
+        if (rc)
+            return backend_failure(c, rc);
         size_t shown_len = 0;
         char *shown = redact(c->h, NULL, data, len, &shown_len);
         uint64_t next = (uint64_t)offset + len;
@@ -742,7 +799,8 @@ static int t_job(call *c)
     }
     ocisbx_job_status *s = NULL;
     rc = ocisbx_backend_job_status(c->h->b, id, &s);
-    if (rc) return backend_failure(c, rc);
+    if (rc)
+        return backend_failure(c, rc);
     int code = 0;
     bool has = ocisbx_job_status_exit_code(s, &code) == 1;
     cJSON_AddStringToObject(c->result, "job_id", id);
@@ -765,7 +823,8 @@ static int run_tool(call *c)
     } table[] = {{"read", t_read}, {"write", t_write}, {"edit", t_edit}, {"search", t_search},
                  {"glob", t_glob}, {"ls", t_ls},       {"exec", t_exec}, {"job", t_job}};
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (!strcmp(table[i].name, c->tool->name)) return table[i].fn(c);
+        if (!strcmp(table[i].name, c->tool->name))
+            return table[i].fn(c);
     return tool_error(c, "invalid_arguments", OCISBX_EINVAL, "unknown tool %s", c->tool->name);
 }
 
@@ -780,7 +839,8 @@ static int record(call *c, const char *decision, const char *reason)
     char *reason_shown = reason ? redact(h, &c->call_env, reason, strlen(reason), NULL) : NULL;
     e->reason = reason_shown;
     const char *command = !strcmp(c->tool->name, "exec") ? str_arg(c, "command") : NULL;
-    if (command) c->ev_command = redact(h, &c->call_env, command, strlen(command), NULL);
+    if (command)
+        c->ev_command = redact(h, &c->call_env, command, strlen(command), NULL);
     e->command = c->ev_command;
     e->path = strcmp(c->tool->name, "exec") && strcmp(c->tool->name, "job") ? c->path : NULL;
     e->output_sha256 = c->ev_out_sha;
@@ -796,9 +856,11 @@ static int record(call *c, const char *decision, const char *reason)
         rc = evidence_file_append(h->ef, e, &line);
     } else {
         rc = evidence_line(e, h->prev, &line);
-        if (!rc) evidence_line_hash(line, strlen(line), h->prev);
+        if (!rc)
+            evidence_line_hash(line, strlen(line), h->prev);
     }
-    if (!rc && h->on_record) h->on_record(line, strlen(line), h->record_ud);
+    if (!rc && h->on_record)
+        h->on_record(line, strlen(line), h->record_ud);
     free(line);
     free(reason_shown);
     return rc;
@@ -856,21 +918,26 @@ static int prepare(call *c, const char *args_json)
     }
     const char *name = c->tool->name;
     const char *path = str_arg(c, "path");
-    if (!path && (!strcmp(name, "search") || !strcmp(name, "glob"))) path = "/workspace";
-    if (path && (rc = normalise(c, path, &c->path))) return rc;
+    if (!path && (!strcmp(name, "search") || !strcmp(name, "glob")))
+        path = "/workspace";
+    if (path && (rc = normalise(c, path, &c->path)))
+        return rc;
     const char *cwd = str_arg(c, "cwd");
-    if (cwd && (rc = normalise(c, cwd, &c->cwd))) return rc;
+    if (cwd && (rc = normalise(c, cwd, &c->cwd)))
+        return rc;
     const cJSON *env = cJSON_GetObjectItemCaseSensitive(c->args, "env"), *v;
     cJSON_ArrayForEach(v, env)
     {
-        if ((rc = ocisbx_env_list_add(&c->call_env, v->string, v->valuestring, false))) return rc;
+        if ((rc = ocisbx_env_list_add(&c->call_env, v->string, v->valuestring, false)))
+            return rc;
     }
     return 0;
 }
 
 int ocisbx_harness_call_json(ocisbx_harness *h, const char *tool, const char *arguments_json, char **result_json)
 {
-    if (!result_json) return ocisbx_fail(OCISBX_EINVAL, "harness call: result_json is NULL");
+    if (!result_json)
+        return ocisbx_fail(OCISBX_EINVAL, "harness call: result_json is NULL");
     *result_json = NULL;
     if (!h) {
         *result_json = ocisbx_strdup("{\"error\":{\"code\":\"invalid_arguments\",\"message\":\"no harness\"}}");
@@ -892,8 +959,9 @@ int ocisbx_harness_call_json(ocisbx_harness *h, const char *tool, const char *ar
     }
     if (!gated(h) && ocisbx_backend_is_host_shell(h->b) && !h->warned) {
         h->warned = true;
-        ocisbx_log(OCISBX_LOG_WARN, "harness: %s runs commands on this machine (no isolation) and no gate decides "
-                                    "the calls: the model can do whatever this user can",
+        ocisbx_log(OCISBX_LOG_WARN,
+                   "harness: %s runs commands on this machine (no isolation) and no gate decides "
+                   "the calls: the model can do whatever this user can",
                    ocisbx_backend_label(h->b));
     }
     c.result = cJSON_CreateObject();
@@ -906,8 +974,7 @@ int ocisbx_harness_call_json(ocisbx_harness *h, const char *tool, const char *ar
             backend_failure(&c, rc);
         } else if (decision == OCISBX_GATE_HOLD) {
             char *args = cJSON_PrintUnformatted(c.args);
-            int ok = h->approve ? h->approve(c.tool->name, c.tool->label, args ? args : "{}", reason,
-                                             h->approve_ud)
+            int ok = h->approve ? h->approve(c.tool->name, c.tool->label, args ? args : "{}", reason, h->approve_ud)
                                 : 0;
             free(args);
             if (!h->approve) {
@@ -930,7 +997,8 @@ int ocisbx_harness_call_json(ocisbx_harness *h, const char *tool, const char *ar
                            reason ? reason : "no reason given");
             }
             int rrc = record(&c, verdict, reason);
-            if (rrc && !c.err_code) backend_failure(&c, rrc); /* no evidence: no success */
+            if (rrc && !c.err_code)
+                backend_failure(&c, rrc); /* no evidence: no success */
         }
         free(reason);
     }
@@ -943,6 +1011,7 @@ int ocisbx_harness_call_json(ocisbx_harness *h, const char *tool, const char *ar
         free(msg);
     }
     call_free(&c);
-    if (!*result_json) return ocisbx_fail_nomem();
+    if (!*result_json)
+        return ocisbx_fail_nomem();
     return rc;
 }

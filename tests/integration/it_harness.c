@@ -40,13 +40,15 @@ static void on_log(int level, const char *line, void *ud)
     (void)level;
     world *w = ud;
     w->log_lines++;
-    if (strstr(line, SECRET)) w->secret_logged++;
+    if (strstr(line, SECRET))
+        w->secret_logged++;
 }
 
 static ocisbx_backend_options *options(void)
 {
     ocisbx_backend_options *o = NULL;
-    if (ocisbx_backend_options_new(&o) || ocisbx_backend_options_add_env(o, "BACKEND_SECRET", SECRET, 1)) return NULL;
+    if (ocisbx_backend_options_new(&o) || ocisbx_backend_options_add_env(o, "BACKEND_SECRET", SECRET, 1))
+        return NULL;
     return o;
 }
 
@@ -54,12 +56,15 @@ static int setup_local(void **state)
 {
     world *w = calloc(1, sizeof *w);
     snprintf(w->dir, sizeof w->dir, "/tmp/it_harness_XXXXXX");
-    if (!mkdtemp(w->dir)) return -1;
-    if (geteuid() == 0 && chown(w->dir, 65534, 65534) != 0) return -1;
+    if (!mkdtemp(w->dir))
+        return -1;
+    if (geteuid() == 0 && chown(w->dir, 65534, 65534) != 0)
+        return -1;
     ocisbx_backend_options *o = options();
     int rc = ocisbx_backend_local(w->dir, o, &w->b);
     ocisbx_backend_options_free(o);
-    if (rc) return -1;
+    if (rc)
+        return -1;
     snprintf(w->evidence, sizeof w->evidence, "/tmp/it_harness_ev_local_%d.jsonl", (int)getpid());
     unlink(w->evidence);
     ocisbx_set_log(on_log, OCISBX_LOG_DEBUG, w);
@@ -72,14 +77,16 @@ static int setup_oci(void **state)
     world *w = calloc(1, sizeof *w);
     emu_fixture_options eo = {0};
     eo.extra_yaml = "limits:\n  create_delay_ms: 20\n  stop_delay_ms: 10\n";
-    if (emu_fixture_start(&eo, &w->emu) || emu_client_new(w->emu, 0, &w->c)) return -1;
+    if (emu_fixture_start(&eo, &w->emu) || emu_client_new(w->emu, 0, &w->c))
+        return -1;
     ocisbx_backend_options *o = options();
     ocisbx_backend_options_set_client(o, w->c);
     ocisbx_backend_options_set_region(o, EMU_FIXTURE_REGION);
     ocisbx_backend_options_set_poll_interval_ms(o, 50);
     int rc = ocisbx_backend_create(EMU_FIXTURE_PROJECT, o, &w->b);
     ocisbx_backend_options_free(o);
-    if (rc) return -1;
+    if (rc)
+        return -1;
     snprintf(w->evidence, sizeof w->evidence, "/tmp/it_harness_ev_oci_%d.jsonl", (int)getpid());
     unlink(w->evidence);
     ocisbx_set_log(on_log, OCISBX_LOG_DEBUG, w);
@@ -93,12 +100,15 @@ static int teardown(void **state)
     ocisbx_set_log(NULL, 0, NULL);
     int rc = ocisbx_backend_close(w->b) ? -1 : 0;
     ocisbx_backend_free(w->b);
-    if (w->c) ocisbx_client_free(w->c);
+    if (w->c)
+        ocisbx_client_free(w->c);
     if (w->emu) {
-        if (emu_fixture_stop(w->emu)) rc = -1;
+        if (emu_fixture_stop(w->emu))
+            rc = -1;
         emu_fixture_free(w->emu);
     }
-    if (w->dir[0]) test_rm_rf(w->dir);
+    if (w->dir[0])
+        test_rm_rf(w->dir);
     unlink(w->evidence);
     free(w);
     return rc;
@@ -120,7 +130,8 @@ static ocisbx_harness *harness(world *w, ocisbx_harness_options *o)
     }
     assert_int_equal(ocisbx_harness_options_set_evidence_file(o, w->evidence), 0);
     ocisbx_harness *h = NULL;
-    if (ocisbx_harness_new(w->b, o, &h)) fail_msg("harness: %s", ocisbx_error_message(ocisbx_error_last()));
+    if (ocisbx_harness_new(w->b, o, &h))
+        fail_msg("harness: %s", ocisbx_error_message(ocisbx_error_last()));
     ocisbx_harness_options_free(own);
     ocisbx_harness_set_evidence_callback(h, on_record, w);
     return h;
@@ -132,7 +143,8 @@ static cJSON *call(ocisbx_harness *h, const char *tool, const char *args, int wa
     char *out = NULL;
     int rc = ocisbx_harness_call_json(h, tool, args, &out);
     assert_non_null(out);
-    if (rc != want_rc) fail_msg("%s %s: rc %d, want %d: %s", tool, args, rc, want_rc, out);
+    if (rc != want_rc)
+        fail_msg("%s %s: rc %d, want %d: %s", tool, args, rc, want_rc, out);
     cJSON *j = cJSON_Parse(out);
     assert_non_null(j);
     ocisbx_free(out);
@@ -150,7 +162,8 @@ static void expect_error(ocisbx_harness *h, const char *tool, const char *args, 
     int rc = ocisbx_harness_call_json(h, tool, args, &out);
     assert_int_not_equal(rc, 0);
     cJSON *j = cJSON_Parse(out);
-    if (!err_code(j) || strcmp(err_code(j), code)) fail_msg("%s %s: want %s, got %s", tool, args, code, out);
+    if (!err_code(j) || strcmp(err_code(j), code))
+        fail_msg("%s %s: want %s, got %s", tool, args, code, out);
     assert_non_null(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "error"), "message")));
     cJSON_Delete(j);
     ocisbx_free(out);
@@ -183,7 +196,8 @@ static void test_every_tool(void **state)
     assert_string_equal(cJSON_GetObjectItem(m, "text")->valuestring, "x = 2");
     cJSON_Delete(j);
     j = call(h, "glob", "{\"pattern\":\"**/*.py\"}", 0);
-    assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "paths"), 0)->valuestring, "/workspace/pkg/hello.py");
+    assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "paths"), 0)->valuestring,
+                        "/workspace/pkg/hello.py");
     cJSON_Delete(j);
     j = call(h, "ls", "{\"path\":\"/workspace/pkg\"}", 0);
     m = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "entries"), 0);
@@ -297,12 +311,14 @@ static void test_gate_policy_approval_evidence(void **state)
     assert_non_null(strstr(w->last_record, "\"decision\":\"approved\""));
     /* every field of the exec record */
     cJSON *rec = cJSON_Parse(w->last_record);
-    static const char *const fields[] = {"tool", "label", "decision", "reason", "command", "path", "exit_code",
-                                         "timed_out", "truncated", "duration_ms", "output_bytes", "output_sha256",
-                                         "returned_bytes", "returned_sha256", "sha256_before", "sha256_after",
-                                         "backend", "sandbox_id", "command_id", "started_at", "prev_sha256"};
+    static const char *const fields[] = {
+        "tool",           "label",           "decision",      "reason",       "command",      "path",
+        "exit_code",      "timed_out",       "truncated",     "duration_ms",  "output_bytes", "output_sha256",
+        "returned_bytes", "returned_sha256", "sha256_before", "sha256_after", "backend",      "sandbox_id",
+        "command_id",     "started_at",      "prev_sha256"};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
-        if (!cJSON_GetObjectItem(rec, fields[i])) fail_msg("no %s in %s", fields[i], w->last_record);
+        if (!cJSON_GetObjectItem(rec, fields[i]))
+            fail_msg("no %s in %s", fields[i], w->last_record);
     assert_int_equal(cJSON_GetObjectItem(rec, "exit_code")->valueint, 0);
     assert_int_equal(cJSON_GetObjectItem(rec, "output_bytes")->valueint, 9);
     assert_string_equal(cJSON_GetObjectItem(rec, "backend")->valuestring, ocisbx_backend_label(w->b));
@@ -368,7 +384,8 @@ static void test_planted_secret(void **state)
     assert_null(strstr(buf, SECRET));
     assert_non_null(strstr(buf, "[REDACTED]"));
     assert_true(w->log_lines > 0); /* the debug log ran */
-    if (w->secret_logged) fail_msg("the secret is in %d log lines", w->secret_logged);
+    if (w->secret_logged)
+        fail_msg("the secret is in %d log lines", w->secret_logged);
 }
 
 int main(void)
