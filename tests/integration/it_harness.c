@@ -240,7 +240,7 @@ static void test_errors(void **state)
     expect_error(h, "read", "{\"pth\":\"x\"}", "invalid_arguments");
     expect_error(h, "read", "not json", "invalid_arguments");
     expect_error(h, "rm", "{}", "invalid_arguments");
-    call(h, "write", "{\"path\":\"e.txt\",\"content\":\"a a\\n\"}", 0);
+    cJSON_Delete(call(h, "write", "{\"path\":\"e.txt\",\"content\":\"a a\\n\"}", 0));
     expect_error(h, "edit", "{\"path\":\"e.txt\",\"old_string\":\"b\",\"new_string\":\"c\"}", "no_match");
     expect_error(h, "edit", "{\"path\":\"e.txt\",\"old_string\":\"a\",\"new_string\":\"c\"}", "not_unique");
     expect_error(h, "edit",
@@ -280,7 +280,9 @@ static void test_gate_policy_approval_evidence(void **state)
     /* the denied write never reached the workspace */
     ocisbx_harness_set_gate(h, NULL, NULL);
     j = call(h, "ls", "{\"path\":\"/workspace\"}", 0);
-    assert_null(strstr(cJSON_PrintUnformatted(j), "denied.txt"));
+    char *listing = cJSON_PrintUnformatted(j);
+    assert_null(strstr(listing, "denied.txt"));
+    free(listing);
     cJSON_Delete(j);
     expect_error(h, "read", "{\"path\":\"denied.txt\"}", "not_found");
     assert_non_null(strstr(w->last_record, "\"decision\":\"allow\""));
