@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "emulator/emu.h"
+#include "util/utf8.h"
 #include "sys/proc.h"
 #include "ocisbx/util.h"
 
@@ -87,7 +88,7 @@ static void record_chunk(emu_server *s, emu_command *c, int stream, const char *
     emu_event *e = emu_command_add_output_event(c, stream == 2 ? EMU_EV_STDERR : EMU_EV_STDOUT);
     if (e && !c->output_lost) {
         ocisbx_buf clean = OCISBX_BUF_INIT;
-        emu_utf8_sanitize(raw.data, use, &clean);
+        ocisbx_utf8_sanitize(raw.data, use, &clean); /* invalid bytes become U+FFFD */
         e->len = clean.len;
         e->data = ocisbx_buf_detach(&clean);
     }

@@ -449,7 +449,7 @@ void emu_time_rfc3339(int64_t ms, char out[32]);
 void emu_json_add_time(cJSON *o, const char *name, int64_t ms);
 /* Adds a string member of len bytes that may hold NUL (command output):
  * cJSON strings end at NUL, so the member is written as a raw JSON literal
- * with NUL as \u0000. data must be valid UTF-8 (emu_utf8_sanitize). */
+ * with NUL as \u0000. data must be valid UTF-8 (ocisbx_utf8_sanitize). */
 void emu_json_add_bytes(cJSON *o, const char *name, const char *data, size_t len);
 int64_t emu_now_ms(void);
 void emu_sha256_b64(const void *data, size_t len, char out[45]);
@@ -469,8 +469,6 @@ int emu_copytree(const char *src, const char *dst, int64_t *bytes);
  * runner then runs its commands as; a no-op when it already belongs to it,
  * and when the emulator is not root. 0 or -1. */
 int emu_workspace_own(const char *dir);
-/* Appends data to out as valid UTF-8 (invalid bytes become U+FFFD). */
-void emu_utf8_sanitize(const char *data, size_t len, ocisbx_buf *out);
 bool emu_valid_request_id(const char *id);
 /* Reads a whole file; NULL on error (errno set). */
 char *emu_read_file(const char *path, size_t *len);

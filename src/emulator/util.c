@@ -285,48 +285,6 @@ int emu_copytree(const char *src, const char *dst, int64_t *bytes)
     return rc;
 }
 
-void emu_utf8_sanitize(const char *data, size_t len, ocisbx_buf *out)
-{
-    const unsigned char *p = (const unsigned char *)data;
-    size_t i = 0;
-    while (i < len) {
-        unsigned char c = p[i];
-        size_t n = 0;
-        uint32_t cp = 0;
-        if (c < 0x80) {
-            ocisbx_buf_append(out, p + i, 1);
-            i++;
-            continue;
-        } else if ((c & 0xE0) == 0xC0) {
-            n = 2;
-            cp = c & 0x1F;
-        } else if ((c & 0xF0) == 0xE0) {
-            n = 3;
-            cp = c & 0x0F;
-        } else if ((c & 0xF8) == 0xF0) {
-            n = 4;
-            cp = c & 0x07;
-        }
-        bool ok = n > 0 && i + n <= len;
-        for (size_t k = 1; ok && k < n; k++) {
-            if ((p[i + k] & 0xC0) != 0x80)
-                ok = false;
-            else
-                cp = (cp << 6) | (p[i + k] & 0x3F);
-        }
-        if (ok && ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
-                   (cp >= 0xD800 && cp <= 0xDFFF)))
-            ok = false;
-        if (ok) {
-            ocisbx_buf_append(out, p + i, n);
-            i += n;
-        } else {
-            ocisbx_buf_append(out, "\xEF\xBF\xBD", 3);
-            i++;
-        }
-    }
-}
-
 bool emu_valid_request_id(const char *id)
 {
     size_t n = 0;
