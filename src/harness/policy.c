@@ -193,6 +193,161 @@ static yaml_node_t *value_of(const ctx *c, yaml_node_t *map, const char *key)
     return NULL;
 }
 
+/* glibc's regcomp copies a repeated subexpression once per repetition
+ * (x+ is xx*, x{3} is xxx), so a short pattern such as "a++++...+" or
+ * "((a{100}){100}){100}" takes memory exponential in its length. Before
+ * regcomp, a pattern is parsed as an ERE and its compiled size estimated
+ * the same way; one over REGEX_COST_MAX, with stacked repetition, with a
+ * back-reference (exponential to match) or nested too deep is refused. */
+#define REGEX_LEN_MAX 4096
+#define REGEX_COST_MAX 20000
+#define REGEX_DEPTH_MAX 64
+
+typedef struct re_scan {
+    const char *s;
+    const char *why;
+    int depth;
+} re_scan;
+
+static size_t cost_mul(size_t a, size_t b)
+{
+    return (a && b > (REGEX_COST_MAX + 1) / a) ? REGEX_COST_MAX + 1 : a * b;
+}
+
+static size_t cost_add(size_t a, size_t b)
+{
+    return a + b > REGEX_COST_MAX + 1 ? REGEX_COST_MAX + 1 : a + b;
+}
+
+/* "{m}", "{m,}" or "{m,n}" at *s: its bounds (n is -1 for none), or 0 when
+ * the brace does not start an interval. */
+static int re_interval(const char **s, long *m, long *n)
+{
+    const char *p = *s + 1;
+    if (*p < '0' || *p > '9')
+        return 0;
+    *m = 0;
+    while (*p >= '0' && *p <= '9')
+        *m = *m > 100000 ? *m : *m * 10 + (*p++ - '0');
+    *n = *m;
+    if (*p == ',') {
+        p++;
+        *n = -1;
+        if (*p >= '0' && *p <= '9') {
+            *n = 0;
+            while (*p >= '0' && *p <= '9')
+                *n = *n > 100000 ? *n : *n * 10 + (*p++ - '0');
+        }
+    }
+    if (*p != '}')
+        return 0;
+    *s = p + 1;
+    return 1;
+}
+
+static size_t re_alt(re_scan *r);
+
+static size_t re_atom(re_scan *r)
+{
+    char ch = *r->s++;
+    if (ch == '(') {
+        if (++r->depth > REGEX_DEPTH_MAX) {
+            r->why = "groups nested too deep";
+            return REGEX_COST_MAX + 1;
+        }
+        size_t c = re_alt(r);
+        r->depth--;
+        if (*r->s == ')')
+            r->s++;
+        return cost_add(c, 1);
+    }
+    if (ch == '[') { /* a bracket expression is one node */
+        if (*r->s == '^')
+            r->s++;
+        if (*r->s == ']')
+            r->s++;
+        while (*r->s && *r->s != ']') {
+            if (*r->s == '[' && (r->s[1] == ':' || r->s[1] == '.' || r->s[1] == '=')) {
+                char end = r->s[1];
+                const char *close = r->s + 2;
+                while (*close && !(close[0] == end && close[1] == ']'))
+                    close++;
+                r->s = *close ? close + 2 : close;
+            } else {
+                r->s++;
+            }
+        }
+        if (*r->s)
+            r->s++;
+        return 1;
+    }
+    if (ch == '\\' && *r->s) {
+        if (*r->s >= '1' && *r->s <= '9') {
+            r->why = "back-references are not supported";
+            return REGEX_COST_MAX + 1;
+        }
+        r->s++;
+    }
+    return 1;
+}
+
+static int re_is_quant(const char *s)
+{
+    long m, n;
+    const char *p = s;
+    return *s == '*' || *s == '+' || *s == '?' || (*s == '{' && re_interval(&p, &m, &n));
+}
+
+static size_t re_piece(re_scan *r)
+{
+    size_t c = re_atom(r);
+    if (!re_is_quant(r->s))
+        return c;
+    long m = 0, n = 0;
+    char q = *r->s;
+    if (q == '{') {
+        re_interval(&r->s, &m, &n);
+        c = cost_add(cost_mul(c, (size_t)(n < 0 ? m + 1 : (n > m ? n : m)) + 1), 1);
+    } else {
+        r->s++;
+        c = q == '+' ? cost_add(cost_mul(c, 2), 1) : cost_add(c, 1);
+    }
+    if (re_is_quant(r->s)) {
+        r->why = "a repetition repeated (such as \"a++\" or \"a*{2}\")";
+        return REGEX_COST_MAX + 1;
+    }
+    return c;
+}
+
+static size_t re_alt(re_scan *r)
+{
+    size_t c = 0;
+    while (*r->s && *r->s != ')' && !r->why) {
+        if (*r->s == '|')
+            r->s++, c = cost_add(c, 1);
+        else
+            c = cost_add(c, re_piece(r));
+    }
+    return c;
+}
+
+/* NULL when regcomp may be given the pattern, else why not. */
+static const char *regex_too_complex(const char *src)
+{
+    if (strlen(src) > REGEX_LEN_MAX)
+        return "longer than 4096 bytes";
+    re_scan r = {src, NULL, 0};
+    size_t c = 0;
+    while (*r.s && !r.why) {
+        c = cost_add(c, re_alt(&r));
+        if (*r.s == ')')
+            r.s++; /* unbalanced: regcomp names it */
+    }
+    if (r.why)
+        return r.why;
+    return c > REGEX_COST_MAX ? "too complex (its repetitions expand past 20000 nodes)" : NULL;
+}
+
 static int load_rule(const ctx *c, yaml_node_t *n, size_t i, rule *r)
 {
     static const char *const keys[] = {"label", "tool", "command", "path", "decision", "reason", NULL};
@@ -221,6 +376,13 @@ static int load_rule(const ctx *c, yaml_node_t *n, size_t i, rule *r)
     if (FIELD("command")) {
         if ((rc = get_str(c, v, key, &r->command_src)))
             return rc;
+        const char *why = regex_too_complex(r->command_src);
+        if (why) {
+            char msg[300], shown[100];
+            ocisbx_escape_shown(r->command_src, shown, sizeof shown);
+            snprintf(msg, sizeof msg, "regular expression \"%s\" refused: %s", shown, why);
+            return bad(c, v, key, msg);
+        }
         int e = regcomp(&r->command, r->command_src, REG_EXTENDED | REG_NOSUB);
         if (e) {
             char err[128], msg[300], shown[100];

@@ -96,6 +96,15 @@ static void bad_files_name_file_line_and_key(void **state)
          "policy.yaml:3: rules[0].decision: expected allow"},
         {"rules:\n  - label: workspace.exec\n    command: \"(\"\n    decision: allow\n",
          "policy.yaml:3: rules[0].command: bad regular expression"},
+        {"rules:\n  - label: x\n    command: \"^pytest++++\"\n    decision: deny\n",
+         "policy.yaml:3: rules[0].command: regular expression \"^pytest++++\" refused: a repetition repeated"},
+        {"rules:\n  - label: x\n    command: \"((a{100}){100}){100}\"\n    decision: deny\n",
+         "rules[0].command: regular expression \"((a{100}){100}){100}\" refused: too complex"},
+        {"rules:\n  - label: x\n    command: \"((((((((((((((((a+)+)+)+)+)+)+)+)+)+)+)+)+)+)+)+)\"\n    decision: "
+         "deny\n",
+         "refused: too complex"},
+        {"rules:\n  - label: x\n    command: \"(a*)*\\\\1\"\n    decision: deny\n",
+         "refused: back-references are not supported"},
         {"rules:\n  - decision: allow\n", "policy.yaml:2: rules[0]: missing key \"label\""},
         {"rules:\n  - label: workspace.read\n", "policy.yaml:2: rules[0]: missing key \"decision\""},
         {"default: sometimes\n", "policy.yaml:1: default: expected allow"},
@@ -116,6 +125,37 @@ static void bad_files_name_file_line_and_key(void **state)
         if (rc != OCISBX_ECONFIG || !strstr(m, cases[i].want))
             fail_msg("case %zu: rc %d, message \"%s\", want \"%s\"", i, rc, m, cases[i].want);
         assert_null(p);
+    }
+}
+
+/* Ordinary expressions pass the complexity check and still match. */
+static void ordinary_regexes_are_accepted(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *re, *hit, *miss;
+    } cases[] = {
+        {"^(git|make)( |$)", "git status", "gitk"},
+        {"^[[:alpha:]]+ -[a-z]{1,3}$", "ls -la", "ls -lahX"},
+        {"x{2,}y?z*", "xxz", "xz"},
+        {"^[]a]+\\\\.c$", "]a.c", "b.c"},
+        {"^(a{10}){10}$",
+         "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+         "aaaa",
+         "aaaa"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char y[512];
+        snprintf(y, sizeof y, "rules:\n  - label: workspace.exec\n    command: \"%s\"\n    decision: deny\n",
+                 cases[i].re);
+        ocisbx_policy *p = NULL;
+        if (ocisbx_policy_load_yaml(y, strlen(y), "p.yaml", &p))
+            fail_msg("case %zu: %s", i, ocisbx_error_message(ocisbx_error_last()));
+        assert_int_equal(ocisbx_policy_decide(p, "exec", "workspace.exec", cases[i].hit, NULL, NULL),
+                         OCISBX_GATE_DENY);
+        assert_int_equal(ocisbx_policy_decide(p, "exec", "workspace.exec", cases[i].miss, NULL, NULL),
+                         OCISBX_GATE_ALLOW);
+        ocisbx_policy_free(p);
     }
 }
 
@@ -175,6 +215,7 @@ int main(void)
         cmocka_unit_test(first_matching_rule_decides),
         cmocka_unit_test(rules_with_command_or_path_need_one),
         cmocka_unit_test(bad_files_name_file_line_and_key),
+        cmocka_unit_test(ordinary_regexes_are_accepted),
         cmocka_unit_test(control_bytes_in_errors_are_escaped),
         cmocka_unit_test(files_regular_only),
         cmocka_unit_test(decision_names),
