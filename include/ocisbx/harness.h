@@ -125,8 +125,12 @@ OCISBX_API int ocisbx_gate_reply_set_reason(ocisbx_gate_reply *r, const char *re
 typedef int (*ocisbx_gate_fn)(const char *tool, const char *label, const char *arguments_json,
                               ocisbx_gate_reply *reply, void *user_data);
 OCISBX_API int ocisbx_harness_set_gate(ocisbx_harness *h, ocisbx_gate_fn fn, void *user_data);
-/* Asked for a held call: 1 approves, 0 refuses. Without one, a held call is
- * refused ("no one could be asked"). */
+/* Asked for a held call: 1 approves, 0 refuses. arguments_json and reason
+ * have secret values redacted. A negative return means no one could be
+ * asked (the CLI: no terminal): the call is refused with the reason "held
+ * for a person's approval, but no one could be asked: <the message of
+ * ocisbx_error_last()>". Without a callback, a held call is refused ("no
+ * one could be asked"). */
 typedef int (*ocisbx_approval_fn)(const char *tool, const char *label, const char *arguments_json, const char *reason,
                                   void *user_data);
 OCISBX_API int ocisbx_harness_set_approval(ocisbx_harness *h, ocisbx_approval_fn fn, void *user_data);

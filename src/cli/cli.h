@@ -74,6 +74,17 @@ int cmd_close(cli_ctx *ctx, int argc, char **argv);
 int cmd_exec(cli_ctx *ctx, int argc, char **argv);
 int cmd_cp(cli_ctx *ctx, int argc, char **argv);
 int cmd_evidence(cli_ctx *ctx, int argc, char **argv);
+int cmd_harness(cli_ctx *ctx, int argc, char **argv);
+
+/* ---- the backend from the command line (cmd_backend.c) ---- */
+/* "NAME=VALUE" of --env / --secret-env into the two halves (the name copied
+ * into buf of cap bytes, *value pointing into arg); usage error naming cmd. */
+int cli_split_env(const char *cmd, const char *arg, char *buf, size_t cap, const char **value);
+/* The backend a command names: --local-dir (isolate, network) or else
+ * --sandbox-id (connected with the ctx's client, never deleted; *client
+ * gets that client, freed by the caller after the backend). Error printed. */
+int cli_open_backend(cli_ctx *ctx, const char *sandbox_id, const char *local_dir, int isolate, int network,
+                     ocisbx_client **client, ocisbx_backend **b);
 
 /* ---- errors ---- */
 /* Notes whether retries are on and, when stderr is a terminal, prints a

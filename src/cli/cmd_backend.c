@@ -23,8 +23,7 @@ static int cancel_on_sigint(void *ud)
     return interrupted != 0;
 }
 
-/* "NAME=VALUE" into the two halves (name copied into buf). */
-static int split_env(const char *cmd, const char *arg, char *buf, size_t cap, const char **value)
+int cli_split_env(const char *cmd, const char *arg, char *buf, size_t cap, const char **value)
 {
     const char *eq = strchr(arg, '=');
     if (!eq || eq == arg || (size_t)(eq - arg) >= cap)
@@ -92,7 +91,7 @@ int cmd_create(cli_ctx *ctx, int argc, char **argv)
         } else if ((r = cli_opt_value(argc, argv, &i, "warmpool-name", &v)) != 0) {
             st = r < 0 ? CLI_EXIT_USAGE : (ocisbx_backend_options_set_warmpool_name(o, v) ? cli_fail_last() : 0);
         } else if ((r = cli_opt_value(argc, argv, &i, "env", &v)) != 0) {
-            st = r < 0 ? CLI_EXIT_USAGE : split_env(cmd, v, name, sizeof name, &val);
+            st = r < 0 ? CLI_EXIT_USAGE : cli_split_env(cmd, v, name, sizeof name, &val);
             if (!st && ocisbx_backend_options_add_env(o, name, val, 0))
                 st = cli_fail_last();
         } else if ((r = cli_opt_value(argc, argv, &i, "ready-timeout", &v)) != 0) {
@@ -178,9 +177,8 @@ int cmd_close(cli_ctx *ctx, int argc, char **argv)
     return st;
 }
 
-/* Opens the backend an exec or cp names. */
-static int open_backend(cli_ctx *ctx, const char *sandbox_id, const char *local_dir, int isolate, int network,
-                        ocisbx_client **client, ocisbx_backend **b)
+int cli_open_backend(cli_ctx *ctx, const char *sandbox_id, const char *local_dir, int isolate, int network,
+                     ocisbx_client **client, ocisbx_backend **b)
 {
     ocisbx_backend_options *o = NULL;
     if (ocisbx_backend_options_new(&o))
@@ -253,7 +251,7 @@ int cmd_exec(cli_ctx *ctx, int argc, char **argv)
         } else if ((r = cli_opt_value(argc, argv, &i, "env", &v)) != 0 ||
                    (r = cli_opt_value(argc, argv, &i, "secret-env", &v)) != 0) {
             int secret = strncmp(arg0, "--secret-env", 12) == 0;
-            st = r < 0 ? CLI_EXIT_USAGE : split_env(cmd, v, name, sizeof name, &val);
+            st = r < 0 ? CLI_EXIT_USAGE : cli_split_env(cmd, v, name, sizeof name, &val);
             if (!st && ocisbx_exec_options_add_env(eo, name, val, secret))
                 st = cli_fail_last();
         } else if ((r = cli_opt_value(argc, argv, &i, "cwd", &v)) != 0) {
@@ -271,7 +269,7 @@ int cmd_exec(cli_ctx *ctx, int argc, char **argv)
     ocisbx_client *client = NULL;
     ocisbx_backend *b = NULL;
     if (!st)
-        st = open_backend(ctx, sandbox_id, local_dir, isolate, network, &client, &b);
+        st = cli_open_backend(ctx, sandbox_id, local_dir, isolate, network, &client, &b);
     ocisbx_exec_result *r = NULL;
     if (!st) {
         int rc = argc - (i + 1) == 1
@@ -350,7 +348,7 @@ int cmd_cp(cli_ctx *ctx, int argc, char **argv)
     const char *lpath = up ? argv[1] : argv[2];
     ocisbx_client *client = NULL;
     ocisbx_backend *b = NULL;
-    int st = open_backend(ctx, id, NULL, 1, 0, &client, &b);
+    int st = cli_open_backend(ctx, id, NULL, 1, 0, &client, &b);
     int rc = 0;
     if (!st)
         rc = up ? ocisbx_backend_write_from_path(b, spath, lpath) : ocisbx_backend_read_to_path(b, spath, lpath);

@@ -970,17 +970,29 @@ int ocisbx_harness_call_json(ocisbx_harness *h, const char *tool, const char *ar
         char *reason = NULL;
         int rc = decide(&c, &decision, &reason);
         const char *verdict = "deny";
+        bool asked = false; /* a held call that a person answered */
         if (rc) {
             backend_failure(&c, rc);
         } else if (decision == OCISBX_GATE_HOLD) {
+            /* the person sees the arguments and the reason as the records do: secrets redacted */
             char *args = cJSON_PrintUnformatted(c.args);
-            int ok = h->approve ? h->approve(c.tool->name, c.tool->label, args ? args : "{}", reason, h->approve_ud)
+            char *shown = args ? redact(h, &c.call_env, args, strlen(args), NULL) : NULL;
+            char *why = reason ? redact(h, &c.call_env, reason, strlen(reason), NULL) : NULL;
+            int ok = h->approve ? h->approve(c.tool->name, c.tool->label, shown ? shown : "{}", why, h->approve_ud)
                                 : 0;
             free(args);
-            if (!h->approve) {
+            free(shown);
+            free(why);
+            if (!h->approve || ok < 0) {
+                /* no one could be asked; the callback's error says why */
+                const char *m = ok < 0 ? ocisbx_error_message(ocisbx_error_last()) : NULL;
+                char text[768];
+                snprintf(text, sizeof text, "held for a person's approval, but no one could be asked%s%s",
+                         m && m[0] ? ": " : "", m && m[0] ? m : "");
                 free(reason);
-                reason = ocisbx_strdup("held for a person's approval, but no one could be asked");
+                reason = ocisbx_strdup(text);
             }
+            asked = h->approve && ok >= 0;
             verdict = ok == 1 ? "approved" : "refused";
         } else {
             verdict = decision == OCISBX_GATE_ALLOW ? "allow" : "deny";
@@ -992,8 +1004,9 @@ int ocisbx_harness_call_json(ocisbx_harness *h, const char *tool, const char *ar
                 c.ev.duration_ms = ocisbx_time_monotonic_ms() - t0;
             } else {
                 tool_error(&c, "denied", OCISBX_EDENIED,
-                           !strcmp(verdict, "refused") ? "the call was refused by a person: %s"
-                                                       : "the call was denied by the gate: %s",
+                           !strcmp(verdict, "refused")
+                               ? (asked ? "the call was refused by a person: %s" : "the call was not run: %s")
+                               : "the call was denied by the gate: %s",
                            reason ? reason : "no reason given");
             }
             int rrc = record(&c, verdict, reason);

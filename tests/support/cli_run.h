@@ -20,6 +20,26 @@ typedef struct cli_result {
 int cli_run(const char *const *args, const char *stdin_data, const char *const *env, cli_result *out);
 void cli_result_free(cli_result *r);
 
+/* The child's controlling terminal. */
+typedef enum cli_tty {
+    CLI_TTY_INHERIT = 0, /* the test's own, if it has one (cli_run) */
+    CLI_TTY_NONE = 1,    /* a new session without one: opening /dev/tty fails */
+    CLI_TTY_PTY = 2      /* a new pseudo-terminal (stdin, stdout, stderr stay files) */
+} cli_tty;
+
+typedef struct cli_run_options {
+    const char *stdin_data; /* may be NULL */
+    const char *const *env; /* may be NULL */
+    cli_tty tty;
+    const char *tty_prompt; /* CLI_TTY_PTY: when this text has come on the terminal... */
+    const char *tty_answer; /* ...this is typed (e.g. "y\n"); NULL: nothing is */
+    char *tty_out;          /* CLI_TTY_PTY: all the terminal showed (free()) */
+    int timeout_s;          /* the child is killed after this (0: 120) */
+} cli_run_options;
+
+/* cli_run with a terminal of choice. o may be NULL (as cli_run). */
+int cli_run_ex(const char *const *args, cli_run_options *o, cli_result *out);
+
 #define CLI_RUN(r, ...)                                      \
     do {                                                     \
         const char *const cli_args_[] = {__VA_ARGS__, NULL}; \
