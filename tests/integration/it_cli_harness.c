@@ -302,7 +302,7 @@ static void write_read_and_statuses(void **state)
     assert_string_equal(error_code(j), "invalid_arguments");
     cJSON_Delete(j);
     cli_result_free(&r);
-    CALL(w, &r, "read", "{\"path\": \"/etc/passwd\"}");
+    CALL(w, &r, "read", "{\"path\": \"../../outside.txt\"}");
     expect_status(&r, 1, "outside");
     j = result(&r);
     assert_string_equal(error_code(j), "outside_workspace");
