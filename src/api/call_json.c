@@ -18,11 +18,8 @@ static char *error_json(int rc)
         cJSON_AddNumberToObject(err, "status", ocisbx_error_http_status(e)) &&
         cJSON_AddStringToObject(err, "message", ocisbx_error_message(e)) &&
         (rid ? cJSON_AddStringToObject(err, "requestId", rid) != NULL
-             : cJSON_AddNullToObject(err, "requestId") != NULL)) {
-        char *t = cJSON_PrintUnformatted(root);
-        text = t ? ocisbx_strdup(t) : NULL;
-        cJSON_free(t);
-    }
+             : cJSON_AddNullToObject(err, "requestId") != NULL))
+        ocisbx_json_print(root, &text);
     cJSON_Delete(root);
     return text;
 }
@@ -58,10 +55,16 @@ static int call(ocisbx_client *c, const char *operation, const char *params_json
 
     cJSON *pj = NULL;
     if (params_json && params_json[0]) {
-        pj = cJSON_Parse(params_json);
+        /* the codec the models and the harness use: one whole object */
+        char sentinel[4];
+        pj = ocisbx_json_parse_nul(params_json, strlen(params_json), true, sentinel, NULL);
         if (!cJSON_IsObject(pj)) {
             cJSON_Delete(pj);
             return ocisbx_fail(OCISBX_EPARSE, "call_json %s: params are not a JSON object", r->name);
+        }
+        if (sentinel[0]) { /* a parameter would be cut at the NUL */
+            cJSON_Delete(pj);
+            return ocisbx_fail(OCISBX_EPARSE, "call_json %s: a parameter holds a NUL byte (\\u0000)", r->name);
         }
     }
     ocisbx_param params[OCISBX_MAX_PARAMS];

@@ -1,5 +1,4 @@
 /* The model core: schema checks, parsing, JSON text, typed field access. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,41 +10,9 @@
  * recursing deep (cJSON itself limits nesting to 1000). */
 #define MAX_MODEL_DEPTH 8
 
-static const char *json_type_name(const cJSON *j)
-{
-    if (cJSON_IsString(j))
-        return "string";
-    if (cJSON_IsNumber(j))
-        return "number";
-    if (cJSON_IsBool(j))
-        return "boolean";
-    if (cJSON_IsArray(j))
-        return "array";
-    if (cJSON_IsObject(j))
-        return "object";
-    if (cJSON_IsNull(j))
-        return "null";
-    return "invalid";
-}
-
-bool ocisbx_json_int64(const cJSON *j, int64_t *out)
-{
-    if (!cJSON_IsNumber(j))
-        return false;
-    double d = j->valuedouble;
-    /* 2^63 as a double: anything at or above does not fit */
-    if (!isfinite(d) || d < -9223372036854775808.0 || d >= 9223372036854775808.0)
-        return false;
-    if ((double)(int64_t)d != d)
-        return false; /* a fraction (no libm needed) */
-    if (out)
-        *out = (int64_t)d;
-    return true;
-}
-
 static int bad_type(const char *model, const char *path, const char *want, const cJSON *got)
 {
-    return ocisbx_fail(OCISBX_EPARSE, "%s.%s: expected %s, got %s", model, path, want, json_type_name(got));
+    return ocisbx_fail(OCISBX_EPARSE, "%s.%s: expected %s, got %s", model, path, want, ocisbx_json_type_name(got));
 }
 
 static int validate_at(const ocisbx_model_def *def, const cJSON *j, const char *prefix, int depth);
@@ -56,7 +23,7 @@ static int validate_env(const char *model, const char *path, const cJSON *v)
         const cJSON *e;
         cJSON_ArrayForEach(e, v) if (!cJSON_IsString(e) && !cJSON_IsNull(e)) return ocisbx_fail(
             OCISBX_EPARSE, "%s.%s.%s: expected string, got %s", model, path, e->string ? e->string : "?",
-            json_type_name(e));
+            ocisbx_json_type_name(e));
         return 0;
     }
     if (!cJSON_IsArray(v))
@@ -67,15 +34,15 @@ static int validate_env(const char *model, const char *path, const cJSON *v)
     {
         if (!cJSON_IsObject(e))
             return ocisbx_fail(OCISBX_EPARSE, "%s.%s[%d]: expected object, got %s", model, path, i,
-                               json_type_name(e));
+                               ocisbx_json_type_name(e));
         const cJSON *n = cJSON_GetObjectItemCaseSensitive(e, "name");
         const cJSON *val = cJSON_GetObjectItemCaseSensitive(e, "value");
         if (!cJSON_IsString(n))
             return ocisbx_fail(OCISBX_EPARSE, "%s.%s[%d].name: expected string, got %s", model, path, i,
-                               n ? json_type_name(n) : "nothing");
+                               n ? ocisbx_json_type_name(n) : "nothing");
         if (val && !cJSON_IsString(val) && !cJSON_IsNull(val))
             return ocisbx_fail(OCISBX_EPARSE, "%s.%s[%d].value: expected string, got %s", model, path, i,
-                               json_type_name(val));
+                               ocisbx_json_type_name(val));
         i++;
     }
     return 0;
@@ -109,7 +76,7 @@ static int validate_field(const char *model, const ocisbx_field_def *f, const cJ
         {
             if (!cJSON_IsString(e))
                 return ocisbx_fail(OCISBX_EPARSE, "%s.%s[%d]: expected string, got %s", model, path, i,
-                                   json_type_name(e));
+                                   ocisbx_json_type_name(e));
             i++;
         }
         return 0;
@@ -158,7 +125,7 @@ static int validate_at(const ocisbx_model_def *def, const cJSON *j, const char *
     if (!cJSON_IsObject(j)) {
         if (prefix[0])
             return bad_type(top_model, prefix, "object", j);
-        return ocisbx_fail(OCISBX_EPARSE, "%s: expected a JSON object, got %s", top_model, json_type_name(j));
+        return ocisbx_fail(OCISBX_EPARSE, "%s: expected a JSON object, got %s", top_model, ocisbx_json_type_name(j));
     }
     for (size_t i = 0; i < def->nfields; i++) {
         const ocisbx_field_def *f = &def->fields[i];
@@ -235,7 +202,7 @@ int ocisbx_model_parse(const ocisbx_model_def *def, const char *text, size_t len
         return ocisbx_fail(OCISBX_EINVAL, "%s: no JSON text", def->name);
     char sentinel[4];
     const char *at = NULL;
-    cJSON *j = ocisbx_json_parse_nul(text, len, sentinel, &at);
+    cJSON *j = ocisbx_json_parse_nul(text, len, false, sentinel, &at);
     if (!j) {
         size_t off = (at && at >= text && at <= text + len) ? (size_t)(at - text) : 0;
         return ocisbx_fail(OCISBX_EPARSE, "%s: malformed JSON near byte %zu", def->name, off);

@@ -10,6 +10,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "util/json.h"
+
 #include "util/internal.h"
 
 typedef enum ocisbx_ftype {
@@ -120,15 +122,8 @@ int ocisbx_model_append_env(ocisbx_model *m, const char *field, const char *name
  * the field is absent or not a string. */
 const char *ocisbx_model_bytes(const ocisbx_model *m, const cJSON *v, size_t *len);
 
-/* nul_escape.c: parses JSON text keeping \u0000 in strings. *sentinel gets
- * the UTF-8 of the stand-in code point ("" when the text had none). */
-cJSON *ocisbx_json_parse_nul(const char *text, size_t len, char sentinel[4], const char **error_at);
-/* Builds m->nuls from the tree (m->sentinel set). */
+/* nul_escape.c: builds m->nuls from a tree parsed with
+ * ocisbx_json_parse_nul (util/json.h; m->sentinel set). */
 int ocisbx_model_collect_nuls(ocisbx_model *m);
-/* Replaces each sentinel in printed JSON with \u0000 (in place, *s may move). */
-int ocisbx_json_unescape_sentinel(char **s, const char sentinel[4]);
-
-/* cJSON's number as int64 when it is integral and in range. */
-bool ocisbx_json_int64(const cJSON *j, int64_t *out);
 
 #endif

@@ -14,6 +14,7 @@
 #include "ocisbx/harness.h"
 #include "util/glob.h"
 #include "util/internal.h"
+#include "util/json.h"
 
 #define REDACTED "[REDACTED]"
 
@@ -866,30 +867,22 @@ static int record(call *c, const char *decision, const char *reason)
     return rc;
 }
 
-static char *error_json(const char *code, const char *message)
-{
-    cJSON *o = cJSON_CreateObject(), *e = cJSON_AddObjectToObject(o, "error");
-    cJSON_AddStringToObject(e, "code", code);
-    cJSON_AddStringToObject(e, "message", message);
-    char *text = cJSON_PrintUnformatted(o);
-    cJSON_Delete(o);
-    return text;
-}
-
 /* The result as the library's string (ocisbx_free), secrets redacted. */
 static char *finish(call *c)
 {
-    char *text;
+    char *text = NULL;
     if (c->err_code) {
         char *msg = redact(c->h, &c->call_env, c->err_msg, strlen(c->err_msg), NULL);
-        text = error_json(c->err_code, msg ? msg : c->err_msg);
+        cJSON *o = cJSON_CreateObject(), *e = cJSON_AddObjectToObject(o, "error");
+        if (cJSON_AddStringToObject(e, "code", c->err_code) &&
+            cJSON_AddStringToObject(e, "message", msg ? msg : c->err_msg))
+            ocisbx_json_print(o, &text);
+        cJSON_Delete(o);
         free(msg);
     } else {
-        text = cJSON_PrintUnformatted(c->result);
+        ocisbx_json_print(c->result, &text);
     }
-    char *out = text ? ocisbx_strdup(text) : NULL;
-    free(text);
-    return out;
+    return text;
 }
 
 static void call_free(call *c)

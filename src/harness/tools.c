@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "util/internal.h"
+#include "util/json.h"
 
 #define OBJ(props, req) \
     "{\"type\":\"object\",\"properties\":{" props "},\"required\":[" req "],\"additionalProperties\":false}"
@@ -181,30 +182,11 @@ int harness_tools_json(int format, char **out)
 }
 
 /* ---- validation --------------------------------------------------------------- */
-static const char *json_type_name(const cJSON *v)
-{
-    if (cJSON_IsString(v))
-        return "a string";
-    if (cJSON_IsBool(v))
-        return "a boolean";
-    if (cJSON_IsNull(v))
-        return "null";
-    if (cJSON_IsNumber(v))
-        return "a number";
-    if (cJSON_IsArray(v))
-        return "an array";
-    return "an object";
-}
-
 static bool is_integer(const cJSON *v)
 {
-    if (!cJSON_IsNumber(v))
-        return false;
-    double d = v->valuedouble;
-    /* within +-2^53 (NaN fails both tests), and no fraction; no libm needed */
-    if (!(d >= -9007199254740992.0 && d <= 9007199254740992.0))
-        return false;
-    return d == (double)(int64_t)d;
+    /* in range for the tools (the schemas' maximum is far lower anyway) */
+    int64_t i;
+    return ocisbx_json_int64(v, &i) && i >= -9007199254740992LL && i <= 9007199254740992LL;
 }
 
 /* Checks one property value against its schema; false with msg set. */
@@ -215,7 +197,7 @@ static bool check_value(const char *tool, const char *name, const cJSON *v, cons
     const cJSON *max = cJSON_GetObjectItemCaseSensitive(ps, "maximum");
     if (!strcmp(type, "string")) {
         if (!cJSON_IsString(v)) {
-            snprintf(msg, cap, "%s: argument \"%s\" must be a string, not %s", tool, name, json_type_name(v));
+            snprintf(msg, cap, "%s: argument \"%s\" must be a string, not %s", tool, name, ocisbx_json_type_name(v));
             return false;
         }
         const cJSON *minlen = cJSON_GetObjectItemCaseSensitive(ps, "minLength");
@@ -247,13 +229,13 @@ static bool check_value(const char *tool, const char *name, const cJSON *v, cons
     if (!strcmp(type, "boolean")) {
         if (cJSON_IsBool(v))
             return true;
-        snprintf(msg, cap, "%s: argument \"%s\" must be true or false, not %s", tool, name, json_type_name(v));
+        snprintf(msg, cap, "%s: argument \"%s\" must be true or false, not %s", tool, name, ocisbx_json_type_name(v));
         return false;
     }
     if (!strcmp(type, "integer")) {
         if (!is_integer(v)) {
             snprintf(msg, cap, "%s: argument \"%s\" must be an integer, not %s", tool, name,
-                     cJSON_IsNumber(v) ? "a fraction" : json_type_name(v));
+                     cJSON_IsNumber(v) ? "a fraction" : ocisbx_json_type_name(v));
             return false;
         }
         if ((min && v->valuedouble < min->valuedouble) || (max && v->valuedouble > max->valuedouble)) {
@@ -270,7 +252,7 @@ static bool check_value(const char *tool, const char *name, const cJSON *v, cons
     /* object with string values (exec's env) */
     if (!cJSON_IsObject(v)) {
         snprintf(msg, cap, "%s: argument \"%s\" must be an object of names to string values, not %s", tool, name,
-                 json_type_name(v));
+                 ocisbx_json_type_name(v));
         return false;
     }
     const cJSON *e;
@@ -280,7 +262,7 @@ static bool check_value(const char *tool, const char *name, const cJSON *v, cons
         ocisbx_escape_shown(e->string, shown, sizeof shown);
         if (!cJSON_IsString(e)) {
             snprintf(msg, cap, "%s: argument \"%s\": the value of \"%s\" must be a string, not %s", tool, name, shown,
-                     json_type_name(e));
+                     ocisbx_json_type_name(e));
             return false;
         }
         /* a name the shell can export: letters, digits, _; not starting with a digit */
@@ -304,17 +286,15 @@ int harness_args_check(const harness_tool *t, const char *args_json, size_t len,
         snprintf(msg, cap, "%s: the arguments are larger than %d bytes", t->name, HARNESS_ARGS_MAX);
         return OCISBX_EINVAL;
     }
-    const char *end = NULL;
-    cJSON *a = cJSON_ParseWithLengthOpts(args_json ? args_json : "", args_json ? len : 0, &end, false);
-    if (a) {
-        /* nothing but white space may follow the object */
-        const char *stop = args_json + len;
-        while (end < stop && (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r'))
-            end++;
-        if (end != stop) {
-            cJSON_Delete(a);
-            a = NULL;
-        }
+    /* the library's codec: one whole value, nothing but white space after it */
+    char sentinel[4];
+    cJSON *a = ocisbx_json_parse_nul(args_json ? args_json : "", args_json ? len : 0, true, sentinel, NULL);
+    if (a && sentinel[0]) {
+        /* a \u0000 would silently cut the string short (a write losing its tail) */
+        snprintf(msg, cap, "%s: the arguments hold a NUL character (\\u0000), which no tool takes: write text",
+                 t->name);
+        cJSON_Delete(a);
+        return OCISBX_EINVAL;
     }
     if (!a) {
         snprintf(msg, cap, "%s: the arguments are not valid JSON (expected an object such as %s)", t->name,
@@ -322,7 +302,7 @@ int harness_args_check(const harness_tool *t, const char *args_json, size_t len,
         return OCISBX_EINVAL;
     }
     if (!cJSON_IsObject(a)) {
-        snprintf(msg, cap, "%s: the arguments must be a JSON object, not %s", t->name, json_type_name(a));
+        snprintf(msg, cap, "%s: the arguments must be a JSON object, not %s", t->name, ocisbx_json_type_name(a));
         cJSON_Delete(a);
         return OCISBX_EINVAL;
     }

@@ -296,6 +296,15 @@ static void write_read_and_statuses(void **state)
     assert_string_equal(error_code(j), "invalid_arguments");
     cJSON_Delete(j);
     cli_result_free(&r);
+    /* a \u0000 would cut the content short: refused, nothing written */
+    CALL(w, &r, "write", "{\"path\": \"nul.txt\", \"content\": \"a\\u0000b\"}");
+    expect_status(&r, 1, "NUL in the arguments");
+    j = result(&r);
+    assert_string_equal(error_code(j), "invalid_arguments");
+    assert_non_null(strstr(error_message(j), "NUL"));
+    cJSON_Delete(j);
+    cli_result_free(&r);
+    assert_null(ws_file(w, "nul.txt"));
     CALL(w, &r, "fetch", "{}");
     expect_status(&r, 1, "unknown tool");
     j = result(&r);

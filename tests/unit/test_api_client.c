@@ -566,6 +566,18 @@ static void test_call_json(void **state)
                      OCISBX_EINVAL);
     ocisbx_free(out);
     assert_int_equal(ths_count(f->srv), 3);
+    /* params go through the library's one codec (util/json.h), as the
+     * harness's arguments do: one whole object, no NUL that would cut an id
+     * short; refused before anything is sent */
+    assert_int_equal(ocisbx_client_call_json(f->c, "GetSandbox", "{\"sandboxId\":\"s\"} trailing", NULL, &out),
+                     OCISBX_EPARSE);
+    assert_non_null(strstr(out, "not a JSON object"));
+    ocisbx_free(out);
+    assert_int_equal(ocisbx_client_call_json(f->c, "GetSandbox", "{\"sandboxId\":\"s\\u0000x\"}", NULL, &out),
+                     OCISBX_EPARSE);
+    assert_non_null(strstr(out, "NUL"));
+    ocisbx_free(out);
+    assert_int_equal(ths_count(f->srv), 3);
 }
 
 /* if-match on update, stop, extend and snapshot delete; the snapshot body;
