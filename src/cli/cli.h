@@ -91,6 +91,9 @@ int cli_open_backend(cli_ctx *ctx, const char *sandbox_id, const char *local_dir
  * progress line for each retry wait (from the transport's retry callback);
  * with --debug sets the library's debug log on stderr (main calls it once). */
 void cli_progress_setup(const cli_ctx *ctx);
+/* The library's warnings (and errors) on stderr also without --debug, for
+ * commands whose warnings matter (harness: a host shell nothing gates). */
+void cli_log_warnings(const cli_ctx *ctx);
 /* SIGINT/SIGTERM handlers that set a flag (main installs them once). */
 void cli_signals_install(void);
 /* The cancel callback given to every transport: non-zero once a signal came. */

@@ -162,6 +162,12 @@ void cli_progress_setup(const cli_ctx *ctx)
         ocisbx_set_log(debug_log, OCISBX_LOG_DEBUG, NULL);
 }
 
+void cli_log_warnings(const cli_ctx *ctx)
+{
+    if (!ctx->g.debug)
+        ocisbx_set_log(debug_log, OCISBX_LOG_WARN, NULL);
+}
+
 int cli_opt_value(int argc, char **argv, int *i, const char *name, const char **value)
 {
     const char *arg = argv[*i];

@@ -87,6 +87,8 @@ static int sub_tools(int argc, char **argv)
             if (r < 0)
                 return CLI_EXIT_USAGE;
             format = v;
+        } else if (argv[i][0] != '-') {
+            return cli_error(CLI_EXIT_USAGE, "harness tools: unexpected argument %s", argv[i]);
         } else {
             return cli_unknown_option("harness tools", argv[i]);
         }
@@ -230,6 +232,7 @@ static int sub_backend(cli_ctx *ctx, int argc, char **argv, bool calls)
     ocisbx_client *client = NULL;
     ocisbx_backend *b = NULL;
     ocisbx_harness *h = NULL;
+    cli_log_warnings(ctx);
     st = cli_open_backend(ctx, o.sandbox_id, o.local_dir, o.isolate, 0, &client, &b);
     if (!st && ocisbx_harness_new(b, o.ho, &h))
         st = cli_fail_last();
