@@ -452,9 +452,12 @@ static void require_person_on_a_terminal(void **state)
         int status;
     } cases[] = {{"y\n", "yes-marker", 0}, {"n\n", "no-marker", 1}, {"\n", "empty-marker", 1}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        /* the model typed a secret's value: the person is not shown it either */
         char args_json[200];
-        snprintf(args_json, sizeof args_json, "{\"command\": \"echo ran; touch %s\"}", cases[i].marker);
-        const char *const args[] = {"--require-person", "workspace.exec", "exec", args_json, NULL};
+        snprintf(args_json, sizeof args_json, "{\"command\": \"echo ran; touch %s # pty-secret-31337\"}",
+                 cases[i].marker);
+        const char *const args[] = {
+            "--require-person", "workspace.exec", "--secret-env", "S=pty-secret-31337", "exec", args_json, NULL};
         cli_run_options o = {0};
         o.tty = CLI_TTY_PTY;
         o.tty_prompt = "[y/N]";
@@ -468,6 +471,8 @@ static void require_person_on_a_terminal(void **state)
         assert_non_null(strstr(o.tty_out, "workspace.exec"));
         assert_non_null(strstr(o.tty_out, cases[i].marker));
         assert_non_null(strstr(o.tty_out, "[y/N]"));
+        assert_null(strstr(o.tty_out, "pty-secret-31337"));
+        assert_non_null(strstr(o.tty_out, "[REDACTED]"));
         cJSON *j = result(&r);
         char *m = ws_file(w, cases[i].marker);
         if (cases[i].status == 0) {
