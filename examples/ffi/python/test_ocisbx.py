@@ -364,6 +364,12 @@ class EmulatorTests(HarnessContract, unittest.TestCase):
                                        config_file=saved["OCI_CONFIG_FILE"], region="xx-test-1")
             self.assertEqual(b.label, "oci-sandbox:xx-test-1/" + self.b.sandbox_id)
             b.close()
+            # transport settings reach the client the package builds
+            with self.assertRaises(ocisbx.Error) as cm:
+                ocisbx.Backend.connect(self.b.sandbox_id, endpoint=saved["OCI_SANDBOX_ENDPOINT"],
+                                       config_file=saved["OCI_CONFIG_FILE"], max_attempts=0)
+            self.assertEqual(cm.exception.code, "EINVAL")
+            self.assertIn("max attempts", str(cm.exception))
         finally:
             os.environ.update(saved)
 

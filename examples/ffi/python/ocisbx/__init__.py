@@ -24,6 +24,11 @@ __all__ = ["Error", "Backend", "Harness", "version", "library_path", "verify_evi
 
 library_path = _native.path
 
+# Once per process, before any thread uses the library (common.h); never
+# cleaned up: objects may still be freed during interpreter exit.
+if lib.ocisbx_global_init() < 0:
+    raise ImportError("ocisbx: ocisbx_global_init failed")
+
 
 def version():
     """The running library's version ("0.1.0")."""
@@ -313,10 +318,17 @@ class Backend:
     """A workspace: an OCI sandbox (create / connect) or a local directory.
 
     Options (keyword arguments, each else the environment, else the library's
-    default): region, endpoint, profile, config_file, runtime, shape,
-    expiration, warmpool, display_name, env (dict), secret_env (dict),
+    default): region ($OCI_SANDBOX_REGION), endpoint ($OCI_SANDBOX_ENDPOINT),
+    profile ($OCI_SANDBOX_PROFILE), config_file ($OCI_CONFIG_FILE, else
+    ~/.oci/config), runtime, shape, expiration ($OCI_SANDBOX_RUNTIME, _SHAPE,
+    _EXPIRATION), warmpool, display_name, env (dict), secret_env (dict),
     max_output_bytes, ready_timeout_ms, poll_interval_ms, cancel (a callable
-    polled while a call blocks; true cancels), and for local: isolation,
+    polled while a call blocks; true cancels); for the REST client: auth
+    ("api_key", "security_token", "instance_principal",
+    "resource_principal"; default from the config file), connect_timeout_ms,
+    read_timeout_ms, stream_idle_timeout_ms, deadline_ms, max_attempts,
+    retries (bool), ca_bundle, allow_plain_http (default: for an http://
+    endpoint; loopback only), user_agent_suffix; for local: isolation,
     network.
 
     Use it in a with block, or call close(): a created sandbox is deleted
