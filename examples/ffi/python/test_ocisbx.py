@@ -16,6 +16,8 @@ import gc
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -295,6 +297,29 @@ class LocalTests(HarnessContract, unittest.TestCase):
         self.assertTrue(str(cm.exception))
         self.assertLess(cm.exception.errno, 0)
 
+    def test_library_lookup(self):
+        here = os.path.dirname(os.path.abspath(__file__))
+        env = dict(os.environ, OCISBX_LIBRARY=os.path.join(self.scratch, "no-such-libocisbx.so"))
+        p = subprocess.run([sys.executable, "-c", "import ocisbx"], cwd=here, env=env,
+                           capture_output=True, text=True)
+        # $OCISBX_LIBRARY set: it alone is tried, and the failure says so
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("OCISBX_LIBRARY", p.stderr)
+        self.assertIn("no-such-libocisbx.so", p.stderr)
+        env.pop("OCISBX_LIBRARY")
+        p = subprocess.run([sys.executable, "-c", "from ocisbx import _native; print(_native.candidates())"],
+                           cwd=here, env=env, capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        cands = eval(p.stdout)
+        self.assertEqual(cands[-1], "libocisbx.so")  # the system's, last
+        root = os.path.realpath(os.path.join(here, "..", "..", ".."))  # examples/ffi/python -> the repository
+        in_tree = os.path.join(root, "build", "libocisbx.so")
+        if os.path.exists(in_tree):
+            self.assertEqual(cands[0], in_tree)  # the build tree before the system
+        for c in cands[:-1]:
+            if c.startswith(root + os.sep):
+                self.assertEqual(os.path.dirname(c), os.path.join(root, "build"))
+
     def test_unknown_option(self):
         with self.assertRaises(TypeError):
             ocisbx.Backend.local(self.workspace, colour="blue")
@@ -335,6 +360,15 @@ class EmulatorTests(HarnessContract, unittest.TestCase):
             ocisbx.Backend.connect(sid)
         self.assertEqual(cm.exception.status, 404)
         self.assertEqual(cm.exception.code, "ENOTFOUND")
+
+    def test_dropped_backend_deletes(self):
+        b = ocisbx.Backend.create(expiration="PT30M", poll_interval_ms=100)
+        sid = b.sandbox_id
+        del b  # no close(): __del__ frees, and ocisbx_backend_free closes (deletes) first
+        gc.collect()
+        with self.assertRaises(ocisbx.Error) as cm:
+            ocisbx.Backend.connect(sid)
+        self.assertEqual(cm.exception.status, 404)
 
     def test_error_attributes(self):
         missing = "ocid1.sandbox.oc1.us-chicago-1.aaaaaaaanosuchsandbox"
