@@ -48,11 +48,11 @@ class HarnessContract:
 
     def setUp(self):
         self.scratch = tempfile.mkdtemp(prefix="ocisbx-pytest-")
+        self.addCleanup(shutil.rmtree, self.scratch, True)  # also when make_backend fails
         self.b = self.make_backend()
 
     def tearDown(self):
         self.b.close()
-        shutil.rmtree(self.scratch, ignore_errors=True)
 
     def exists(self, path):
         """Whether a workspace path exists, asked through an allowing harness."""
@@ -268,14 +268,11 @@ class HarnessContract:
 class LocalTests(HarnessContract, unittest.TestCase):
     def make_backend(self):
         self.workspace = tempfile.mkdtemp(prefix="ocisbx-pyws-")
+        self.addCleanup(shutil.rmtree, self.workspace, True)
         if os.geteuid() == 0:
             # as root an isolated workspace owned by root is refused (the runner's rule)
             os.chown(self.workspace, NOBODY, NOBODY)
         return ocisbx.Backend.local(self.workspace)
-
-    def tearDown(self):
-        super().tearDown()
-        shutil.rmtree(self.workspace, ignore_errors=True)
 
     def test_local_backend(self):
         self.assertTrue(self.b.label.startswith("local:"), self.b.label)
