@@ -112,6 +112,7 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* the transcript as it happens, also into a pipe */
     loop l = {0};
     const char *local_dir = NULL, *script_path = NULL, *evidence_arg = "agent_loop-evidence.jsonl";
     for (int i = 1; i < argc; i++) {
@@ -220,6 +221,10 @@ int main(int argc, char **argv)
     int n = 0;
     cJSON_ArrayForEach(s, script)
     {
+        if (example_interrupted) {
+            fprintf(stderr, PROG ": interrupted: stopping before step %d\n", n + 1);
+            break;
+        }
         n++;
         const char *say = cJSON_GetStringValue(cJSON_GetObjectItem(s, "say"));
         const char *tool = cJSON_GetStringValue(cJSON_GetObjectItem(s, "tool"));

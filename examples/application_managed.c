@@ -193,6 +193,10 @@ static int wait_for_plan(ocisbx_backend *b, const char *job, unsigned char **pla
             fprintf(stderr, PROG ": the executor ended (exit code %d) without writing plan.md\n", exited ? code : -1);
             return 1;
         }
+        if (example_interrupted) {
+            fprintf(stderr, PROG ": interrupted while waiting for plan.md\n");
+            return 1;
+        }
         if (now_ms() >= end) {
             fprintf(stderr, PROG ": no /workspace/plan.md after %d s\n", PLAN_TIMEOUT_MS / 1000);
             return 1;
@@ -203,6 +207,7 @@ static int wait_for_plan(ocisbx_backend *b, const char *job, unsigned char **pla
 
 int main(int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* the transcript as it happens, also into a pipe */
     session sess = {.file = "application_managed-session.json"};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--session-file") && i + 1 < argc) {
@@ -228,6 +233,7 @@ int main(int argc, char **argv)
     unsigned char *plan = NULL;
     size_t plan_len = 0;
     ocisbx_global_init();
+    example_catch_signals(); /* Ctrl-C: clean up, then exit */
 
     /* 1. the session (Agents API: create session) */
     if (session_create(&sess) != 0) {

@@ -101,6 +101,22 @@ agent_loop_refused)
   check "the error names the last exec" has "$work/err" 'the last exec call did not pass'
   check "the sandbox is deleted" sandbox_gone "$(sandbox_of "$work/out")"
   ;;
+agent_loop_interrupted)
+  # Ctrl-C while a command runs: the command is canceled, the sandbox deleted
+  echo '[{"say": "a long command", "tool": "exec", "arguments": {"command": "sleep 90", "timeout": 120}}]' > script.json
+  setsid "$ex/agent_loop" --approve-all script.json > "$work/out" 2> "$work/err" &
+  pid=$!
+  for _ in $(seq 1 300); do grep -q 'approved by --approve-all' "$work/out" && break; sleep 0.1; done
+  sleep 1
+  t0=$(date +%s)
+  kill -INT "$pid"
+  set +e; wait "$pid"; status=$?; set -e
+  echo "--- agent_loop exited $status after SIGINT; stdout:"; cat "$work/out"; echo "--- stderr:"; cat "$work/err"
+  check "exit status 1" [ "$status" = 1 ]
+  check "it ended soon after the signal" [ $(($(date +%s) - t0)) -lt 20 ]
+  check "the command was canceled" has "$work/out" '"error":{"code"'
+  check "the sandbox is deleted" sandbox_gone "$(sandbox_of "$work/out")"
+  ;;
 application_managed*)
   key="sk-test-$(openssl rand -hex 20)"
   export OPENAI_EXECUTOR_API_KEY=$key

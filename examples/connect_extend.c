@@ -5,6 +5,7 @@
  *
  * A connected backend never deletes the sandbox: close ends only what this
  * program started. Settings: see example_common.h (no project is needed). */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <string.h>
 

@@ -17,6 +17,7 @@
 #ifndef OCISBX_EXAMPLE_COMMON_H
 #define OCISBX_EXAMPLE_COMMON_H
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,8 +77,37 @@ static inline int example_client(ocisbx_client **out)
     return rc;
 }
 
-/* Backend options over client (borrowed). Sandboxes are polled every
- * second while they start. */
+/* Ctrl-C (SIGINT) and SIGTERM set this flag instead of ending the program,
+ * so that it can still delete what it created: the backend's cancel
+ * callback reads it (a create, a running command or a transfer then fails
+ * with OCISBX_ECANCELED) and the examples stop at their next step. */
+static volatile sig_atomic_t example_interrupted;
+
+static inline void example_on_signal(int sig)
+{
+    (void)sig;
+    example_interrupted = 1;
+}
+
+static inline int example_cancel(void *user_data)
+{
+    (void)user_data;
+    return example_interrupted != 0;
+}
+
+static inline void example_catch_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = example_on_signal; /* no SA_RESTART: a blocked read returns */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Backend options over client (borrowed; NULL for a local backend), with
+ * the cancel callback above (example_catch_signals installs the handlers).
+ * Sandboxes are polled every second while they start. */
 static inline int example_backend_options(ocisbx_client *client, ocisbx_backend_options **out)
 {
     int rc = ocisbx_backend_options_new(out);
@@ -85,6 +115,9 @@ static inline int example_backend_options(ocisbx_client *client, ocisbx_backend_
         rc = ocisbx_backend_options_set_client(*out, client);
     if (!rc)
         rc = ocisbx_backend_options_set_poll_interval_ms(*out, 1000);
+    if (!rc)
+        rc = ocisbx_backend_options_set_cancel(*out, example_cancel, NULL);
+    example_catch_signals();
     return rc;
 }
 

@@ -24,7 +24,7 @@ add_test(NAME example_sandbox_quickstart
   COMMAND bash ${_ocisbx_example_runner} ${PROJECT_BINARY_DIR} $<TARGET_FILE:example_sandbox_quickstart>)
 add_test(NAME example_demo COMMAND ${CMAKE_COMMAND} -E env BUILD_DIR=${PROJECT_BINARY_DIR}
   bash ${PROJECT_SOURCE_DIR}/scripts/demo-run)
-foreach(check hello_sandbox agent_loop agent_loop_local agent_loop_refused application_managed
+foreach(check hello_sandbox agent_loop agent_loop_local agent_loop_refused agent_loop_interrupted application_managed
         application_managed_sandbox_delete_fails application_managed_session_delete_fails connect_extend)
   add_test(NAME example_${check} COMMAND bash ${_ocisbx_example_checks} ${check} ${PROJECT_BINARY_DIR})
   list(APPEND _ocisbx_example_tests example_${check})

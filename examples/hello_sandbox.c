@@ -10,6 +10,7 @@
  * Settings: see example_common.h (OCI_CONFIG_FILE, OCI_SANDBOX_PROFILE,
  * OCI_SANDBOX_ENDPOINT or OCI_SANDBOX_REGION, OCI_SANDBOX_PROJECT_ID).
  * Exit status 0 when every step worked and the result is the expected one. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <string.h>
 
@@ -43,6 +44,7 @@ static int step(ocisbx_harness *h, const char *tool, const char *args, char **ou
 
 int main(void)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* the transcript as it happens, also into a pipe */
     const char *project = example_env("OCI_SANDBOX_PROJECT_ID");
     if (!project) {
         fprintf(stderr, PROG ": set OCI_SANDBOX_PROJECT_ID (the project to create the sandbox in)\n");
