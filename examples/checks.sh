@@ -4,6 +4,8 @@
 # case itself runs inside it, with the tenancy's environment) and checks what
 # it printed, what it left behind and what it cleaned up. Exit 0 when every
 # check holds; each failed check names itself on stderr.
+# The helpers below are called through check(), which shellcheck cannot see:
+# shellcheck disable=SC2317
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 case_=$1; build=$(cd "$2" && pwd)
