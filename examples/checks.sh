@@ -144,6 +144,9 @@ application_managed*)
     check "the error names the request id" grep -q 'opc-request-id:\? [A-Za-z0-9]' "$work/err"
     check "the session is deleted all the same" [ ! -e "$work/session.json" ]
     check "the sandbox is still there (its delete failed)" sandbox_running "$id"
+    "$ocisbx" sandbox get --sandbox-id "$id" > "$work/sandbox.json"
+    check "the key is not in the sandbox's own environment" hasnt "$work/sandbox.json" "$key"
+    check "nor its name (per command only)" hasnt "$work/sandbox.json" CODEX_API_KEY
     ;;
   application_managed_session_delete_fails)
     check "exit status non-zero" [ "$status" != 0 ]
