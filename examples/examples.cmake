@@ -1,10 +1,35 @@
-# Each example and the demo run against a fresh local test tenancy.
+# The examples (built by cmake/OcisbxTests.cmake, one program per examples/*.c
+# into build/examples/) and their tests: each runs against a fresh local test
+# tenancy (run-with-tenancy.sh), label "example"; checks.sh holds the checks.
+
+# agent_loop's built-in script: examples/agent_loop_default.json is the one
+# source, compiled in as a byte array (regenerated when the JSON changes).
+set(_ocisbx_agent_json ${PROJECT_SOURCE_DIR}/examples/agent_loop_default.json)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_ocisbx_agent_json})
+file(READ ${_ocisbx_agent_json} _ocisbx_agent_hex HEX)
+string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," _ocisbx_agent_bytes "${_ocisbx_agent_hex}")
+string(REGEX REPLACE "((0x..,){16})" "\\1\n    " _ocisbx_agent_bytes "${_ocisbx_agent_bytes}")
+file(CONFIGURE OUTPUT ${PROJECT_BINARY_DIR}/examples/generated/agent_loop_default.h CONTENT
+"/* Generated from examples/agent_loop_default.json by examples/examples.cmake: do not edit. */
+static const unsigned char agent_loop_default_json[] = {
+    ${_ocisbx_agent_bytes}0x00};
+" @ONLY)
+target_include_directories(example_agent_loop PRIVATE ${PROJECT_BINARY_DIR}/examples/generated)
+target_link_libraries(example_agent_loop PRIVATE PkgConfig::CJSON)
+
 set(_ocisbx_example_runner ${PROJECT_SOURCE_DIR}/examples/run-with-tenancy.sh)
+set(_ocisbx_example_checks ${PROJECT_SOURCE_DIR}/examples/checks.sh)
+set(_ocisbx_example_tests example_sandbox_quickstart example_demo)
 add_test(NAME example_sandbox_quickstart
   COMMAND bash ${_ocisbx_example_runner} ${PROJECT_BINARY_DIR} $<TARGET_FILE:example_sandbox_quickstart>)
 add_test(NAME example_demo COMMAND ${CMAKE_COMMAND} -E env BUILD_DIR=${PROJECT_BINARY_DIR}
   bash ${PROJECT_SOURCE_DIR}/scripts/demo-run)
-set_tests_properties(example_sandbox_quickstart example_demo PROPERTIES LABELS example TIMEOUT 300 RUN_SERIAL TRUE)
+foreach(check hello_sandbox agent_loop agent_loop_local agent_loop_refused agent_loop_interrupted application_managed
+        application_managed_sandbox_delete_fails application_managed_session_delete_fails connect_extend)
+  add_test(NAME example_${check} COMMAND bash ${_ocisbx_example_checks} ${check} ${PROJECT_BINARY_DIR})
+  list(APPEND _ocisbx_example_tests example_${check})
+endforeach()
+set_tests_properties(${_ocisbx_example_tests} PROPERTIES LABELS example TIMEOUT 300 RUN_SERIAL TRUE)
 
 # The C example of docs/harness.md, extracted at build time, run on a fresh
 # local directory (as root, one not owned by root: the local backend wants it).

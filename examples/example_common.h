@@ -1,0 +1,124 @@
+/* What the example programs share: a REST client from the environment, the
+ * backend options over it, and one way to report a failure.
+ *
+ * Settings, as for the OCI CLI and the rest of the library:
+ *   OCI_CONFIG_FILE         the OCI config file (default ~/.oci/config)
+ *   OCI_SANDBOX_PROFILE     its profile (default DEFAULT); a profile with
+ *                           security_token_file signs with the session token
+ *   OCI_SANDBOX_ENDPOINT    the service's base URL, or
+ *   OCI_SANDBOX_REGION      the region (else the profile's region)
+ *   OCI_SANDBOX_PROJECT_ID  the project sandboxes are created in
+ * plus the backend's own (OCI_SANDBOX_RUNTIME, OCI_SANDBOX_SHAPE,
+ * OCI_SANDBOX_EXPIRATION; docs/backend.md).
+ *
+ * The client is built here rather than by the backend only to opt in to plain
+ * http, which the library honours for a loopback endpoint alone (the local
+ * test tenancy): against the service everything is https as always. */
+#ifndef OCISBX_EXAMPLE_COMMON_H
+#define OCISBX_EXAMPLE_COMMON_H
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ocisbx/ocisbx.h>
+
+static inline const char *example_env(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+/* "PROG: WHAT: <the library's message> (HTTP <status>, opc-request-id <id>)"
+ * on stderr; returns 1 (the exit status of a failed example). */
+static inline int example_fail(const char *prog, const char *what)
+{
+    const ocisbx_error *e = ocisbx_error_last();
+    const char *msg = ocisbx_error_message(e), *id = ocisbx_error_request_id(e);
+    fprintf(stderr, "%s: %s: %s [%s", prog, what, msg, ocisbx_status_name(ocisbx_error_code(e)));
+    if (ocisbx_error_http_status(e))
+        fprintf(stderr, ", HTTP %d", ocisbx_error_http_status(e));
+    if (id && !strstr(msg, id)) /* the message names it as a rule */
+        fprintf(stderr, ", opc-request-id %s", id);
+    fprintf(stderr, "]\n");
+    return 1;
+}
+
+/* A client from the config file, profile, endpoint or region above. */
+static inline int example_client(ocisbx_client **out)
+{
+    ocisbx_config *cfg = NULL;
+    ocisbx_credentials *creds = NULL;
+    ocisbx_http_options *http = NULL;
+    ocisbx_client_options *opts = NULL;
+    *out = NULL;
+    int rc = ocisbx_config_load(NULL, example_env("OCI_SANDBOX_PROFILE"), &cfg);
+    if (!rc)
+        rc = ocisbx_credentials_new(ocisbx_config_get(cfg, "security_token_file") ? OCISBX_AUTH_SECURITY_TOKEN
+                                                                                  : OCISBX_AUTH_API_KEY,
+                                    cfg, &creds);
+    if (!rc)
+        rc = ocisbx_http_options_new(&http);
+    if (!rc) /* honoured for loopback hosts only */
+        rc = ocisbx_http_options_set_allow_plain_http(http, 1);
+    if (!rc)
+        rc = ocisbx_client_options_new(&opts);
+    if (!rc)
+        rc = ocisbx_client_options_set_credentials(opts, creds);
+    if (!rc)
+        rc = ocisbx_client_options_set_http_options(opts, http);
+    if (!rc)
+        rc = ocisbx_client_new(opts, out);
+    ocisbx_client_options_free(opts);
+    ocisbx_http_options_free(http);
+    ocisbx_credentials_free(creds); /* the client keeps its own reference */
+    ocisbx_config_free(cfg);
+    return rc;
+}
+
+/* Ctrl-C (SIGINT) and SIGTERM set this flag instead of ending the program,
+ * so that it can still delete what it created: the backend's cancel
+ * callback reads it (a create, a running command or a transfer then fails
+ * with OCISBX_ECANCELED) and the examples stop at their next step. */
+static volatile sig_atomic_t example_interrupted;
+
+static inline void example_on_signal(int sig)
+{
+    (void)sig;
+    example_interrupted = 1;
+}
+
+static inline int example_cancel(void *user_data)
+{
+    (void)user_data;
+    return example_interrupted != 0;
+}
+
+static inline void example_catch_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = example_on_signal; /* no SA_RESTART: a blocked read returns */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Backend options over client (borrowed; NULL for a local backend), with
+ * the cancel callback above (example_catch_signals installs the handlers).
+ * Sandboxes are polled every second while they start. */
+static inline int example_backend_options(ocisbx_client *client, ocisbx_backend_options **out)
+{
+    int rc = ocisbx_backend_options_new(out);
+    if (!rc && client)
+        rc = ocisbx_backend_options_set_client(*out, client);
+    if (!rc)
+        rc = ocisbx_backend_options_set_poll_interval_ms(*out, 1000);
+    if (!rc)
+        rc = ocisbx_backend_options_set_cancel(*out, example_cancel, NULL);
+    example_catch_signals();
+    return rc;
+}
+
+#endif
