@@ -92,6 +92,17 @@ OCISBX_API const char *ocisbx_client_last_request_id(const ocisbx_client *c);
  * instead of a generated one; used once. NULL clears it. */
 OCISBX_API int ocisbx_client_set_next_request_id(ocisbx_client *c, const char *id);
 
+/* A deadline for every call of this client, on the monotonic clock of
+ * ocisbx_time_monotonic_ms (0: none, the default): a call still blocked
+ * then (a request in flight, a retry wait, a stream, a waiter) ends with
+ * OCISBX_ECANCELED, as if the cancel callback had said so, and so does
+ * every call made after it until the deadline is changed. For bounding
+ * one operation: set it before, clear it after. */
+OCISBX_API int ocisbx_client_set_deadline(ocisbx_client *c, int64_t monotonic_ms);
+/* 1 when the client has a deadline and it has passed (to tell a call that
+ * ended at its deadline from one the cancel callback stopped), else 0. */
+OCISBX_API int ocisbx_client_deadline_passed(const ocisbx_client *c);
+
 /* ---- models: Sandbox and SandboxSummary -------------------------------------- */
 typedef struct ocisbx_sandbox ocisbx_sandbox;
 OCISBX_API int ocisbx_sandbox_from_json(const char *json, size_t len, ocisbx_sandbox **out);

@@ -183,6 +183,29 @@ static int resolve_endpoint(const ocisbx_client_options *o, ocisbx_credentials *
     return ocisbx_endpoint_for_region(region, out);
 }
 
+static int client_canceled(void *ud)
+{
+    const ocisbx_client *c = ud;
+    if (c->deadline_ms && ocisbx_time_monotonic_ms() >= c->deadline_ms)
+        return 1;
+    return c->cancel ? c->cancel(c->cancel_ud) : 0;
+}
+
+int ocisbx_client_set_deadline(ocisbx_client *c, int64_t monotonic_ms)
+{
+    if (!c)
+        return ocisbx_fail(OCISBX_EINVAL, "client deadline: NULL client");
+    if (monotonic_ms < 0)
+        return ocisbx_fail(OCISBX_EINVAL, "client deadline: negative time");
+    c->deadline_ms = monotonic_ms;
+    return 0;
+}
+
+int ocisbx_client_deadline_passed(const ocisbx_client *c)
+{
+    return c && c->deadline_ms && ocisbx_time_monotonic_ms() >= c->deadline_ms;
+}
+
 int ocisbx_client_new(const ocisbx_client_options *opts, ocisbx_client **out)
 {
     if (!out)
@@ -211,6 +234,12 @@ int ocisbx_client_new(const ocisbx_client_options *opts, ocisbx_client **out)
         http.cancel = opts->cancel;
         http.cancel_ud = opts->cancel_ud;
     }
+    /* the transport asks the client, which asks the caller's callback and
+     * its deadline */
+    c->cancel = http.cancel;
+    c->cancel_ud = http.cancel_ud;
+    http.cancel = client_canceled;
+    http.cancel_ud = c;
     c->prefer_ndjson = opts ? opts->prefer_ndjson : false;
     c->resume_limit = opts ? opts->resume_limit : DEFAULT_RESUME_LIMIT;
     c->max_download = opts ? opts->max_download : 0;

@@ -29,7 +29,10 @@ struct ocisbx_client {
     int resume_limit;
     uint64_t max_download;
     char *last_request_id;
-    char *next_request_id; /* for the next call only */
+    char *next_request_id;   /* for the next call only */
+    ocisbx_cancel_fn cancel; /* the caller's (client or http options) */
+    void *cancel_ud;
+    int64_t deadline_ms; /* ocisbx_client_set_deadline (0: none) */
 };
 
 #define OCISBX_MAX_PARAMS 16

@@ -10,6 +10,8 @@
 #include "ocisbx/util.h"
 #include "util/internal.h"
 
+#define OCI_CANCEL_WAIT_MS 2000 /* for the cancel of a run that failed */
+
 typedef struct oci_impl {
     ocisbx_client *client;
     bool own_client;
@@ -24,13 +26,6 @@ static int nap(ocisbx_backend *b, int64_t ms)
     if (ocisbx_sys_sleep_ms(ms, b->cancel, b->cancel_ud) != 0)
         return ocisbx_fail(OCISBX_ECANCELED, "canceled by the caller");
     return 0;
-}
-
-/* Finished: derived from timeFinished / exitCode (lifecycleState is gone). */
-static bool command_finished(const ocisbx_command *c)
-{
-    int x;
-    return ocisbx_command_time_finished(c) != NULL || ocisbx_command_exit_code(c, &x) == 1;
 }
 
 static int start_command(ocisbx_backend *b, const ocisbx_run_req *req, char **id)
@@ -76,76 +71,76 @@ static int oci_kill_spawned(ocisbx_backend *b, const char *handle)
     return rc;
 }
 
+/* One run's stream: output to the caller's callback, the first KiB of
+ * stderr kept for messages, the exit status from FINISHED. */
+typedef struct run_stream {
+    ocisbx_backend *b;
+    const ocisbx_run_req *req;
+    ocisbx_run_res *res;
+    ocisbx_buf err;
+    bool stopped; /* the output callback asked to stop */
+} run_stream;
+
+static int on_event(const ocisbx_command_event *ev, void *ud)
+{
+    run_stream *rs = ud;
+    size_t n = 0;
+    const char *d = ocisbx_command_event_data(ev, &n);
+    int x = 0;
+    switch (ocisbx_command_event_kind(ev)) {
+    case OCISBX_EVENT_STDOUT:
+        if (n && rs->req->on_stdout && rs->req->on_stdout(d, n, rs->req->user_data)) {
+            rs->stopped = true;
+            return 1;
+        }
+        break;
+    case OCISBX_EVENT_STDERR:
+        if (n && rs->err.len < 1024)
+            (void)ocisbx_buf_append(&rs->err, d, n < 1024 - rs->err.len ? n : 1024 - rs->err.len);
+        break;
+    case OCISBX_EVENT_FINISHED:
+        if (ocisbx_command_event_exit_code(ev, &x) == 1) {
+            rs->res->has_exit = true;
+            rs->res->exit_code = x;
+        }
+        break;
+    default: break;
+    }
+    return 0;
+}
+
+/* One POST to start the command, then one event stream until FINISHED:
+ * output arrives as it is written, and the run costs one round trip more
+ * than runAndWait. The client's deadline is the run's, so a request that
+ * hangs (the service stops answering) ends there too. */
 static int oci_run(ocisbx_backend *b, const ocisbx_run_req *req, ocisbx_run_res *res)
 {
     oci_impl *oi = b->impl;
-    ocisbx_command *cmd = NULL;
-    int rc = start_command(b, req, &res->command_id);
-    if (rc)
-        return rc;
-    int64_t from = OCISBX_SEQ_START;
-    int64_t pause = 20;
-    ocisbx_buf err = OCISBX_BUF_INIT;
-    for (;;) {
-        if (ocisbx_backend_canceled(b)) {
+    int rc = ocisbx_client_set_deadline(oi->client, req->deadline_ms);
+    if (!rc)
+        rc = start_command(b, req, &res->command_id);
+    run_stream rs = {b, req, res, OCISBX_BUF_INIT, false};
+    if (!rc)
+        rc = ocisbx_client_stream_command_events(oi->client, b->sandbox_id, res->command_id, OCISBX_SEQ_START, 0,
+                                                 on_event, &rs);
+    bool late = ocisbx_client_deadline_passed(oi->client);
+    if (rc && !rs.stopped) {
+        if (ocisbx_backend_canceled(b))
             rc = ocisbx_fail(OCISBX_ECANCELED, "command canceled");
-            break;
-        }
-        if (ocisbx_time_monotonic_ms() >= req->deadline_ms) {
+        else if (late)
             rc = ocisbx_fail(OCISBX_ETIMEOUT, "command still running at the client's deadline: canceled");
-            break;
-        }
-        rc = ocisbx_client_get_command(oi->client, b->sandbox_id, res->command_id, &cmd);
-        if (rc)
-            break;
-        bool fin = command_finished(cmd);
-        ocisbx_command_output *out = NULL;
-        rc = ocisbx_client_get_command_output(oi->client, b->sandbox_id, res->command_id, from, &out);
-        if (rc) {
-            ocisbx_command_free(cmd);
-            break;
-        }
-        int64_t last = 0;
-        if (ocisbx_command_output_last_seq(out, &last) == 1 && last >= (from < 0 ? 1 : from))
-            from = last + 1;
-        size_t ol = ocisbx_command_output_stdout_len(out), el = ocisbx_command_output_stderr_len(out);
-        if (el && err.len < 1024)
-            (void)ocisbx_buf_append(&err, ocisbx_command_output_stderr(out), el < 1024 ? el : 1024);
-        int stop = 0;
-        if (ol && req->on_stdout)
-            stop = req->on_stdout(ocisbx_command_output_stdout(out), ol, req->user_data);
-        ocisbx_command_output_free(out);
-        if (stop) {
-            ocisbx_command_free(cmd);
-            rc = OCISBX_ECANCELED;
-            break;
-        }
-        if (fin) {
-            int x = 0;
-            if (ocisbx_command_exit_code(cmd, &x) == 1) {
-                res->has_exit = true;
-                res->exit_code = x;
-            }
-            ocisbx_command_free(cmd);
-            break;
-        }
-        ocisbx_command_free(cmd);
-        if (ol == 0 && pause < 500)
-            pause *= 2;
-        else if (ol)
-            pause = 20;
-        int64_t left = req->deadline_ms - ocisbx_time_monotonic_ms();
-        /* a cancel is seen by the loop's own check at the top */
-        ocisbx_sys_sleep_ms(pause < left ? pause : (left > 0 ? left : 0), b->cancel, b->cancel_ud);
     }
-    if (err.len)
-        res->stderr_text = ocisbx_strndup(err.data, err.len);
-    ocisbx_buf_free(&err);
-    if (rc) {
+    if (rs.err.len)
+        res->stderr_text = ocisbx_strndup(rs.err.data, rs.err.len);
+    ocisbx_buf_free(&rs.err);
+    if (rc && res->command_id) {
+        /* best effort, and bounded: a service that hangs gets 2 s more */
         ocisbx_error_saved *sv = ocisbx_error_save();
+        (void)ocisbx_client_set_deadline(oi->client, ocisbx_time_monotonic_ms() + OCI_CANCEL_WAIT_MS);
         (void)ocisbx_client_cancel_command(oi->client, b->sandbox_id, res->command_id);
         ocisbx_error_restore(sv);
     }
+    (void)ocisbx_client_set_deadline(oi->client, 0);
     return rc;
 }
 
@@ -277,6 +272,8 @@ static int build_client(const ocisbx_backend_options *o, ocisbx_client **out, ch
         rc = ocisbx_client_options_set_region(co, o->region);
     if (!rc)
         rc = ocisbx_client_options_set_credentials(co, cr);
+    if (!rc && o && o->cancel)
+        rc = ocisbx_client_options_set_cancel(co, o->cancel, o->cancel_ud);
     if (!rc)
         rc = ocisbx_client_new(co, out);
     ocisbx_client_options_free(co);

@@ -45,7 +45,7 @@ static ocisbx_client *client_for(emu_fixture *emu)
     ocisbx_client *c = NULL;
     if (ocisbx_config_load(emu_fixture_config_path(emu), NULL, &cfg) ||
         ocisbx_credentials_api_key_from_config(cfg, &cr) || ocisbx_http_options_new(&h) ||
-        ocisbx_http_options_set_ca_bundle(h, emu_fixture_ca_path(emu)) ||
+        (emu_fixture_ca_path(emu) && ocisbx_http_options_set_ca_bundle(h, emu_fixture_ca_path(emu))) ||
         ocisbx_http_options_set_backoff_ms(h, 50, 200) || ocisbx_client_options_new(&o) ||
         ocisbx_client_options_set_endpoint(o, emu_fixture_url(emu)) || ocisbx_client_options_set_http_options(o, h) ||
         ocisbx_client_options_set_credentials(o, cr) || ocisbx_client_new(o, &c))
@@ -997,6 +997,65 @@ static void test_create_failures_delete(void **state)
     ocisbx_backend_options_free(o);
 }
 
+/* A service that stops answering: the events request hangs (delayed 60 s).
+ * The run's deadline ends the request that is open (the caller's client
+ * included): exec returns timed out soon after its own timeout, not when
+ * the service answers. */
+static int setup_hung(void **state)
+{
+    world *w = calloc(1, sizeof *w);
+    w->kind = "oci-hung";
+    emu_fixture_options eo = {0};
+    eo.https = true;
+    eo.extra_yaml = "limits:\n  create_delay_ms: 20\n"
+                    "faults:\n  rules:\n"
+                    "    - match: {method: GET, path: \"/sandboxes/*/commands/*/events\"}\n"
+                    "      delay_ms: 60000\n";
+    if (emu_fixture_start(&eo, &w->emu) != 0) {
+        fprintf(stderr, "hung: emulator: %s\n", ocisbx_error_message(ocisbx_error_last()));
+        return -1;
+    }
+    w->c = client_for(w->emu);
+    *state = w;
+    if (!w->c)
+        fprintf(stderr, "hung: client: %s\n", ocisbx_error_message(ocisbx_error_last()));
+    return w->c ? 0 : -1;
+}
+
+static void test_hung_request_bounded_by_deadline(void **state)
+{
+    world *w = *state;
+    ocisbx_backend_options *o = NULL;
+    check(ocisbx_backend_options_new(&o), "options");
+    check(ocisbx_backend_options_set_client(o, w->c), "client");
+    check(ocisbx_backend_options_set_poll_interval_ms(o, 20), "poll");
+    ocisbx_backend *b = NULL;
+    check(ocisbx_backend_create(EMU_FIXTURE_PROJECT, o, &b), "create");
+    ocisbx_exec_options *xo = NULL;
+    check(ocisbx_exec_options_new(&xo), "exec options");
+    check(ocisbx_exec_options_set_timeout_ms(xo, 1000), "timeout");
+    ocisbx_exec_result *r = NULL;
+    int64_t t0 = ocisbx_time_monotonic_ms();
+    int rc = ocisbx_backend_exec(b, "echo hi", xo, &r);
+    int64_t took = ocisbx_time_monotonic_ms() - t0;
+    /* 1 s + the kill grace + the client's margin + 2 s for the cancel,
+     * and well before the 60 s of the hang */
+    int64_t bound = 1000 + OCISBX_BACKEND_KILL_GRACE_S * 1000 + OCISBX_BACKEND_CLIENT_MARGIN_MS + 2000 + 1500;
+    if (took > bound)
+        fail_msg("exec took %lld ms with the service hung (bound %lld ms)", (long long)took, (long long)bound);
+    assert_int_equal(rc, 0);
+    assert_true(ocisbx_exec_result_timed_out(r));
+    ocisbx_exec_result_free(r);
+    ocisbx_exec_options_free(xo);
+    char id[256];
+    snprintf(id, sizeof id, "%s", ocisbx_backend_sandbox_id(b));
+    check(ocisbx_backend_close(b), "close");
+    ocisbx_backend_free(b);
+    ocisbx_sandbox *s = NULL;
+    assert_int_equal(ocisbx_client_get_sandbox(w->c, id, &s), OCISBX_ENOTFOUND);
+    ocisbx_backend_options_free(o);
+}
+
 #define SUITE(prefix)                                                                                            \
     cmocka_unit_test(test_label), cmocka_unit_test(test_exec_basic), cmocka_unit_test(test_exec_argv),           \
         cmocka_unit_test(test_exec_timeout_kills_tree), cmocka_unit_test(test_exec_big_output),                  \
@@ -1011,9 +1070,11 @@ int main(void)
     const struct CMUnitTest oci_tests[] = {SUITE(oci), cmocka_unit_test(test_connect_close_deletes_nothing),
                                            cmocka_unit_test(test_env_settings)};
     const struct CMUnitTest slow_tests[] = {cmocka_unit_test(test_create_failures_delete)};
+    const struct CMUnitTest hung_tests[] = {cmocka_unit_test(test_hung_request_bounded_by_deadline)};
     int rc = 0;
     rc |= cmocka_run_group_tests_name("backend: local directory", local_tests, setup_local, teardown);
     rc |= cmocka_run_group_tests_name("backend: oci sandbox (emulator)", oci_tests, setup_oci, teardown);
     rc |= cmocka_run_group_tests_name("backend: oci create failures", slow_tests, setup_slow, teardown_slow);
+    rc |= cmocka_run_group_tests_name("backend: oci service hung", hung_tests, setup_hung, teardown_slow);
     return rc;
 }
