@@ -99,6 +99,11 @@ OCISBX_API int ocisbx_client_set_next_request_id(ocisbx_client *c, const char *i
  * every call made after it until the deadline is changed. For bounding
  * one operation: set it before, clear it after. */
 OCISBX_API int ocisbx_client_set_deadline(ocisbx_client *c, int64_t monotonic_ms);
+/* A second cancel callback, asked along with the client's own (either one
+ * stops the call, OCISBX_ECANCELED), until set back to NULL: for a layer
+ * that bounds its own operation on a client it was given (the backend
+ * passes its cancel callback this way while it runs a command). */
+OCISBX_API int ocisbx_client_set_operation_cancel(ocisbx_client *c, ocisbx_cancel_fn fn, void *user_data);
 /* 1 when the client has a deadline and it has passed (to tell a call that
  * ended at its deadline from one the cancel callback stopped), else 0. */
 OCISBX_API int ocisbx_client_deadline_passed(const ocisbx_client *c);

@@ -188,7 +188,18 @@ static int client_canceled(void *ud)
     const ocisbx_client *c = ud;
     if (c->deadline_ms && ocisbx_time_monotonic_ms() >= c->deadline_ms)
         return 1;
+    if (c->op_cancel && c->op_cancel(c->op_cancel_ud))
+        return 1;
     return c->cancel ? c->cancel(c->cancel_ud) : 0;
+}
+
+int ocisbx_client_set_operation_cancel(ocisbx_client *c, ocisbx_cancel_fn fn, void *user_data)
+{
+    if (!c)
+        return ocisbx_fail(OCISBX_EINVAL, "client operation cancel: NULL client");
+    c->op_cancel = fn;
+    c->op_cancel_ud = fn ? user_data : NULL;
+    return 0;
 }
 
 int ocisbx_client_set_deadline(ocisbx_client *c, int64_t monotonic_ms)

@@ -32,7 +32,9 @@ struct ocisbx_client {
     char *next_request_id;   /* for the next call only */
     ocisbx_cancel_fn cancel; /* the caller's (client or http options) */
     void *cancel_ud;
-    int64_t deadline_ms; /* ocisbx_client_set_deadline (0: none) */
+    int64_t deadline_ms;        /* ocisbx_client_set_deadline (0: none) */
+    ocisbx_cancel_fn op_cancel; /* ocisbx_client_set_operation_cancel */
+    void *op_cancel_ud;
 };
 
 #define OCISBX_MAX_PARAMS 16

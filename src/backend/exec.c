@@ -220,7 +220,7 @@ static int build_wrapper(ocisbx_backend *b, const char *command, const char *cwd
             s,
             " > \"$D/out\" 2> \"$D/tv\" < /dev/null &\n"
             "P=$!\n"
-            "tail -s 0.1 -c +1 -f --pid=$P \"$D/out\" 2>/dev/null | head -c %zu\n"
+            "tail -s 0.01 -c +1 -f --pid=$P \"$D/out\" 2>/dev/null | head -c %zu\n"
             "wait $P\n"
             "S=$?\n"
             "T=$(wc -c < \"$D/out\")\n"

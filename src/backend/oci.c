@@ -117,6 +117,8 @@ static int oci_run(ocisbx_backend *b, const ocisbx_run_req *req, ocisbx_run_res 
 {
     oci_impl *oi = b->impl;
     int rc = ocisbx_client_set_deadline(oi->client, req->deadline_ms);
+    if (!rc && b->cancel)
+        rc = ocisbx_client_set_operation_cancel(oi->client, b->cancel, b->cancel_ud);
     if (!rc)
         rc = start_command(b, req, &res->command_id);
     run_stream rs = {b, req, res, OCISBX_BUF_INIT, false};
@@ -137,10 +139,12 @@ static int oci_run(ocisbx_backend *b, const ocisbx_run_req *req, ocisbx_run_res 
         /* best effort, and bounded: a service that hangs gets 2 s more */
         ocisbx_error_saved *sv = ocisbx_error_save();
         (void)ocisbx_client_set_deadline(oi->client, ocisbx_time_monotonic_ms() + OCI_CANCEL_WAIT_MS);
+        (void)ocisbx_client_set_operation_cancel(oi->client, NULL, NULL);
         (void)ocisbx_client_cancel_command(oi->client, b->sandbox_id, res->command_id);
         ocisbx_error_restore(sv);
     }
     (void)ocisbx_client_set_deadline(oi->client, 0);
+    (void)ocisbx_client_set_operation_cancel(oi->client, NULL, NULL);
     return rc;
 }
 

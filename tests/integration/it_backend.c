@@ -280,6 +280,38 @@ static void test_exec_timeout_kills_tree(void **state)
     ocisbx_exec_options_free(o);
 }
 
+static int cancel_at(void *ud)
+{
+    return ocisbx_time_monotonic_ms() >= *(const int64_t *)ud;
+}
+
+/* The backend's cancel callback stops a command that runs silently (no
+ * output, no event to wake the client): exec returns ECANCELED soon. */
+static void test_exec_canceled(void **state)
+{
+    world *w = *state;
+    int64_t at = ocisbx_time_monotonic_ms() + 1000;
+    ocisbx_backend_options *o = base_options();
+    ocisbx_backend_options_set_cancel(o, cancel_at, &at);
+    ocisbx_backend *b = NULL;
+    if (w->emu) {
+        ocisbx_backend_options_set_client(o, w->c);
+        check(ocisbx_backend_connect(ocisbx_backend_sandbox_id(w->b), o, &b), "connect with a cancel");
+    } else {
+        check(ocisbx_backend_local(w->dir, o, &b), "local with a cancel");
+    }
+    ocisbx_exec_result *r = NULL;
+    int64_t t0 = ocisbx_time_monotonic_ms();
+    int rc = ocisbx_backend_exec(b, "sleep 30", NULL, &r);
+    int64_t took = ocisbx_time_monotonic_ms() - t0;
+    assert_int_equal(rc, OCISBX_ECANCELED);
+    assert_null(r);
+    if (took > 6000)
+        fail_msg("exec took %lld ms to see the cancel", (long long)took);
+    ocisbx_backend_free(b);
+    ocisbx_backend_options_free(o);
+}
+
 static void test_exec_big_output(void **state)
 {
     world *w = *state;
@@ -1056,12 +1088,12 @@ static void test_hung_request_bounded_by_deadline(void **state)
     ocisbx_backend_options_free(o);
 }
 
-#define SUITE(prefix)                                                                                            \
-    cmocka_unit_test(test_label), cmocka_unit_test(test_exec_basic), cmocka_unit_test(test_exec_argv),           \
-        cmocka_unit_test(test_exec_timeout_kills_tree), cmocka_unit_test(test_exec_big_output),                  \
-        cmocka_unit_test(test_exec_order), cmocka_unit_test(test_exec_live),                                     \
-        cmocka_unit_test(test_write_big_checked), cmocka_unit_test(test_write_failure_keeps_old),                \
-        cmocka_unit_test(test_edit), cmocka_unit_test(test_adversarial_names), cmocka_unit_test(test_read_text), \
+#define SUITE(prefix)                                                                                                \
+    cmocka_unit_test(test_label), cmocka_unit_test(test_exec_basic), cmocka_unit_test(test_exec_argv),               \
+        cmocka_unit_test(test_exec_timeout_kills_tree), cmocka_unit_test(test_exec_canceled),                        \
+        cmocka_unit_test(test_exec_big_output), cmocka_unit_test(test_exec_order), cmocka_unit_test(test_exec_live), \
+        cmocka_unit_test(test_write_big_checked), cmocka_unit_test(test_write_failure_keeps_old),                    \
+        cmocka_unit_test(test_edit), cmocka_unit_test(test_adversarial_names), cmocka_unit_test(test_read_text),     \
         cmocka_unit_test(test_paths_refused), cmocka_unit_test(test_jobs), cmocka_unit_test(test_search_glob_ls)
 
 int main(void)
