@@ -74,6 +74,8 @@ int cmd_close(cli_ctx *ctx, int argc, char **argv);
 int cmd_exec(cli_ctx *ctx, int argc, char **argv);
 int cmd_cp(cli_ctx *ctx, int argc, char **argv);
 int cmd_evidence(cli_ctx *ctx, int argc, char **argv);
+/* Checks the setup, one line per check (cmd_doctor.c). */
+int cmd_doctor(cli_ctx *ctx, int argc, char **argv);
 
 /* ---- errors ---- */
 /* Notes whether retries are on and, when stderr is a terminal, prints a
@@ -160,7 +162,8 @@ typedef struct cli_api_opts {
     const char *from_file, *to_file, *from_seq, *wait_for_state, *limit, *page, *lifecycle_state;
     const char *max_wait_seconds, *wait_interval_seconds, *expiration_duration, *warmpool_name;
     const char *if_match, *sort_by, *sort_order;
-    int is_force; /* -1 not given */
+    const char *output; /* --output json|table (list subcommands) */
+    int is_force;       /* -1 not given */
     bool all;
     const char *env[CLI_API_MAX_REPEAT];
     int nenv;
@@ -189,6 +192,15 @@ void cli_api_usage_line(const char *cmd, const struct cli_api_sub *s);
 /* Each option of one subcommand with a one-line description; required
  * ones marked '*'. */
 void cli_api_usage_detail(const char *cmd, const struct cli_api_sub *s);
+
+/* A list's output: --output table prints the items (the list's "items"
+ * array) as aligned columns under a header, a missing field as "-" (and a
+ * next page token on stderr); otherwise (json, the default) the list as
+ * JSON. cols ends with {NULL, NULL}. */
+typedef struct cli_column {
+    const char *header, *key;
+} cli_column;
+int cli_api_print_list(const cli_api_opts *o, const cJSON *list, const cli_column *cols);
 
 /* A subcommand of an API command group and the options it allows, under
  * the OCI CLI's names (`oci generative-ai-sandbox <group> <oci>`, the names
