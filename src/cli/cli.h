@@ -51,6 +51,10 @@ typedef struct cli_ctx {
     ocisbx_config *config;
     ocisbx_credentials *creds;
     char *endpoint; /* resolved endpoint, no trailing '/' */
+    /* Set by the commands that move file contents (file read/write, cp)
+     * before they make their client: transfers of 64 KiB or more then show
+     * a progress line on stderr when it is a terminal. */
+    bool transfer_progress;
 } cli_ctx;
 
 typedef int (*cli_cmd_fn)(cli_ctx *ctx, int argc, char **argv);
@@ -82,6 +86,10 @@ int cmd_doctor(cli_ctx *ctx, int argc, char **argv);
  * progress line for each retry wait (from the transport's retry callback);
  * with --debug sets the library's debug log on stderr (main calls it once). */
 void cli_progress_setup(const cli_ctx *ctx);
+/* Ends the progress line of the last transfer (its final size and a
+ * newline) if one was drawn; a no-op otherwise. Commands call it after a
+ * transfer, before printing anything else. */
+void cli_transfer_done(void);
 /* SIGINT/SIGTERM handlers that set a flag (main installs them once). */
 void cli_signals_install(void);
 /* The cancel callback given to every transport: non-zero once a signal came. */

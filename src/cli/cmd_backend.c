@@ -384,10 +384,12 @@ int cmd_cp(cli_ctx *ctx, int argc, char **argv)
     const char *lpath = up ? argv[1] : argv[2];
     ocisbx_client *client = NULL;
     ocisbx_backend *b = NULL;
+    ctx->transfer_progress = true; /* a line on a terminal, nothing when piped */
     int st = open_backend(ctx, id, NULL, 1, 0, &client, &b);
     int rc = 0;
     if (!st)
         rc = up ? ocisbx_backend_write_from_path(b, spath, lpath) : ocisbx_backend_read_to_path(b, spath, lpath);
+    cli_transfer_done();
     if (!st && rc)
         st = cli_fail_last();
     /* verified: sha256sum in the workspace against the local file's */
