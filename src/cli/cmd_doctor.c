@@ -549,7 +549,7 @@ int cmd_doctor(cli_ctx *ctx, int argc, char **argv)
     } else if (p.code == CURLE_COULDNT_RESOLVE_HOST || p.code == CURLE_COULDNT_RESOLVE_PROXY) {
         report(&d, "FAIL", "dns",
                "%s: %s: check the host name in %s (--endpoint, --region or the profile's region) "
-               "and the resolver (/etc/resolv.conf)",
+               "and the resolver configuration",
                host, p.error, endpoint);
         report(&d, "skip", "connect", "needs the host name to resolve");
         report(&d, "skip", "tls", "needs the host name to resolve");

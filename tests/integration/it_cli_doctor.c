@@ -23,7 +23,7 @@
 #include "test_keys.h"
 
 static emu_fixture *emu;
-static char dir[] = "/tmp/ocisbx-it-cli-doctor-XXXXXX";
+static char dir[160]; /* a fresh directory under the system's temporary directory */
 
 static const char *const clean_env[] = {"OCI_CONFIG_FILE=",      "OCI_SANDBOX_PROFILE=",    "OCI_SANDBOX_REGION=",
                                         "OCI_SANDBOX_ENDPOINT=", "OCI_SANDBOX_PROJECT_ID=", NULL};
@@ -115,6 +115,8 @@ static void write_config(const char *name, const char *key, const char *value, m
 static int setup(void **state)
 {
     (void)state;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/ocisbx-it-cli-doctor-XXXXXX", tmp && *tmp ? tmp : P_tmpdir);
     if (!mkdtemp(dir))
         return -1;
     emu_fixture_options o = {0};

@@ -24,7 +24,7 @@
 #define SIZE (3 * 1024 * 1024 + 123)
 
 static emu_fixture *emu;
-static char dir[] = "/tmp/ocisbx-it-cli-transfer-XXXXXX";
+static char dir[160]; /* a fresh directory under the system's temporary directory */
 static char sandbox[256];
 static char big[256];
 
@@ -112,6 +112,8 @@ static void assert_same_file(const char *a, const char *b)
 static int setup(void **state)
 {
     (void)state;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/ocisbx-it-cli-transfer-XXXXXX", tmp && *tmp ? tmp : P_tmpdir);
     if (!mkdtemp(dir))
         return -1;
     snprintf(big, sizeof big, "%s/big.bin", dir);
