@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <openssl/evp.h>
+#include <openssl/rsa.h>
 
 #include "cli_run.h"
 #include "emu_fixture.h"
@@ -224,6 +226,68 @@ static void test_key_not_a_key(void **state)
     cli_result_free(&r);
 }
 
+/* A profile of its own: tenancy and user of the emulator, the given
+ * fingerprint, key file and pass_phrase (NULL: none). */
+static void write_profile(const char *name, const char *fp, const char *key, const char *pass, mode_t mode,
+                          char *path, size_t cap)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "[DEFAULT]\ntenancy = %s\nuser = %s\nfingerprint = %s\nkey_file = %s\n%s%s%sregion = %s\n",
+             EMU_FIXTURE_TENANCY, EMU_FIXTURE_USER, fp, key, pass ? "pass_phrase = " : "", pass ? pass : "",
+             pass ? "\n" : "", EMU_FIXTURE_REGION);
+    snprintf(path, cap, "%s/%s", dir, name);
+    assert_int_equal(test_write_text(path, text), 0);
+    assert_int_equal(chmod(path, mode), 0);
+}
+
+/* An encrypted key the emulator does not know: the passphrase opens it (or
+ * not, or is missing), the fingerprint is its own, and the signed request
+ * gets a real 401 from the emulator, reported as a signing/key problem. */
+static void test_encrypted_key(void **state)
+{
+    (void)state;
+    EVP_PKEY *pk = EVP_RSA_gen(2048);
+    assert_non_null(pk);
+    char key[300], fp[48], path[512];
+    snprintf(key, sizeof key, "%s/enc.pem", dir);
+    assert_int_equal(test_pem_write(pk, TEST_PEM_PKCS8_ENC, "s3cret", key), 0);
+    assert_int_equal(chmod(key, 0600), 0);
+    assert_int_equal(test_key_fingerprint(pk, fp), 0);
+    EVP_PKEY_free(pk);
+
+    cli_result r;
+    write_profile("enc-ok", fp, key, "s3cret", 0600, path, sizeof path);
+    doctor(&r, path, emu_fixture_url(emu), NULL);
+    assert_int_equal(r.status, 1);
+    assert_line(r.out, "ok", "key", "pass_phrase opens it");
+    assert_line(r.out, "ok", "fingerprint", fp);
+    assert_line(r.out, "FAIL", "request", "401");
+    assert_line(r.out, "FAIL", "request", "refused the signature");
+    cli_result_free(&r);
+
+    write_profile("enc-wrong", fp, key, "wrong", 0600, path, sizeof path);
+    doctor(&r, path, emu_fixture_url(emu), NULL);
+    assert_int_equal(r.status, 1);
+    assert_line(r.out, "FAIL", "key", "pass_phrase");
+    assert_line(r.out, "skip", "fingerprint", NULL);
+    cli_result_free(&r);
+
+    write_profile("enc-none", fp, key, NULL, 0600, path, sizeof path);
+    doctor(&r, path, emu_fixture_url(emu), NULL);
+    assert_int_equal(r.status, 1);
+    assert_line(r.out, "FAIL", "key", "add pass_phrase");
+    cli_result_free(&r);
+
+    /* readable by others while it holds the passphrase: a failure */
+    write_profile("enc-open", fp, key, "s3cret", 0644, path, sizeof path);
+    doctor(&r, path, emu_fixture_url(emu), NULL);
+    assert_int_equal(r.status, 1);
+    assert_line(r.out, "FAIL", "config", "pass_phrase");
+    assert_line(r.out, "FAIL", "config", "chmod 600");
+    cli_result_free(&r);
+}
+
 /* Readable by others: a warning naming chmod 600 (exit 0: nothing failed);
  * writable by others, or readable while it holds pass_phrase: a failure. */
 static void test_permissions(void **state)
@@ -383,7 +447,7 @@ int main(void)
         cmocka_unit_test(test_missing_key), cmocka_unit_test(test_key_not_a_key),
         cmocka_unit_test(test_permissions), cmocka_unit_test(test_missing_profile),
         cmocka_unit_test(test_unreachable), cmocka_unit_test(test_clock_skew),
-        cmocka_unit_test(test_help),
+        cmocka_unit_test(test_help),        cmocka_unit_test(test_encrypted_key),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
