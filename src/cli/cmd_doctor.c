@@ -200,6 +200,9 @@ static void run_probe(const cli_ctx *ctx, const char *endpoint, probe *p)
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
     if (ctx->g.ca_bundle)
         curl_easy_setopt(c, CURLOPT_CAINFO, ctx->g.ca_bundle);
+    /* as the library: loopback never goes through a proxy */
+    if (ocisbx_url_host_is_loopback(endpoint))
+        curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
     p->code = curl_easy_perform(c);
     curl_off_t t = 0;
     if (curl_easy_getinfo(c, CURLINFO_CONNECT_TIME_T, &t) == CURLE_OK && t > 0)
@@ -278,6 +281,28 @@ static int clock_verdict(const char *date, time_t now, long long *skew_s)
         return -1;
     *skew_s = (long long)t - (long long)now;
     return *skew_s > DOCTOR_MAX_SKEW_S || *skew_s < -DOCTOR_MAX_SKEW_S ? 1 : 0;
+}
+
+/* The proxy variable libcurl will use for endpoint (NULL: a direct
+ * connection). no_proxy is not matched here: when it is set the answer is
+ * NULL (the connection's own result still tells). */
+static const char *proxy_var(const char *endpoint)
+{
+    if (ocisbx_url_host_is_loopback(endpoint))
+        return NULL;
+    const char *np = getenv("no_proxy");
+    if (!np || !*np)
+        np = getenv("NO_PROXY");
+    if (np && *np)
+        return NULL;
+    static const char *const https_vars[] = {"https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", NULL};
+    static const char *const http_vars[] = {"http_proxy", "all_proxy", "ALL_PROXY", NULL};
+    for (const char *const *v = strncmp(endpoint, "https:", 6) == 0 ? https_vars : http_vars; *v; v++) {
+        const char *x = getenv(*v);
+        if (x && *x)
+            return *v;
+    }
+    return NULL;
 }
 
 /* ---- the command ---- */
@@ -554,7 +579,10 @@ int cmd_doctor(cli_ctx *ctx, int argc, char **argv)
         report(&d, "skip", "connect", "needs the host name to resolve");
         report(&d, "skip", "tls", "needs the host name to resolve");
     } else {
-        if (is_address(host))
+        const char *proxy = proxy_var(endpoint);
+        if (proxy)
+            report(&d, "skip", "dns", "%s is resolved by the proxy in %s (%s), not here", host, proxy, getenv(proxy));
+        else if (is_address(host))
             report(&d, "ok", "dns", "%s is an address (no lookup)", host);
         else
             report(&d, "ok", "dns", "%s resolves%s%s", host, p.ip[0] ? " to " : "", p.ip);

@@ -27,8 +27,17 @@
 static emu_fixture *emu;
 static char dir[160]; /* a fresh directory under the system's temporary directory */
 
-static const char *const clean_env[] = {"OCI_CONFIG_FILE=",      "OCI_SANDBOX_PROFILE=",    "OCI_SANDBOX_REGION=",
-                                        "OCI_SANDBOX_ENDPOINT=", "OCI_SANDBOX_PROJECT_ID=", NULL};
+static const char *const clean_env[] = {"OCI_CONFIG_FILE=",
+                                        "OCI_SANDBOX_PROFILE=",
+                                        "OCI_SANDBOX_REGION=",
+                                        "OCI_SANDBOX_ENDPOINT=",
+                                        "OCI_SANDBOX_PROJECT_ID=",
+                                        "https_proxy=",
+                                        "HTTPS_PROXY=",
+                                        "http_proxy=",
+                                        "all_proxy=",
+                                        "ALL_PROXY=",
+                                        NULL};
 
 /* ocisbx --config-file config --endpoint endpoint [--ca-bundle] doctor extra... */
 static void doctor(cli_result *r, const char *config, const char *endpoint, const char *extra)
@@ -371,6 +380,19 @@ static void test_unreachable(void **state)
     assert_int_equal(r.status, 1);
     assert_line(r.out, "FAIL", "dns", "no-such-host.invalid");
     assert_line(r.out, "skip", "connect", NULL);
+    cli_result_free(&r);
+
+    /* through a proxy (one that is not there): DNS is the proxy's business */
+    char proxy[80];
+    snprintf(proxy, sizeof proxy, "https_proxy=http://127.0.0.1:%d", ntohs(a.sin_port));
+    const char *const penv[] = {proxy, "no_proxy=", "NO_PROXY=", NULL};
+    const char *const pargs[] = {
+        "--config-file", emu_fixture_config_path(emu), "--endpoint", "https://no-such-host.invalid", "doctor", NULL};
+    assert_int_equal(cli_run(pargs, NULL, penv, &r), 0);
+    fprintf(stderr, "%s", r.out);
+    assert_int_equal(r.status, 1);
+    assert_line(r.out, "skip", "dns", "https_proxy");
+    assert_line(r.out, "FAIL", "connect", "proxy");
     cli_result_free(&r);
 
     /* plain http to a host that is not loopback: refused before sending */
