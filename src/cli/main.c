@@ -11,6 +11,7 @@
 
 const cli_command cli_commands[] = {
     {"raw-request", "sign and send any request (or print it with --dry-run)", cmd_raw_request},
+    {"doctor", "check the config, key, fingerprint, clock, network and a signed request", cmd_doctor},
     /* the OCI CLI's groups (oci generative-ai-sandbox ...) */
     {"sandbox", "create|create-from-snapshot|get|update|stop|delete|extend|suspend|resume", cmd_sandbox},
     {"sandbox-collection", "list", cmd_sandbox},
@@ -27,7 +28,6 @@ const cli_command cli_commands[] = {
     {"exec", "run a command in a sandbox or a local directory (timeout, capped output)", cmd_exec},
     {"cp", "copy a file to or from a sandbox (sbx:<sandbox id>:<path>), checked", cmd_cp},
     {"evidence", "verify: check the hash chain of a harness evidence file", cmd_evidence},
-    {"doctor", "check the config, key, fingerprint, clock, network and a signed request", cmd_doctor},
     /* this CLI's first names, kept as aliases */
     {"command", "alias: run|run-and-wait|run-and-stream|get|list|output|events|cancel", cmd_command},
     {"file", "alias of sandbox-file: read|write", cmd_file},
