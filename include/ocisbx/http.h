@@ -92,6 +92,16 @@ typedef void (*ocisbx_http_retry_fn)(int attempt, int max_attempts, int64_t dela
 /* fn NULL: none (the default). */
 OCISBX_API int ocisbx_http_options_set_retry_callback(ocisbx_http_options *o, ocisbx_http_retry_fn fn,
                                                       void *user_data);
+/* Called during each transfer (libcurl's progress callback: often while
+ * bytes move, at least about once a second), on the thread of the call:
+ * the bytes received and sent so far in this attempt and their totals (0
+ * when not known yet). The counts start again at 0 for each attempt. For
+ * progress displays; it cannot stop the transfer (the cancel callback
+ * does). fn NULL: none (the default). */
+typedef void (*ocisbx_http_progress_fn)(int64_t down_now, int64_t down_total, int64_t up_now, int64_t up_total,
+                                        void *user_data);
+OCISBX_API int ocisbx_http_options_set_progress_callback(ocisbx_http_options *o, ocisbx_http_progress_fn fn,
+                                                         void *user_data);
 /* Called after each attempt, on the thread of the call: the method, the URL
  * as sent, the attempt's number (1..), the HTTP status of its answer (0 when
  * there was none) and the opc-request-id (the answer's, else the one sent).

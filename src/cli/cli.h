@@ -51,6 +51,10 @@ typedef struct cli_ctx {
     ocisbx_config *config;
     ocisbx_credentials *creds;
     char *endpoint; /* resolved endpoint, no trailing '/' */
+    /* Set by the commands that move file contents (file read/write, cp)
+     * before they make their client: transfers of 64 KiB or more then show
+     * a progress line on stderr when it is a terminal. */
+    bool transfer_progress;
 } cli_ctx;
 
 typedef int (*cli_cmd_fn)(cli_ctx *ctx, int argc, char **argv);
@@ -85,6 +89,8 @@ int cli_split_env(const char *cmd, const char *arg, char *buf, size_t cap, const
  * gets that client, freed by the caller after the backend). Error printed. */
 int cli_open_backend(cli_ctx *ctx, const char *sandbox_id, const char *local_dir, int isolate, int network,
                      ocisbx_client **client, ocisbx_backend **b);
+/* Checks the setup, one line per check (cmd_doctor.c). */
+int cmd_doctor(cli_ctx *ctx, int argc, char **argv);
 
 /* ---- errors ---- */
 /* Notes whether retries are on and, when stderr is a terminal, prints a
@@ -94,6 +100,10 @@ void cli_progress_setup(const cli_ctx *ctx);
 /* The library's warnings (and errors) on stderr also without --debug, for
  * commands whose warnings matter (harness: a host shell nothing gates). */
 void cli_log_warnings(const cli_ctx *ctx);
+/* Ends the progress line of the last transfer (its final size and a
+ * newline) if one was drawn; a no-op otherwise. Commands call it after a
+ * transfer, before printing anything else. */
+void cli_transfer_done(void);
 /* SIGINT/SIGTERM handlers that set a flag (main installs them once). */
 void cli_signals_install(void);
 /* The cancel callback given to every transport: non-zero once a signal came. */
@@ -174,7 +184,8 @@ typedef struct cli_api_opts {
     const char *from_file, *to_file, *from_seq, *wait_for_state, *limit, *page, *lifecycle_state;
     const char *max_wait_seconds, *wait_interval_seconds, *expiration_duration, *warmpool_name;
     const char *if_match, *sort_by, *sort_order;
-    int is_force; /* -1 not given */
+    const char *output; /* --output json|table (list subcommands) */
+    int is_force;       /* -1 not given */
     bool all;
     const char *env[CLI_API_MAX_REPEAT];
     int nenv;
@@ -203,6 +214,15 @@ void cli_api_usage_line(const char *cmd, const struct cli_api_sub *s);
 /* Each option of one subcommand with a one-line description; required
  * ones marked '*'. */
 void cli_api_usage_detail(const char *cmd, const struct cli_api_sub *s);
+
+/* A list's output: --output table prints the items (the list's "items"
+ * array) as aligned columns under a header, a missing field as "-" (and a
+ * next page token on stderr); otherwise (json, the default) the list as
+ * JSON. cols ends with {NULL, NULL}. */
+typedef struct cli_column {
+    const char *header, *key;
+} cli_column;
+int cli_api_print_list(const cli_api_opts *o, const cJSON *list, const cli_column *cols);
 
 /* A subcommand of an API command group and the options it allows, under
  * the OCI CLI's names (`oci generative-ai-sandbox <group> <oci>`, the names

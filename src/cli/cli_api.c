@@ -42,6 +42,7 @@ static const opt_def opt_defs[] = {
     {"if-match", F(if_match)},
     {"sort-by", F(sort_by)},
     {"sort-order", F(sort_order)},
+    {"output", F(output)},
     /* the OCI CLI's names */
     {"sandbox-file-path", F(file_path)},
     {"file", F(from_file)},
@@ -274,6 +275,10 @@ int cli_api_select(const char *legacy, const cli_api_sub *subs, size_t n, int ar
         *exit_code = CLI_EXIT_USAGE;
         return -1;
     }
+    if (o->output && strcmp(o->output, "json") != 0 && strcmp(o->output, "table") != 0) {
+        *exit_code = cli_error(CLI_EXIT_USAGE, "%s: --output is json or table, not '%s'", cmd, o->output);
+        return -1;
+    }
     return (int)k;
 }
 
@@ -342,6 +347,7 @@ static const struct {
     {"arg", "V", "an argument of the command (repeatable; or after --)"},
     {"is-force", NULL, "stop at once (no graceful shutdown)"},
     {"all", NULL, "follow every page"},
+    {"output", "FORMAT", "json (the default) or table: aligned columns with a header"},
 };
 
 /* The options a subcommand refuses to run without (the same checks as the
@@ -427,4 +433,63 @@ void cli_api_usage_line(const char *cmd, const cli_api_sub *s)
             p++;
     }
     printf("\n");
+}
+
+/* One cell: the field as text (strings as they are, numbers and booleans
+ * printed, "-" when absent), control bytes shown as '?'; malloc'd. */
+static char *cell_text(const cJSON *item, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(item, key);
+    char *t = NULL;
+    if (cJSON_IsString(v) && v->valuestring)
+        t = strdup(v->valuestring);
+    else if (v && !cJSON_IsNull(v))
+        t = cJSON_PrintUnformatted(v);
+    else
+        t = strdup("-");
+    for (char *p = t; p && *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    return t;
+}
+
+int cli_api_print_list(const cli_api_opts *o, const cJSON *list, const cli_column *cols)
+{
+    if (!o->output || strcmp(o->output, "json") == 0)
+        return cli_print_json(list);
+    const cJSON *items = cJSON_GetObjectItemCaseSensitive(list, "items");
+    size_t ncols = 0, nrows = (size_t)cJSON_GetArraySize(items);
+    while (cols[ncols].header)
+        ncols++;
+    size_t width[16] = {0};
+    if (ncols > 16)
+        ncols = 16;
+    char **cells = calloc((nrows + 1) * ncols + 1, sizeof *cells);
+    if (!cells)
+        return cli_error(CLI_EXIT_FAIL, "out of memory");
+    for (size_t c = 0; c < ncols; c++)
+        width[c] = strlen(cols[c].header);
+    size_t r = 0;
+    for (const cJSON *it = items ? items->child : NULL; it; it = it->next, r++)
+        for (size_t c = 0; c < ncols; c++) {
+            char *t = cell_text(it, cols[c].key);
+            cells[r * ncols + c] = t;
+            if (t && strlen(t) > width[c])
+                width[c] = strlen(t);
+        }
+    for (size_t i = 0; i <= r; i++)
+        for (size_t c = 0; c < ncols; c++) {
+            const char *t = i == 0 ? cols[c].header : cells[(i - 1) * ncols + c] ? cells[(i - 1) * ncols + c] : "-";
+            if (c + 1 < ncols)
+                printf("%-*s  ", (int)width[c], t);
+            else
+                printf("%s\n", t);
+        }
+    for (size_t i = 0; i < r * ncols; i++)
+        free(cells[i]);
+    free(cells);
+    const cJSON *next = cJSON_GetObjectItemCaseSensitive(list, "opcNextPage");
+    if (cJSON_IsString(next) && next->valuestring)
+        fprintf(stderr, "ocisbx: more items: --page %s\n", next->valuestring);
+    return ferror(stdout) ? cli_stdout_failed() : 0;
 }

@@ -62,9 +62,37 @@ static int oci_options(cli_ctx *ctx, ocisbx_client **client, ocisbx_backend_opti
     return 0;
 }
 
+/* --help (before any "--"): the usage of the backend commands on stdout. */
+static bool backend_help(const char *cmd, int argc, char **argv)
+{
+    if (!cli_api_wants_help(argc, argv))
+        return false;
+    if (strcmp(cmd, "create") == 0)
+        printf("usage: ocisbx create [--project-id OCID] [--runtime NAME] [--shape NAME] [--expiration DURATION]\n"
+               "                     [--display-name NAME] [--warmpool-name NAME] [--env NAME=VALUE]...\n"
+               "                     [--ready-timeout SECONDS] [--poll-interval SECONDS]\n"
+               "Creates a sandbox and waits until it is RUNNING; prints its JSON (with a label).\n"
+               "The sandbox is deleted again on any failure or interruption.\n");
+    else if (strcmp(cmd, "close") == 0)
+        printf("usage: ocisbx close --sandbox-id ID\n"
+               "Stops and deletes the sandbox; one that is already gone is fine (exit 0).\n");
+    else if (strcmp(cmd, "exec") == 0)
+        printf("usage: ocisbx exec (--sandbox-id ID | --local-dir DIR [--no-isolation] [--network allow|deny])\n"
+               "                   [--timeout SECONDS] [--max-output-bytes N] [--env NAME=VALUE]...\n"
+               "                   [--secret-env NAME=VALUE]... [--cwd PATH] -- COMMAND [ARG...]\n"
+               "Runs the command; prints its output; exits with its exit code (124: timed out).\n");
+    else
+        printf("usage: ocisbx cp SRC DST   (one side sbx:<sandbox id>:<absolute path>)\n"
+               "Copies a file to or from a sandbox, then checks the copy's SHA-256 (sha256sum in the sandbox).\n"
+               "Shows progress on a terminal (stderr), nothing when piped.\n");
+    return true;
+}
+
 int cmd_create(cli_ctx *ctx, int argc, char **argv)
 {
     const char *cmd = "create";
+    if (backend_help(cmd, argc, argv))
+        return CLI_EXIT_OK;
     ocisbx_backend_options *o = NULL;
     if (ocisbx_backend_options_new(&o))
         return cli_fail_last();
@@ -155,6 +183,8 @@ int cmd_create(cli_ctx *ctx, int argc, char **argv)
 int cmd_close(cli_ctx *ctx, int argc, char **argv)
 {
     const char *id = NULL, *v = NULL;
+    if (backend_help("close", argc, argv))
+        return CLI_EXIT_OK;
     for (int i = 1; i < argc; i++) {
         int r = cli_opt_value(argc, argv, &i, "sandbox-id", &v);
         if (r < 0)
@@ -208,6 +238,8 @@ static int to_stdout(const void *d, size_t n, void *ud)
 int cmd_exec(cli_ctx *ctx, int argc, char **argv)
 {
     const char *cmd = "exec";
+    if (backend_help(cmd, argc, argv))
+        return CLI_EXIT_OK;
     const char *sandbox_id = NULL, *local_dir = NULL, *v = NULL;
     int isolate = 1, network = 0, st = 0, i = 1;
     ocisbx_exec_options *eo = NULL;
@@ -335,6 +367,8 @@ static int local_sha(const char *path, char out[65])
 
 int cmd_cp(cli_ctx *ctx, int argc, char **argv)
 {
+    if (backend_help("cp", argc, argv))
+        return CLI_EXIT_OK;
     if (argc != 3)
         return cli_error(CLI_EXIT_USAGE, "cp: usage: ocisbx cp SRC DST (one of them sbx:<sandbox id>:<path>)");
     char id[512];
@@ -348,10 +382,12 @@ int cmd_cp(cli_ctx *ctx, int argc, char **argv)
     const char *lpath = up ? argv[1] : argv[2];
     ocisbx_client *client = NULL;
     ocisbx_backend *b = NULL;
+    ctx->transfer_progress = true; /* a line on a terminal, nothing when piped */
     int st = cli_open_backend(ctx, id, NULL, 1, 0, &client, &b);
     int rc = 0;
     if (!st)
         rc = up ? ocisbx_backend_write_from_path(b, spath, lpath) : ocisbx_backend_read_to_path(b, spath, lpath);
+    cli_transfer_done();
     if (!st && rc)
         st = cli_fail_last();
     /* verified: sha256sum in the workspace against the local file's */

@@ -133,7 +133,8 @@ int cmd_command(cli_ctx *ctx, int argc, char **argv)
         {"run-and-wait", RUN_OPTS, "sandbox-command", "run-and-wait"},
         {"run-and-stream", RUN_OPTS, "sandbox-command-event", "run-and-stream"},
         {"get", "sandbox-id command-id" WAIT_OPTS, "sandbox-command", "get"},
-        {"list", "sandbox-id command-id sort-by sort-order limit page all", "sandbox-command-collection", "list"},
+        {"list", "sandbox-id command-id sort-by sort-order limit page all output", "sandbox-command-collection",
+         "list"},
         {"output", "sandbox-id command-id from-seq", "sandbox-command-output", "get-output"},
         {"events", "sandbox-id command-id from-seq", "sandbox-command-event", "stream"},
         {"cancel", "sandbox-id command-id", "sandbox-command", "cancel"},
@@ -254,7 +255,10 @@ int cmd_command(cli_ctx *ctx, int argc, char **argv)
             ocisbx_command_collection_free(l);
         }
         ocisbx_list_options_free(lo);
-        st = rc ? cli_fail_last() : cli_print_json(outj);
+        static const cli_column cols[] = {{"ID", "id"},           {"STATE", "lifecycleState"},
+                                          {"EXIT", "exitCode"},   {"CREATED", "timeCreated"},
+                                          {"COMMAND", "command"}, {NULL, NULL}};
+        st = rc ? cli_fail_last() : cli_api_print_list(&o, outj, cols);
         cJSON_Delete(outj);
     }
     ocisbx_run_command_details_free(d);

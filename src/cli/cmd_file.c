@@ -21,6 +21,7 @@ static int read_to_stdout(ocisbx_client *c, const cli_api_opts *o)
     if (!spool)
         return cli_error(CLI_EXIT_FAIL, "file read: cannot create a temporary file: %s", strerror(errno));
     int rc = ocisbx_client_read_file_to_callback(c, o->sandbox_id, o->file_path, to_spool, spool);
+    cli_transfer_done(); /* the line ends before the content comes */
     if (rc == OCISBX_ECANCELED && ferror(spool)) {
         fclose(spool);
         return cli_error(CLI_EXIT_FAIL, "file read %s: writing the temporary file failed", o->file_path);
@@ -66,6 +67,7 @@ int cmd_file(cli_ctx *ctx, int argc, char **argv)
         (write && cli_api_require(cmd, "file", o.from_file)))
         return CLI_EXIT_USAGE;
     ocisbx_client *c = NULL;
+    ctx->transfer_progress = true;
     if (cli_api_client(ctx, &c))
         return CLI_EXIT_FAIL;
     int st, rc;
@@ -83,6 +85,7 @@ int cmd_file(cli_ctx *ctx, int argc, char **argv)
         } else {
             rc = ocisbx_client_write_file_from_path(c, o.sandbox_id, o.file_path, o.from_file, &f);
         }
+        cli_transfer_done();
         char *json = NULL;
         if (!rc && f)
             rc = ocisbx_sandbox_file_to_json(f, &json);
@@ -93,6 +96,7 @@ int cmd_file(cli_ctx *ctx, int argc, char **argv)
             st = read_to_stdout(c, &o);
         } else {
             rc = ocisbx_client_read_file_to_path(c, o.sandbox_id, o.file_path, o.to_file);
+            cli_transfer_done();
             st = rc ? cli_fail_last() : CLI_EXIT_OK;
         }
     }

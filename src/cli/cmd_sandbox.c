@@ -171,6 +171,10 @@ static int sandbox_create(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
     return print_sandbox(s);
 }
 
+static const cli_column sandbox_cols[] = {
+    {"ID", "id"},       {"DISPLAY NAME", "displayName"}, {"STATE", "lifecycleState"},
+    {"SHAPE", "shape"}, {"CREATED", "timeCreated"},      {NULL, NULL}};
+
 static int sandbox_list(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
 {
     const char *cmd = "sandbox list";
@@ -215,7 +219,7 @@ static int sandbox_list(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
         ocisbx_sandbox_collection_free(l);
         if (!j)
             return cli_error(CLI_EXIT_FAIL, "sandbox list: out of memory");
-        int st = cli_print_json(j);
+        int st = cli_api_print_list(o, j, sandbox_cols);
         cJSON_Delete(j);
         return st;
     }
@@ -232,7 +236,7 @@ static int sandbox_list(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
         ocisbx_free(json);
     }
     ocisbx_sandbox_iter_free(it);
-    int st = rc ? cli_fail_last() : cli_print_json(out);
+    int st = rc ? cli_fail_last() : cli_api_print_list(o, out, sandbox_cols);
     cJSON_Delete(out);
     return st;
 }
@@ -249,8 +253,8 @@ int cmd_sandbox(cli_ctx *ctx, int argc, char **argv)
         {"create", CREATE_OPTS, "sandbox", "create"},
         {"create-from-snapshot", CREATE_OPTS, "sandbox", "create-from-snapshot"},
         {"get", "sandbox-id", "sandbox", "get"},
-        {"list", "project-id display-name lifecycle-state sort-by sort-order limit page all", "sandbox-collection",
-         "list"},
+        {"list", "project-id display-name lifecycle-state sort-by sort-order limit page all output",
+         "sandbox-collection", "list"},
         {"update", "sandbox-id display-name if-match" WAIT_OPTS, "sandbox", "update"},
         {"stop", "sandbox-id is-force if-match" WAIT_OPTS, "sandbox", "stop"},
         {"delete", "sandbox-id" WAIT_OPTS, "sandbox", "delete"},

@@ -24,7 +24,8 @@ int cmd_snapshot(cli_ctx *ctx, int argc, char **argv)
     static const cli_api_sub subs[] = {
         {"create", "sandbox-id expiration-duration" WAIT_OPTS, "sandbox-snapshot", "create"},
         {"get", "snapshot-id", "sandbox-snapshot", "get"},
-        {"list", "project-id display-name sandbox-id snapshot-id lifecycle-state sort-by sort-order limit page all",
+        {"list",
+         "project-id display-name sandbox-id snapshot-id lifecycle-state sort-by sort-order limit page all output",
          "sandbox-snapshot-collection", "list"},
         {"delete", "snapshot-id if-match" WAIT_OPTS, "sandbox-snapshot", "delete"},
     };
@@ -121,7 +122,13 @@ int cmd_snapshot(cli_ctx *ctx, int argc, char **argv)
             ocisbx_snapshot_collection_free(l);
         }
         ocisbx_list_options_free(lo);
-        st = rc ? cli_fail_last() : cli_print_json(outj);
+        static const cli_column cols[] = {{"ID", "id"},
+                                          {"DISPLAY NAME", "displayName"},
+                                          {"STATE", "lifecycleState"},
+                                          {"SANDBOX", "sandboxId"},
+                                          {"CREATED", "timeCreated"},
+                                          {NULL, NULL}};
+        st = rc ? cli_fail_last() : cli_api_print_list(&o, outj, cols);
         cJSON_Delete(outj);
     }
     ocisbx_client_free(c);

@@ -11,6 +11,7 @@
 
 const cli_command cli_commands[] = {
     {"raw-request", "sign and send any request (or print it with --dry-run)", cmd_raw_request},
+    {"doctor", "check the config, key, fingerprint, clock, network and a signed request", cmd_doctor},
     /* the OCI CLI's groups (oci generative-ai-sandbox ...) */
     {"sandbox", "create|create-from-snapshot|get|update|stop|delete|extend|suspend|resume", cmd_sandbox},
     {"sandbox-collection", "list", cmd_sandbox},

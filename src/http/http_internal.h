@@ -37,6 +37,8 @@ struct ocisbx_http_options {
     void *retry_ud;
     ocisbx_http_attempt_fn attempt_fn;
     void *attempt_ud;
+    ocisbx_http_progress_fn progress_fn;
+    void *progress_ud;
 };
 
 void ocisbx_http_options_defaults(struct ocisbx_http_options *o);

@@ -197,6 +197,15 @@ int ocisbx_http_options_set_retry_callback(ocisbx_http_options *o, ocisbx_http_r
     return 0;
 }
 
+int ocisbx_http_options_set_progress_callback(ocisbx_http_options *o, ocisbx_http_progress_fn fn, void *user_data)
+{
+    if (!o)
+        return ocisbx_fail(OCISBX_EINVAL, "http options: NULL");
+    o->progress_fn = fn;
+    o->progress_ud = fn ? user_data : NULL;
+    return 0;
+}
+
 int ocisbx_http_options_set_attempt_callback(ocisbx_http_options *o, ocisbx_http_attempt_fn fn, void *user_data)
 {
     if (!o)

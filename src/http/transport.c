@@ -84,6 +84,8 @@ typedef struct attempt {
     bool deadline_expired;
     ocisbx_cancel_fn cancel;
     void *cancel_ud;
+    ocisbx_http_progress_fn progress_fn;
+    void *progress_ud;
     bool canceled; /* the cancel callback stopped the transfer */
     CURL *curl;
     bool connected; /* the request could go out (connect and TLS done) */
@@ -217,9 +219,9 @@ static int on_seek(void *ud, curl_off_t offset, int origin)
 
 static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
 {
-    (void)dltotal;
-    (void)ultotal;
     attempt *a = ud;
+    if (a->progress_fn)
+        a->progress_fn((int64_t)dlnow, (int64_t)dltotal, (int64_t)ulnow, (int64_t)ultotal, a->progress_ud);
     if (ocisbx_sys_canceled(a->cancel, a->cancel_ud)) {
         a->canceled = true;
         return 1;
@@ -553,6 +555,8 @@ int ocisbx_http_send(ocisbx_http *h, ocisbx_http_request *r, ocisbx_http_respons
         a.resp = resp;
         a.cancel = h->opt.cancel;
         a.cancel_ud = h->opt.cancel_ud;
+        a.progress_fn = h->opt.progress_fn;
+        a.progress_ud = h->opt.progress_ud;
         a.dest = &dest;
         a.curl = h->curl;
         /* Streams, and file/callback bodies or sinks (any size), get a limit

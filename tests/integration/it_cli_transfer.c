@@ -1,0 +1,210 @@
+/* Transfer progress: an upload and a download (sandbox-file write/read and
+ * cp, both ways) of a 3 MiB file against the emulator show a progress line
+ * when stderr is a terminal (a pty here), and nothing at all on stderr when
+ * it is a pipe; the bytes arrive intact either way. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pty.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cli_run.h"
+#include "emu_fixture.h"
+#include "test_keys.h"
+
+#define SIZE (3 * 1024 * 1024 + 123)
+
+static emu_fixture *emu;
+static char dir[160]; /* a fresh directory under the system's temporary directory */
+static char sandbox[256];
+static char big[256];
+
+/* Runs ocisbx with stdout and stderr on a pty; returns the exit status and
+ * what the terminal showed. */
+static int run_pty(const char *const *args, char *out, size_t cap)
+{
+    const char *argv[32];
+    int n = 0;
+    argv[n++] = OCISBX_CLI_PATH;
+    argv[n++] = "--config-file";
+    argv[n++] = emu_fixture_config_path(emu);
+    argv[n++] = "--endpoint";
+    argv[n++] = emu_fixture_url(emu);
+    for (const char *const *a = args; *a && n < 31; a++)
+        argv[n++] = *a;
+    argv[n] = NULL;
+    int master = -1;
+    fflush(NULL);
+    pid_t pid = forkpty(&master, NULL, NULL, NULL);
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        unsetenv("OCI_CONFIG_FILE");
+        unsetenv("OCI_SANDBOX_ENDPOINT");
+        execv(OCISBX_CLI_PATH, (char *const *)(uintptr_t)argv);
+        _exit(127);
+    }
+    size_t len = 0;
+    for (;;) {
+        ssize_t k = read(master, out + len, cap - 1 - len);
+        if (k > 0 && len + (size_t)k < cap - 1) {
+            len += (size_t)k;
+            continue;
+        }
+        if (k < 0 && errno == EINTR)
+            continue;
+        break;
+    }
+    out[len] = '\0';
+    close(master);
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* The same with pipes (cli_run): stderr must stay empty. */
+static void run_piped(const char *const *args)
+{
+    const char *argv[32];
+    int n = 0;
+    argv[n++] = "--config-file";
+    argv[n++] = emu_fixture_config_path(emu);
+    argv[n++] = "--endpoint";
+    argv[n++] = emu_fixture_url(emu);
+    for (const char *const *a = args; *a && n < 31; a++)
+        argv[n++] = *a;
+    argv[n] = NULL;
+    cli_result r;
+    assert_int_equal(cli_run(argv, NULL, NULL, &r), 0);
+    if (r.status != 0 || r.err[0]) {
+        fprintf(stderr, "piped %s %s: exit %d, stderr: %s\n", args[0], args[1], r.status, r.err);
+        fail();
+    }
+    cli_result_free(&r);
+}
+
+static void assert_same_file(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    assert_non_null(fa);
+    assert_non_null(fb);
+    int ca, cb;
+    size_t n = 0;
+    do {
+        ca = fgetc(fa);
+        cb = fgetc(fb);
+        assert_int_equal(ca, cb);
+        n++;
+    } while (ca != EOF);
+    fclose(fa);
+    fclose(fb);
+    assert_int_equal(n, (size_t)SIZE + 1);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/ocisbx-it-cli-transfer-XXXXXX", tmp && *tmp ? tmp : P_tmpdir);
+    if (!mkdtemp(dir))
+        return -1;
+    snprintf(big, sizeof big, "%s/big.bin", dir);
+    FILE *f = fopen(big, "wb");
+    if (!f)
+        return -1;
+    for (int i = 0; i < SIZE; i++)
+        fputc((i * 31 + i / 1000) & 0xff, f);
+    fclose(f);
+    emu_fixture_options o = {0};
+    o.extra_yaml = "limits:\n  create_delay_ms: 0\n";
+    if (emu_fixture_start(&o, &emu) != 0)
+        return -1;
+    return emu_fixture_new_sandbox(emu, NULL, NULL, sandbox, sizeof sandbox);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    int rc = emu_fixture_stop(emu);
+    emu_fixture_free(emu);
+    test_rm_rf(dir);
+    return rc == 0 ? 0 : -1;
+}
+
+static char screen[1 << 16];
+
+static void test_file_write_read(void **state)
+{
+    (void)state;
+    const char *const up[] = {"sandbox-file",
+                              "write",
+                              "--sandbox-id",
+                              sandbox,
+                              "--sandbox-file-path",
+                              "/workspace/big.bin",
+                              "--file",
+                              big,
+                              NULL};
+    assert_int_equal(run_pty(up, screen, sizeof screen), 0);
+    fprintf(stderr, "terminal (write): %s\n", screen);
+    assert_non_null(strstr(screen, "ocisbx: uploading"));
+    assert_non_null(strstr(screen, "ocisbx: uploaded 3.0 MiB of 3.0 MiB (100%)"));
+    run_piped(up);
+
+    char back[300];
+    snprintf(back, sizeof back, "%s/back.bin", dir);
+    const char *const down[] = {"sandbox-file",       "read",         "--sandbox-id", sandbox, "--sandbox-file-path",
+                                "/workspace/big.bin", "--local-file", back,           NULL};
+    assert_int_equal(run_pty(down, screen, sizeof screen), 0);
+    fprintf(stderr, "terminal (read): %s\n", screen);
+    assert_non_null(strstr(screen, "ocisbx: downloading"));
+    assert_non_null(strstr(screen, "ocisbx: downloaded 3.0 MiB"));
+    assert_same_file(big, back);
+    unlink(back);
+    run_piped(down);
+    assert_same_file(big, back);
+
+    /* a small request shows nothing even on a terminal */
+    const char *const get[] = {"sandbox", "get", "--sandbox-id", sandbox, NULL};
+    assert_int_equal(run_pty(get, screen, sizeof screen), 0);
+    assert_null(strstr(screen, "ocisbx: "));
+}
+
+static void test_cp_both_ways(void **state)
+{
+    (void)state;
+    char remote[400], back[300];
+    snprintf(remote, sizeof remote, "sbx:%s:/workspace/cp.bin", sandbox);
+    snprintf(back, sizeof back, "%s/cp-back.bin", dir);
+    const char *const up[] = {"cp", big, remote, NULL};
+    int st = run_pty(up, screen, sizeof screen);
+    fprintf(stderr, "terminal (cp up): %s\n", screen);
+    assert_int_equal(st, 0);
+    assert_non_null(strstr(screen, "ocisbx: uploaded"));
+    run_piped(up);
+    const char *const down[] = {"cp", remote, back, NULL};
+    st = run_pty(down, screen, sizeof screen);
+    fprintf(stderr, "terminal (cp down): %s\n", screen);
+    assert_int_equal(st, 0);
+    assert_non_null(strstr(screen, "ocisbx: downloaded"));
+    assert_same_file(big, back);
+    run_piped(down);
+    assert_same_file(big, back);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_file_write_read),
+        cmocka_unit_test(test_cp_both_ways),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
