@@ -78,7 +78,13 @@ OCISBX_API int ocisbx_backend_options_set_profile(ocisbx_backend_options *o, con
 /* Region of the label (and of a built client): $OCI_SANDBOX_REGION, else the
  * endpoint's host, else the config file's region. */
 OCISBX_API int ocisbx_backend_options_set_region(ocisbx_backend_options *o, const char *region);
+/* The service's URL (else $OCI_SANDBOX_ENDPOINT, else the region's). A
+ * built client allows plain http only to a loopback host (a test tenancy
+ * on 127.0.0.1), as the CLI does. */
 OCISBX_API int ocisbx_backend_options_set_endpoint(ocisbx_backend_options *o, const char *url);
+/* A PEM CA bundle the built client trusts for https (a test tenancy's own
+ * CA); default: the system's. */
+OCISBX_API int ocisbx_backend_options_set_ca_bundle(ocisbx_backend_options *o, const char *path);
 /* Polled between steps of create, while a command runs, between parts. */
 OCISBX_API int ocisbx_backend_options_set_cancel(ocisbx_backend_options *o, ocisbx_backend_cancel_fn fn,
                                                  void *user_data);

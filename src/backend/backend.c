@@ -71,6 +71,7 @@ void ocisbx_backend_options_free(ocisbx_backend_options *o)
     free(o->profile);
     free(o->region);
     free(o->endpoint);
+    free(o->ca_bundle);
     ocisbx_env_list_free(&o->env);
     free(o);
 }
@@ -122,6 +123,11 @@ int ocisbx_backend_options_set_region(ocisbx_backend_options *o, const char *v)
 int ocisbx_backend_options_set_endpoint(ocisbx_backend_options *o, const char *v)
 {
     return set_str(o, o ? &o->endpoint : NULL, v, "endpoint");
+}
+
+int ocisbx_backend_options_set_ca_bundle(ocisbx_backend_options *o, const char *path)
+{
+    return set_str(o, o ? &o->ca_bundle : NULL, path, "ca_bundle");
 }
 
 int ocisbx_backend_options_add_env(ocisbx_backend_options *o, const char *name, const char *value, int secret)

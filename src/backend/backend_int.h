@@ -98,7 +98,7 @@ int ocisbx_backend_end_own_jobs(ocisbx_backend *b);
  * defaults. */
 struct ocisbx_backend_options {
     char *runtime, *shape, *expiration, *warmpool, *display_name;
-    char *config_file, *profile, *region, *endpoint;
+    char *config_file, *profile, *region, *endpoint, *ca_bundle;
     ocisbx_env_list env;
     size_t max_output;
     int64_t ready_timeout_ms, poll_interval_ms;

@@ -7,6 +7,7 @@
 #include "backend/backend_int.h"
 #include "sys/sleep.h"
 #include "ocisbx/auth.h"
+#include "ocisbx/http.h"
 #include "ocisbx/util.h"
 #include "util/internal.h"
 
@@ -261,6 +262,7 @@ static int build_client(const ocisbx_backend_options *o, ocisbx_client **out, ch
     ocisbx_config *cfg = NULL;
     ocisbx_credentials *cr = NULL;
     ocisbx_client_options *co = NULL;
+    ocisbx_http_options *ho = NULL;
     int rc = path ? ocisbx_config_load(path, profile, &cfg) : ocisbx_fail_nomem();
     if (!rc) {
         const char *st = ocisbx_config_get(cfg, "security_token_file");
@@ -270,6 +272,18 @@ static int build_client(const ocisbx_backend_options *o, ocisbx_client **out, ch
         *cfg_region = ocisbx_strdup(ocisbx_config_get(cfg, "region"));
     if (!rc)
         rc = ocisbx_client_options_new(&co);
+    /* transport: a CA bundle; plain http to a loopback host only */
+    const char *ep = ocisbx_backend_setting(o ? o->endpoint : NULL, "OCI_SANDBOX_ENDPOINT", NULL);
+    bool local_http = ep && !strncmp(ep, "http://", 7) && ocisbx_url_host_is_loopback(ep);
+    if (!rc && ((o && o->ca_bundle) || local_http)) {
+        rc = ocisbx_http_options_new(&ho);
+        if (!rc && o && o->ca_bundle)
+            rc = ocisbx_http_options_set_ca_bundle(ho, o->ca_bundle);
+        if (!rc && local_http)
+            rc = ocisbx_http_options_set_allow_plain_http(ho, 1);
+        if (!rc)
+            rc = ocisbx_client_options_set_http_options(co, ho);
+    }
     if (!rc && o && o->endpoint)
         rc = ocisbx_client_options_set_endpoint(co, o->endpoint);
     if (!rc && o && o->region)
@@ -281,6 +295,7 @@ static int build_client(const ocisbx_backend_options *o, ocisbx_client **out, ch
     if (!rc)
         rc = ocisbx_client_new(co, out);
     ocisbx_client_options_free(co);
+    ocisbx_http_options_free(ho);
     ocisbx_credentials_free(cr);
     ocisbx_config_free(cfg);
     free(home_cfg);

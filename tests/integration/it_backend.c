@@ -1054,12 +1054,17 @@ static int setup_hung(void **state)
     return w->c ? 0 : -1;
 }
 
-static void test_hung_request_bounded_by_deadline(void **state)
+static void hung_case(world *w, bool own_client)
 {
-    world *w = *state;
     ocisbx_backend_options *o = NULL;
     check(ocisbx_backend_options_new(&o), "options");
-    check(ocisbx_backend_options_set_client(o, w->c), "client");
+    if (own_client) { /* built from the config file, trusting the tenancy's CA */
+        check(ocisbx_backend_options_set_config_file(o, emu_fixture_config_path(w->emu)), "config");
+        check(ocisbx_backend_options_set_endpoint(o, emu_fixture_url(w->emu)), "endpoint");
+        check(ocisbx_backend_options_set_ca_bundle(o, emu_fixture_ca_path(w->emu)), "ca bundle");
+    } else {
+        check(ocisbx_backend_options_set_client(o, w->c), "client");
+    }
     check(ocisbx_backend_options_set_poll_interval_ms(o, 20), "poll");
     ocisbx_backend *b = NULL;
     check(ocisbx_backend_create(EMU_FIXTURE_PROJECT, o, &b), "create");
@@ -1088,6 +1093,50 @@ static void test_hung_request_bounded_by_deadline(void **state)
     ocisbx_backend_options_free(o);
 }
 
+static void test_hung_request_bounded_by_deadline(void **state)
+{
+    hung_case(*state, false);
+    hung_case(*state, true);
+}
+
+/* A backend that builds its own client reaches a test tenancy on
+ * http://127.0.0.1 (plain http to loopback only, as the CLI). */
+static void test_own_client_plain_http_loopback(void **state)
+{
+    world *w = *state;
+    ocisbx_backend_options *o = NULL;
+    check(ocisbx_backend_options_new(&o), "options");
+    check(ocisbx_backend_options_set_config_file(o, emu_fixture_config_path(w->emu)), "config");
+    check(ocisbx_backend_options_set_endpoint(o, emu_fixture_url(w->emu)), "endpoint");
+    check(ocisbx_backend_options_set_poll_interval_ms(o, 20), "poll");
+    ocisbx_backend *b = NULL;
+    check(ocisbx_backend_create(EMU_FIXTURE_PROJECT, o, &b), "create over http to loopback");
+    ocisbx_exec_result *r = NULL;
+    check(ocisbx_backend_exec(b, "echo over-http", NULL, &r), "exec");
+    size_t n = 0;
+    assert_non_null(strstr(ocisbx_exec_result_output(r, &n), "over-http"));
+    ocisbx_exec_result_free(r);
+    check(ocisbx_backend_close(b), "close");
+    ocisbx_backend_free(b);
+    /* http to a host that is not loopback stays refused */
+    check(ocisbx_backend_options_set_endpoint(o, "http://192.0.2.1:9"), "endpoint");
+    assert_int_not_equal(ocisbx_backend_create(EMU_FIXTURE_PROJECT, o, &b), 0);
+    assert_non_null(strstr(ocisbx_error_message(ocisbx_error_last()), "plain http"));
+    ocisbx_backend_options_free(o);
+}
+
+static int setup_plain(void **state)
+{
+    world *w = calloc(1, sizeof *w);
+    w->kind = "oci-plain";
+    emu_fixture_options eo = {0};
+    eo.extra_yaml = "limits:\n  create_delay_ms: 20\n";
+    if (emu_fixture_start(&eo, &w->emu) != 0)
+        return -1;
+    *state = w;
+    return 0;
+}
+
 #define SUITE(prefix)                                                                                                \
     cmocka_unit_test(test_label), cmocka_unit_test(test_exec_basic), cmocka_unit_test(test_exec_argv),               \
         cmocka_unit_test(test_exec_timeout_kills_tree), cmocka_unit_test(test_exec_canceled),                        \
@@ -1103,10 +1152,12 @@ int main(void)
                                            cmocka_unit_test(test_env_settings)};
     const struct CMUnitTest slow_tests[] = {cmocka_unit_test(test_create_failures_delete)};
     const struct CMUnitTest hung_tests[] = {cmocka_unit_test(test_hung_request_bounded_by_deadline)};
+    const struct CMUnitTest plain_tests[] = {cmocka_unit_test(test_own_client_plain_http_loopback)};
     int rc = 0;
     rc |= cmocka_run_group_tests_name("backend: local directory", local_tests, setup_local, teardown);
     rc |= cmocka_run_group_tests_name("backend: oci sandbox (emulator)", oci_tests, setup_oci, teardown);
     rc |= cmocka_run_group_tests_name("backend: oci create failures", slow_tests, setup_slow, teardown_slow);
     rc |= cmocka_run_group_tests_name("backend: oci service hung", hung_tests, setup_hung, teardown_slow);
+    rc |= cmocka_run_group_tests_name("backend: oci own client, plain http", plain_tests, setup_plain, teardown_slow);
     return rc;
 }
