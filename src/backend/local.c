@@ -371,6 +371,14 @@ int ocisbx_backend_local_open(const char *dir, const ocisbx_backend_options *o, 
     if (!rc && li->dir_fd < 0)
         rc = ocisbx_fail(OCISBX_EIO, "local backend: open: %s", strerror(errno));
     if (!rc) {
+        /* The state directory belongs to the workspace's owner, whoever
+         * runs first: a host-shell run as root must not leave a root-owned
+         * one that isolated runs (as the owner) cannot write. */
+        ocisbx_walk_root root = {li->dir_fd, NULL};
+        if (mkdirat(li->dir_fd, ".ocisbx", 0755) == 0 || errno == EEXIST)
+            (void)ocisbx_walk_adopt(&root, li->dir_fd, ".ocisbx");
+    }
+    if (!rc) {
         b->label = ocisbx_asprintf("local:%s", abs);
         b->root = ocisbx_strdup(isolate ? "/workspace" : abs);
         b->host_shell = !isolate;

@@ -819,6 +819,36 @@ static void test_local_host_shell(void **state)
     ocisbx_backend_options_free(o);
 }
 
+/* A host-shell run first (as root: the wrapper runs as root), then an
+ * isolated one (as the directory's owner) on the same fresh directory. */
+static void test_local_host_then_isolated(void **state)
+{
+    (void)state;
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/it_backend_mix_XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    if (geteuid() == 0)
+        assert_int_equal(chown(dir, 65534, 65534), 0);
+    ocisbx_backend_options *o = NULL;
+    check(ocisbx_backend_options_new(&o), "options");
+    check(ocisbx_backend_options_set_isolation(o, 0), "isolation off");
+    ocisbx_backend *h = NULL, *i = NULL;
+    check(ocisbx_backend_local(dir, o, &h), "host backend");
+    char *out = run_out(h, "echo host");
+    assert_string_equal(out, "host\n");
+    free(out);
+    ocisbx_backend_free(h);
+    check(ocisbx_backend_local(dir, NULL, &i), "isolated backend");
+    out = run_out(i, "echo isolated");
+    assert_string_equal(out, "isolated\n");
+    free(out);
+    ocisbx_backend_free(i);
+    ocisbx_backend_options_free(o);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* ---- OCI only ---- */
 static void test_connect_close_deletes_nothing(void **state)
 {
@@ -1147,7 +1177,8 @@ static int setup_plain(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest local_tests[] = {SUITE(local), cmocka_unit_test(test_local_host_shell)};
+    const struct CMUnitTest local_tests[] = {SUITE(local), cmocka_unit_test(test_local_host_shell),
+                                             cmocka_unit_test(test_local_host_then_isolated)};
     const struct CMUnitTest oci_tests[] = {SUITE(oci), cmocka_unit_test(test_connect_close_deletes_nothing),
                                            cmocka_unit_test(test_env_settings)};
     const struct CMUnitTest slow_tests[] = {cmocka_unit_test(test_create_failures_delete)};
