@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <openssl/evp.h>
 #include <cjson/cJSON.h>
 
 #include "util/utf8.h"
@@ -356,6 +357,72 @@ static void test_exec_big_output(void **state)
     note = strstr(out, "\n[... ");
     assert_non_null(note);
     assert_true(ocisbx_utf8_valid(out, n));
+    ocisbx_exec_result_free(r);
+    ocisbx_exec_options_free(o);
+}
+
+static long long status_kb(const char *field)
+{
+    char line[256];
+    long long v = -1;
+    size_t n = strlen(field);
+    FILE *fp = fopen("/proc/self/status", "r");
+    while (fp && fgets(line, sizeof line, fp))
+        if (!strncmp(line, field, n) && line[n] == ':')
+            v = strtoll(line + n + 1, NULL, 10);
+    if (fp)
+        fclose(fp);
+    return v;
+}
+
+/* 200 MB of output: head + tail + the exact note within the cap, the
+ * whole output's size and SHA-256 computed where it was written, and the
+ * client's peak memory (VmHWM, reset first) under 64 MiB above its RSS. */
+static void test_exec_200mb_output(void **state)
+{
+    world *w = *state;
+    ocisbx_exec_options *o = NULL;
+    check(ocisbx_exec_options_new(&o), "options");
+    check(ocisbx_exec_options_set_max_output_bytes(o, 20000), "max");
+    FILE *fp = fopen("/proc/self/clear_refs", "w");
+    assert_non_null(fp);
+    fputs("5", fp); /* VmHWM := VmRSS */
+    fclose(fp);
+    long long before = status_kb("VmRSS");
+    ocisbx_exec_result *r = run(w->b, "yes 0123456789abcdef | head -c 200000000; printf END", o);
+    long long peak = status_kb("VmHWM");
+    if (peak - before > 64 * 1024)
+        fail_msg("client peak memory grew by %lld kB (limit 65536 kB)", peak - before);
+    assert_int_equal(ocisbx_exec_result_total_bytes(r), 200000003);
+    /* sha256 of the same bytes, made here */
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    EVP_DigestInit_ex(md, EVP_sha256(), NULL);
+    static const char line[] = "0123456789abcdef\n";
+    for (size_t i = 0; i < 200000000 / 17; i++)
+        EVP_DigestUpdate(md, line, 17);
+    EVP_DigestUpdate(md, line, 200000000 % 17);
+    EVP_DigestUpdate(md, "END", 3);
+    unsigned char d[32];
+    unsigned int dl = 0;
+    EVP_DigestFinal_ex(md, d, &dl);
+    EVP_MD_CTX_free(md);
+    char hex[65];
+    for (int i = 0; i < 32; i++)
+        snprintf(hex + 2 * i, 3, "%02x", d[i]);
+    assert_string_equal(ocisbx_exec_result_total_sha256(r), hex);
+    assert_true(ocisbx_exec_result_truncated(r));
+    size_t n = 0;
+    const char *out = ocisbx_exec_result_output(r, &n);
+    assert_true(n <= 20000 && n > 15000);
+    assert_memory_equal(out, "0123456789abcdef\n0123456789abcdef\n", 34);
+    assert_memory_equal(out + n - 3, "END", 3);
+    const char *note = strstr(out, "[... ");
+    assert_non_null(note);
+    unsigned long long dropped = strtoull(note + 5, NULL, 10);
+    assert_int_equal(dropped, ocisbx_exec_result_dropped_bytes(r));
+    size_t note_len = (size_t)(strchr(note, '\n') + 1 - note);
+    assert_int_equal(dropped + n - note_len, 200000003);
+    assert_int_equal(ocisbx_exec_result_returned_bytes(r), n);
     ocisbx_exec_result_free(r);
     ocisbx_exec_options_free(o);
 }
@@ -1167,12 +1234,13 @@ static int setup_plain(void **state)
     return 0;
 }
 
-#define SUITE(prefix)                                                                                                \
-    cmocka_unit_test(test_label), cmocka_unit_test(test_exec_basic), cmocka_unit_test(test_exec_argv),               \
-        cmocka_unit_test(test_exec_timeout_kills_tree), cmocka_unit_test(test_exec_canceled),                        \
-        cmocka_unit_test(test_exec_big_output), cmocka_unit_test(test_exec_order), cmocka_unit_test(test_exec_live), \
-        cmocka_unit_test(test_write_big_checked), cmocka_unit_test(test_write_failure_keeps_old),                    \
-        cmocka_unit_test(test_edit), cmocka_unit_test(test_adversarial_names), cmocka_unit_test(test_read_text),     \
+#define SUITE(prefix)                                                                                            \
+    cmocka_unit_test(test_label), cmocka_unit_test(test_exec_basic), cmocka_unit_test(test_exec_argv),           \
+        cmocka_unit_test(test_exec_timeout_kills_tree), cmocka_unit_test(test_exec_canceled),                    \
+        cmocka_unit_test(test_exec_big_output), cmocka_unit_test(test_exec_200mb_output),                        \
+        cmocka_unit_test(test_exec_order), cmocka_unit_test(test_exec_live),                                     \
+        cmocka_unit_test(test_write_big_checked), cmocka_unit_test(test_write_failure_keeps_old),                \
+        cmocka_unit_test(test_edit), cmocka_unit_test(test_adversarial_names), cmocka_unit_test(test_read_text), \
         cmocka_unit_test(test_paths_refused), cmocka_unit_test(test_jobs), cmocka_unit_test(test_search_glob_ls)
 
 int main(void)
