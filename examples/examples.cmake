@@ -41,3 +41,12 @@ grep -q 'hello from the workspace' \"$d.out\" && grep -q 'token=\\[REDACTED\\]' 
 && grep -q '4 evidence records' \"$d.out\"; g=$?; rm -rf \"$d\" \"$d.out\"; [ $st = 0 ] && [ $g = 0 ]"
   sh $<TARGET_FILE:doc_example_harness_example>)
 set_tests_properties(example_harness_doc PROPERTIES LABELS example TIMEOUT 120)
+
+# The C example of README.md ("A first program"), extracted and run the same
+# way: one exec through the harness, its result JSON printed.
+ocisbx_doc_example(readme_example ${PROJECT_SOURCE_DIR}/README.md readme_example)
+add_test(NAME example_readme COMMAND sh -c
+  "d=$(mktemp -d) && { [ \"$(id -u)\" != 0 ] || chown 65534:65534 \"$d\"; } && \"$1\" \"$d\" > \"$d.out\"; st=$?; cat \"$d.out\"; \
+grep -q 'hello from the workspace' \"$d.out\" && grep -q '\"exit_code\":0' \"$d.out\"; g=$?; rm -rf \"$d\" \"$d.out\"; [ $st = 0 ] && [ $g = 0 ]"
+  sh $<TARGET_FILE:doc_example_readme_example>)
+set_tests_properties(example_readme PROPERTIES LABELS example TIMEOUT 120)

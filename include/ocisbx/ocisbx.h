@@ -1,4 +1,5 @@
-/* libocisbx: the whole public API. */
+/** @file
+ * libocisbx: the whole public API. */
 #ifndef OCISBX_H
 #define OCISBX_H
 #include "common.h"
