@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run-with-tenancy.sh BUILD_DIR PROGRAM [ARGS...]: runs PROGRAM against a fresh
-# local test tenancy (scripts/local-tenancy: a throwaway key and config file)
+# local test tenancy (scripts/local-tenancy: a throwaway key, CA and config file, over https)
 # with its environment exported, and stops the tenancy afterwards, whatever
 # happens. PROGRAM's exit status is this script's.
 #   TENANCY_EXTRA_YAML   a file of tenancy.yaml keys (e.g. `faults:`) added to

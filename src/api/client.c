@@ -8,6 +8,7 @@
 #define ENV_ENDPOINT "OCI_SANDBOX_ENDPOINT"
 #define ENV_API_VERSION "OCI_SANDBOX_API_VERSION"
 #define ENV_REGION "OCI_SANDBOX_REGION"
+#define ENV_CA_BUNDLE "OCI_SANDBOX_CA_BUNDLE"
 #define DEFAULT_RESUME_LIMIT 8
 
 int ocisbx_client_options_new(ocisbx_client_options **out)
@@ -234,6 +235,14 @@ int ocisbx_client_new(const ocisbx_client_options *opts, ocisbx_client **out)
     else
         ocisbx_http_options_defaults(&http);
     if (rc) {
+        free(c);
+        return rc;
+    }
+    if (!rc && !http.ca_bundle && env_nonempty(ENV_CA_BUNDLE) &&
+        !(http.ca_bundle = ocisbx_strdup(env_nonempty(ENV_CA_BUNDLE))))
+        rc = ocisbx_fail_nomem();
+    if (rc) {
+        ocisbx_http_options_release(&http);
         free(c);
         return rc;
     }

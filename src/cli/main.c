@@ -49,7 +49,7 @@ static void usage(FILE *out)
                  "  --endpoint URL       service endpoint (env OCI_SANDBOX_ENDPOINT)\n"
                  "  --api-version V      API version path segment (env OCI_SANDBOX_API_VERSION; "
                  "default " CLI_DEFAULT_API_VERSION ")\n"
-                 "  --ca-bundle FILE     PEM CA bundle for https\n"
+                 "  --ca-bundle FILE     PEM CA bundle for https (env OCI_SANDBOX_CA_BUNDLE)\n"
                  "  --no-retry           send each request once (no retries)\n"
                  "  --debug              the library's debug log on stderr (secrets redacted)\n"
                  "  --max-retries N      retry a failed request at most N times (0-99; default 7)\n"
@@ -210,6 +210,8 @@ static int run(int argc, char **argv)
         ctx.g.endpoint = env_or_null("OCI_SANDBOX_ENDPOINT");
     if (!ctx.g.api_version)
         ctx.g.api_version = env_or_null("OCI_SANDBOX_API_VERSION");
+    if (!ctx.g.ca_bundle)
+        ctx.g.ca_bundle = env_or_null("OCI_SANDBOX_CA_BUNDLE");
     if (!ctx.g.api_version)
         ctx.g.api_version = CLI_DEFAULT_API_VERSION;
     ctx.g.project_id = env_or_null("OCI_SANDBOX_PROJECT_ID");
