@@ -245,14 +245,14 @@ static int build_wrapper(ocisbx_backend *b, const char *command, const char *cwd
             "  done\n"
             "  tail -c \"$TL\" \"$D/out\"\n"
             "else\n"
-            "  tail -c +%zu \"$D/out\"\n"
+            "  [ \"$T\" -gt %zu ] && tail -c +%zu \"$D/out\"\n"
             "  HL=$T\n"
             "  TL=0\n"
             "fi\n"
             "rm -rf \"$D\"\n"
             "printf '\\nOCISBX-END %%s %%s %%s %%s %%s %%s %%s\\n' \"$N\" \"$T\" \"$SUM\" \"$S\" \"$TO\" \"$HL\" "
             "\"$TL\"\n",
-            h4, head, head, h4, h4 + 1, h4 + 1, h4, tail, tail, h4 + 1);
+            h4, head, head, h4, h4 + 1, h4 + 1, h4, tail, tail, h4, h4 + 1);
 out:
     ocisbx_buf_free(&inner);
     return rc;
