@@ -114,6 +114,11 @@ OCISBX_API int ocisbx_client_set_deadline(ocisbx_client *c, int64_t monotonic_ms
  * that bounds its own operation on a client it was given (the backend
  * passes its cancel callback this way while it runs a command). */
 OCISBX_API int ocisbx_client_set_operation_cancel(ocisbx_client *c, ocisbx_cancel_fn fn, void *user_data);
+/** While hold is 1, the cancel callbacks (the client's and the operation's)
+ * are not asked, only the deadline ends a call; 0 asks them again. For the
+ * cleanup a canceled operation still owes: after a Ctrl-C, the backend
+ * cancels the remote command this way, bounded by a short deadline. */
+OCISBX_API int ocisbx_client_hold_cancel(ocisbx_client *c, int hold);
 /** 1 when the client has a deadline and it has passed (to tell a call that
  * ended at its deadline from one the cancel callback stopped), else 0. */
 OCISBX_API int ocisbx_client_deadline_passed(const ocisbx_client *c);

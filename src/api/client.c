@@ -189,9 +189,19 @@ static int client_canceled(void *ud)
     const ocisbx_client *c = ud;
     if (c->deadline_ms && ocisbx_time_monotonic_ms() >= c->deadline_ms)
         return 1;
+    if (c->cancel_held)
+        return 0;
     if (c->op_cancel && c->op_cancel(c->op_cancel_ud))
         return 1;
     return c->cancel ? c->cancel(c->cancel_ud) : 0;
+}
+
+int ocisbx_client_hold_cancel(ocisbx_client *c, int hold)
+{
+    if (!c)
+        return ocisbx_fail(OCISBX_EINVAL, "client hold cancel: NULL client");
+    c->cancel_held = hold != 0;
+    return 0;
 }
 
 int ocisbx_client_set_operation_cancel(ocisbx_client *c, ocisbx_cancel_fn fn, void *user_data)

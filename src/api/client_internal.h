@@ -33,6 +33,7 @@ struct ocisbx_client {
     ocisbx_cancel_fn cancel; /* the caller's (client or http options) */
     void *cancel_ud;
     int64_t deadline_ms;        /* ocisbx_client_set_deadline (0: none) */
+    bool cancel_held;           /* ocisbx_client_hold_cancel */
     ocisbx_cancel_fn op_cancel; /* ocisbx_client_set_operation_cancel */
     void *op_cancel_ud;
 };

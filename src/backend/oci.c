@@ -11,7 +11,8 @@
 #include "ocisbx/util.h"
 #include "util/internal.h"
 
-#define OCI_CANCEL_WAIT_MS 2000 /* for the cancel of a run that failed */
+#define OCI_CANCEL_WAIT_MS 2000  /* for the cancel of a run that failed */
+#define OCI_DELETE_WAIT_MS 60000 /* for the delete of a sandbox we own */
 
 typedef struct oci_impl {
     ocisbx_client *client;
@@ -141,7 +142,9 @@ static int oci_run(ocisbx_backend *b, const ocisbx_run_req *req, ocisbx_run_res 
         ocisbx_error_saved *sv = ocisbx_error_save();
         (void)ocisbx_client_set_deadline(oi->client, ocisbx_time_monotonic_ms() + OCI_CANCEL_WAIT_MS);
         (void)ocisbx_client_set_operation_cancel(oi->client, NULL, NULL);
+        (void)ocisbx_client_hold_cancel(oi->client, 1); /* a Ctrl-C must not cancel the cancel */
         (void)ocisbx_client_cancel_command(oi->client, b->sandbox_id, res->command_id);
+        (void)ocisbx_client_hold_cancel(oi->client, 0);
         ocisbx_error_restore(sv);
     }
     (void)ocisbx_client_set_deadline(oi->client, 0);
@@ -194,9 +197,16 @@ static int oci_extend(ocisbx_backend *b, const char *duration, char **time_expir
     return rc;
 }
 
+/* The sandbox we own goes also after an interrupt: the cancel callbacks
+ * are held (a second Ctrl-C in the CLI still exits at once), bounded by
+ * OCI_DELETE_WAIT_MS. */
 static int delete_sandbox(oci_impl *oi, const char *id)
 {
+    (void)ocisbx_client_hold_cancel(oi->client, 1);
+    (void)ocisbx_client_set_deadline(oi->client, ocisbx_time_monotonic_ms() + OCI_DELETE_WAIT_MS);
     int rc = ocisbx_client_delete_sandbox(oi->client, id);
+    (void)ocisbx_client_set_deadline(oi->client, 0);
+    (void)ocisbx_client_hold_cancel(oi->client, 0);
     if (rc == OCISBX_ENOTFOUND)
         rc = 0;
     return rc;

@@ -294,12 +294,46 @@ static void test_create_failures(void **state)
     assert_int_equal(live(slow_emu), 0);
 }
 
+/* Ctrl-C during exec: exit 130, and the command in the sandbox is
+ * canceled (its later side effect never happens). */
+static void test_exec_interrupted(void **state)
+{
+    (void)state;
+    char id[128];
+    assert_int_equal(emu_fixture_new_sandbox(emu, NULL, NULL, id, sizeof id), 0);
+    assert_int_equal(emu_fixture_wait_state(emu, id, "RUNNING"), 0);
+    const char *const args[] = {"exec", "--sandbox-id", id, "--", "sleep 4; touch /workspace/after", NULL};
+    pid_t pid = start(emu, args);
+    usleep(1500000);
+    kill(pid, SIGINT);
+    run_result r;
+    finish(pid, &r);
+    expect_status(&r, 130, "exec interrupted");
+    result_free(&r);
+    sleep(5);
+    char p[512];
+    snprintf(p, sizeof p, "/sandboxes/%s/commands/actions/runAndWait", id);
+    cJSON *j = NULL;
+    assert_int_equal(emu_fixture_json(emu, "POST", p,
+                                      "{\"command\":\"test -e /workspace/after && echo LEFT || echo GONE\"}", 200,
+                                      &j),
+                     0);
+    char *txt = cJSON_PrintUnformatted(j);
+    if (!strstr(txt, "GONE"))
+        fail_msg("the interrupted command went on running: %s", txt);
+    free(txt);
+    cJSON_Delete(j);
+    snprintf(p, sizeof p, "/sandboxes/%s", id);
+    emu_fixture_json(emu, "DELETE", p, NULL, 204, NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_create_exec_cp_close),
         cmocka_unit_test(test_exec_local),
         cmocka_unit_test(test_create_failures),
+        cmocka_unit_test(test_exec_interrupted),
     };
     return cmocka_run_group_tests_name("ocisbx create/exec/cp/close", tests, setup, teardown);
 }
