@@ -393,6 +393,13 @@ static int collect_cb_all(const void *data, size_t len, void *ud)
     return ocisbx_buf_append(ud, data, len) != 0;
 }
 
+int ocisbx_backend_script_confine(ocisbx_buf *s, const char *var)
+{
+    return ocisbx_buf_appendf(s,
+                              "case \"$(realpath -m -- \"$%s\" 2>/dev/null)/\" in \"$W\"/*) ;; *) exit %d ;; esac\n",
+                              var, OCISBX_SCRIPT_EXIT_OUTSIDE);
+}
+
 int ocisbx_backend_run_script(ocisbx_backend *b, const char *script, size_t cap, char **out, size_t *out_len,
                               int *exit_code)
 {
@@ -408,6 +415,8 @@ int ocisbx_backend_run_script(ocisbx_backend *b, const char *script, size_t cap,
     int rc = b->vt->run(b, &req, &res);
     if (rc == 0 && !res.has_exit)
         rc = ocisbx_fail(OCISBX_ESERVICE, "workspace script ended without an exit status");
+    if (rc == 0 && res.exit_code == OCISBX_SCRIPT_EXIT_OUTSIDE)
+        rc = ocisbx_fail(OCISBX_EFORBIDDEN, "path leads outside /workspace (through a symlink)");
     if (rc == 0) {
         *exit_code = res.exit_code;
         if (out_len)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "ocisbx/backend.h"
+#include "util/internal.h"
 
 typedef struct ocisbx_backend_env {
     char *name;
@@ -123,6 +124,12 @@ int ocisbx_backend_oci_open(const char *project_id, const char *sandbox_id, cons
 /* A sandbox path to a workspace-relative one ("" for /workspace itself):
  * lexical, "." and ".." resolved; outside /workspace: OCISBX_EFORBIDDEN. */
 int ocisbx_backend_rel_path(const char *path, char **rel);
+/* A workspace script's check that $<var> (a path under $W) resolves, its
+ * symlinks followed as the workspace sees them, inside $W: else the script
+ * exits OCISBX_SCRIPT_EXIT_OUTSIDE, which the run functions below turn into
+ * OCISBX_EFORBIDDEN. */
+#define OCISBX_SCRIPT_EXIT_OUTSIDE 93
+int ocisbx_backend_script_confine(ocisbx_buf *s, const char *var);
 /* A run of a small script whose stdout is collected (at most cap bytes
  * kept); generous fixed deadline. */
 int ocisbx_backend_run_script(ocisbx_backend *b, const char *script, size_t cap, char **out, size_t *out_len,

@@ -36,7 +36,7 @@ static int script_start(ocisbx_backend *b, ocisbx_buf *s)
     return rc;
 }
 
-/* "<VAR>=\"$W\"/<rel>\n" */
+/* "<VAR>=\"$W\"/<rel>\n", then the check that it stays inside $W */
 static int script_path(ocisbx_buf *s, const char *var, const char *rel)
 {
     int rc = ocisbx_buf_appendf(s, "%s=\"$W\"/", var);
@@ -44,6 +44,8 @@ static int script_path(ocisbx_buf *s, const char *var, const char *rel)
         rc = q(s, *rel ? rel : ".");
     if (!rc)
         rc = ocisbx_buf_appends(s, "\n");
+    if (!rc)
+        rc = ocisbx_backend_script_confine(s, var);
     return rc;
 }
 
@@ -73,6 +75,8 @@ static int refine_error(ocisbx_backend *b, const char *rel, int rc, bool missing
         r2 = ocisbx_backend_run_script(b, s.data, 0, NULL, NULL, &ex);
     ocisbx_buf_free(&s);
     ocisbx_error_restore(sv);
+    if (r2 == OCISBX_EFORBIDDEN)
+        return ocisbx_fail(OCISBX_EFORBIDDEN, "/workspace/%s leads outside /workspace (through a symlink)", rel);
     if (!r2 && ex == 21)
         return ocisbx_fail(OCISBX_EISDIR, "read: /workspace/%s is a directory", rel);
     if (!r2 && ex == 3 && missing_too)

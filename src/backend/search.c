@@ -182,6 +182,8 @@ static int vars(ocisbx_backend *b, const char *rel, ocisbx_buf *s)
     }
     if (!rc)
         rc = ocisbx_buf_appends(s, "\n");
+    if (!rc)
+        rc = ocisbx_backend_script_confine(s, "B");
     return rc;
 }
 

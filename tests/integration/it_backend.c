@@ -655,9 +655,29 @@ static void test_paths_refused(void **state)
     /* a symlink out of the workspace is not followed by file reads */
     char *s = run_out(w->b, "ln -sf /etc/passwd out-link");
     free(s);
-    assert_int_not_equal(ocisbx_backend_read_bytes(w->b, "out-link", &d, &n), 0);
-    if (strcmp(w->kind, "local") == 0)
-        assert_int_equal(ocisbx_backend_read_bytes(w->b, "out-link", &d, &n), OCISBX_EFORBIDDEN);
+    assert_int_equal(ocisbx_backend_read_bytes(w->b, "out-link", &d, &n), OCISBX_EFORBIDDEN);
+    /* nor by the operations that run in the workspace: text reads, edit,
+     * search, glob, ls (a link to a file, and one to a directory) */
+    s = run_out(w->b, "ln -sf /etc/hostname hn-link && ln -sfn /etc etc-link && mkdir -p in && echo inside > "
+                      "in/t.txt && ln -sf in/t.txt in-link");
+    free(s);
+    ocisbx_text_result *t = NULL;
+    assert_int_equal(ocisbx_backend_read_text(w->b, "hn-link", 0, 0, &t), OCISBX_EFORBIDDEN);
+    assert_int_equal(ocisbx_backend_read_text(w->b, "etc-link/hostname", 0, 0, &t), OCISBX_EFORBIDDEN);
+    assert_int_equal(ocisbx_backend_edit(w->b, "hn-link", "a", "b", 0, NULL, NULL), OCISBX_EFORBIDDEN);
+    ocisbx_search_options *so = NULL;
+    check(ocisbx_search_options_new(&so), "search options");
+    check(ocisbx_search_options_set_path(so, "/workspace/etc-link"), "path");
+    ocisbx_search_result *sr = NULL;
+    assert_int_equal(ocisbx_backend_search(w->b, "root", so, &sr), OCISBX_EFORBIDDEN);
+    ocisbx_search_options_free(so);
+    ocisbx_entry_list *l = NULL;
+    assert_int_equal(ocisbx_backend_ls(w->b, "etc-link", &l), OCISBX_EFORBIDDEN);
+    assert_int_equal(ocisbx_backend_glob(w->b, "*", "etc-link", 0, &l), OCISBX_EFORBIDDEN);
+    /* a link that stays inside still works */
+    check(ocisbx_backend_read_text(w->b, "in-link", 0, 0, &t), "read through a link inside");
+    assert_non_null(strstr(ocisbx_text_result_text(t), "inside"));
+    ocisbx_text_result_free(t);
 }
 
 static ocisbx_job_status *job_wait_done(ocisbx_backend *b, const char *id)
