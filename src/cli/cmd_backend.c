@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "ocisbx/backend.h"
 #include "ocisbx/util.h"
+#include "util/internal.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -242,6 +243,8 @@ int cmd_exec(cli_ctx *ctx, int argc, char **argv)
         return CLI_EXIT_OK;
     const char *sandbox_id = NULL, *local_dir = NULL, *v = NULL;
     int isolate = 1, network = 0, st = 0, i = 1;
+    const char *secrets[64]; /* --secret-env values: [REDACTED] in what is printed */
+    size_t nsecrets = 0;
     ocisbx_exec_options *eo = NULL;
     if (ocisbx_exec_options_new(&eo))
         return cli_fail_last();
@@ -286,6 +289,10 @@ int cmd_exec(cli_ctx *ctx, int argc, char **argv)
             st = r < 0 ? CLI_EXIT_USAGE : cli_split_env(cmd, v, name, sizeof name, &val);
             if (!st && ocisbx_exec_options_add_env(eo, name, val, secret))
                 st = cli_fail_last();
+            if (!st && secret && nsecrets < sizeof secrets / sizeof secrets[0])
+                secrets[nsecrets++] = val; /* points into argv */
+            else if (!st && secret)
+                st = cli_error(CLI_EXIT_USAGE, "exec: more than 64 --secret-env");
         } else if ((r = cli_opt_value(argc, argv, &i, "cwd", &v)) != 0) {
             st = r < 0 ? CLI_EXIT_USAGE : (ocisbx_exec_options_set_cwd(eo, v) ? cli_fail_last() : 0);
         } else {
@@ -312,8 +319,14 @@ int cmd_exec(cli_ctx *ctx, int argc, char **argv)
         } else {
             size_t n = 0;
             const char *out = ocisbx_exec_result_output(r, &n);
-            if (to_stdout(out, n, NULL))
+            ocisbx_buf shown = OCISBX_BUF_INIT;
+            if (ocisbx_buf_append(&shown, out, n))
+                st = cli_fail_last();
+            for (size_t k = 0; k < nsecrets && !st; k++)
+                ocisbx_buf_redact(&shown, secrets[k]);
+            if (!st && to_stdout(shown.data ? shown.data : "", shown.len, NULL))
                 st = cli_stdout_failed();
+            ocisbx_buf_free(&shown);
             int x = 0;
             if (!st)
                 st = ocisbx_exec_result_timed_out(r) ? 124 : ocisbx_exec_result_exit_code(r, &x) ? x : CLI_EXIT_FAIL;

@@ -16,8 +16,6 @@
 #include "util/internal.h"
 #include "util/json.h"
 
-#define REDACTED "[REDACTED]"
-
 typedef struct label_rule {
     char *label, *reason;
 } label_rule;
@@ -310,32 +308,9 @@ int ocisbx_harness_prompt(const ocisbx_harness *h, char **out)
 /* ---- secrets ------------------------------------------------------------------------ */
 static void redact_with(ocisbx_buf *out, const ocisbx_env_list *l)
 {
-    for (size_t i = 0; l && i < l->n; i++) {
-        const char *v = l->v[i].value;
-        size_t vl = v ? strlen(v) : 0;
-        if (!l->v[i].secret || !vl || !out->data)
-            continue;
-        ocisbx_buf r = OCISBX_BUF_INIT;
-        const char *p = out->data, *end = out->data + out->len;
-        for (;;) {
-            const char *hit = NULL;
-            for (const char *q = p; q + vl <= end; q++)
-                if (*q == v[0] && !memcmp(q, v, vl)) {
-                    hit = q;
-                    break;
-                }
-            if (!hit) {
-                ocisbx_buf_append(&r, p, (size_t)(end - p));
-                break;
-            }
-            ocisbx_buf_append(&r, p, (size_t)(hit - p));
-            ocisbx_buf_appends(&r, REDACTED);
-            p = hit + vl;
-        }
-        ocisbx_wipe(out->data, out->len);
-        ocisbx_buf_free(out);
-        *out = r;
-    }
+    for (size_t i = 0; l && i < l->n; i++)
+        if (l->v[i].secret)
+            ocisbx_buf_redact(out, l->v[i].value);
 }
 
 /* A copy of text (len bytes) with every secret value (the harness's, the

@@ -101,3 +101,42 @@ void ocisbx_buf_wipe_free(ocisbx_buf *b)
         OPENSSL_cleanse(b->data, b->cap);
     ocisbx_buf_free(b);
 }
+
+void ocisbx_buf_redact(ocisbx_buf *b, const char *value)
+{
+    size_t vl = value ? strlen(value) : 0;
+    if (!vl || !b->data)
+        return;
+    ocisbx_buf r = OCISBX_BUF_INIT;
+    const char *p = b->data, *end = b->data + b->len;
+    int rc = 0;
+    bool hit_any = false;
+    for (;;) {
+        const char *hit = NULL;
+        for (const char *q = p; q + vl <= end; q++)
+            if (*q == value[0] && !memcmp(q, value, vl)) {
+                hit = q;
+                break;
+            }
+        if (!hit) {
+            rc |= ocisbx_buf_append(&r, p, (size_t)(end - p));
+            break;
+        }
+        hit_any = true;
+        rc |= ocisbx_buf_append(&r, p, (size_t)(hit - p));
+        rc |= ocisbx_buf_appends(&r, OCISBX_REDACTED);
+        p = hit + vl;
+    }
+    if (!hit_any) {
+        ocisbx_buf_free(&r);
+        return;
+    }
+    ocisbx_wipe(b->data, b->len);
+    ocisbx_buf_free(b);
+    if (rc) {
+        ocisbx_buf_free(&r);
+        (void)ocisbx_buf_append(b, "", 0);
+        return;
+    }
+    *b = r;
+}

@@ -30,6 +30,11 @@ void ocisbx_buf_init(ocisbx_buf *b);
 int ocisbx_buf_reserve(ocisbx_buf *b, size_t extra);
 int ocisbx_buf_append(ocisbx_buf *b, const void *data, size_t len);
 int ocisbx_buf_appends(ocisbx_buf *b, const char *s);
+/* Replaces every occurrence of value (non-empty) in b by "[REDACTED]"; the
+ * old bytes are wiped. A failed allocation leaves b empty (nothing shown
+ * rather than the secret). */
+#define OCISBX_REDACTED "[REDACTED]"
+void ocisbx_buf_redact(ocisbx_buf *b, const char *value);
 int ocisbx_buf_appendf(ocisbx_buf *b, const char *fmt, ...) OCISBX_PRINTF(2, 3);
 int ocisbx_buf_vappendf(ocisbx_buf *b, const char *fmt, va_list ap) OCISBX_PRINTF(2, 0);
 void ocisbx_buf_clear(ocisbx_buf *b); /* len = 0, keeps memory */

@@ -264,6 +264,20 @@ static void test_exec_local(void **state)
     RUN(&r, emu, "exec", "--local-dir", dir, "--sandbox-id", "x", "--", "true");
     expect_status(&r, 2, "both");
     result_free(&r);
+    /* a --secret-env value reaches the command but is never printed */
+    RUN(&r, emu, "exec", "--local-dir", dir, "--secret-env", "TOK=s3cr3t-Zq81", "--",
+        "echo \"tok=$TOK\"; printenv TOK > /workspace/tok.txt");
+    expect_status(&r, 0, "exec with a secret");
+    assert_string_equal(r.out, "tok=[REDACTED]\n");
+    assert_null(strstr(r.err, "s3cr3t-Zq81"));
+    result_free(&r);
+    char path[700];
+    snprintf(path, sizeof path, "%s/tok.txt", dir);
+    size_t n = 0;
+    char *t = slurp(path, &n);
+    assert_non_null(t);
+    assert_string_equal(t, "s3cr3t-Zq81\n");
+    free(t);
 }
 
 static void test_create_failures(void **state)
