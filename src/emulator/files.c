@@ -111,7 +111,15 @@ static bool within_limit(emu_server *s, const char *ws, int ws_fd, const char *r
     if (!sl || sl->workspace_mib <= 0)
         return true;
     int64_t limit = sl->workspace_mib << 20;
+    /* measured without the lock (a big workspace takes a while); b stays
+     * (records are never freed while the emulator runs), its state may not */
+    pthread_mutex_unlock(&s->mu);
     int64_t use = emu_tree_use(ws, EMU_WS_MAX_ENTRIES, NULL);
+    pthread_mutex_lock(&s->mu);
+    if (strcmp(b->state, "RUNNING")) {
+        emu_error(resp, 409, "IncorrectState", "cannot access files of sandbox %s in state %s", b->id, b->state);
+        return false;
+    }
     if (use < 0)
         use = 0;
     int64_t need = ((int64_t)len + 4095) / 4096 * 4096; /* the blocks it takes */
