@@ -138,7 +138,15 @@ static void on_exit_cb(int exit_code, int term_signal, bool timed_out, void *ud)
     emu_command *c = ud;
     emu_server *s = g_srv;
     pthread_mutex_lock(&s->mu);
-    if (timed_out)
+    bool fsize = c->ws_limit_mib > 0 && (term_signal == SIGXFSZ || exit_code == 128 + SIGXFSZ);
+    if ((c->ws_over || fsize) && !timed_out && !c->cancel_requested && !c->stop_requested && !s->stopping) {
+        /* the workspace watcher stopped it, or a file reached the limit */
+        char *msg = ocisbx_asprintf(EMU_WS_STOPPED_FMT, (long long)c->ws_limit_mib, c->shape);
+        if (msg)
+            record_chunk(s, c, 2, msg, strlen(msg), true);
+        free(msg);
+        finish(s, c, "FAILED", -1);
+    } else if (timed_out)
         finish(s, c, "TIMED_OUT", -1);
     else if (c->cancel_requested || c->stop_requested)
         finish(s, c, "CANCELED", -1);
@@ -365,9 +373,9 @@ int emu_command_start(emu_server *s, emu_sandbox *b, const cJSON *details, emu_c
 
     const emu_project *proj = emu_config_project(s->cfg, b->project_id);
     char *ws = emu_workspace_dir(s, b->id);
-    if (ws && s->isolate && emu_workspace_own(ws) != 0) /* a state directory of an older version */
-        ocisbx_log(OCISBX_LOG_WARN, "cannot give the workspace of %s to uid %d: %s", b->id, OCISBX_PROC_NOBODY_UID,
-                   strerror(errno));
+    unsigned uid = s->isolate ? emu_sandbox_uid(s, b, true) : 0;
+    if (ws && uid && emu_workspace_own(ws, uid) != 0) /* a state directory of an older version */
+        ocisbx_log(OCISBX_LOG_WARN, "cannot give the workspace of %s to uid %u: %s", b->id, uid, strerror(errno));
     char **envp = merge_env(b, c);
     ocisbx_proc_spec spec;
     memset(&spec, 0, sizeof spec);
@@ -382,6 +390,13 @@ int emu_command_start(emu_server *s, emu_sandbox *b, const cJSON *details, emu_c
     if (sl && s->isolate) { /* limits of the shape, per process (src/sys/proc.h) */
         spec.memory_limit_bytes = (uint64_t)sl->memory_mib << 20;
         spec.max_processes = (int)sl->processes;
+        /* no single file past the workspace's limit (SIGXFSZ, reported as the
+         * limit in on_exit_cb); the watcher measures the whole tree */
+        spec.max_file_bytes = (uint64_t)sl->workspace_mib << 20;
+    }
+    if (sl) {
+        c->ws_limit_mib = sl->workspace_mib;
+        snprintf(c->shape, sizeof c->shape, "%s", b->shape);
     }
     emu_store_command_begin(s, b, c); /* recorded (with its retry token) before it runs */
     c->refs++;                        /* the process's reference, dropped when the ticker frees it */

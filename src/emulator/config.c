@@ -257,6 +257,8 @@ static int shape_limit_pair(ctx *c, const char *key, yaml_node_t *v, yaml_node_t
         return get_int(c, v, key, 0, INT64_C(1) << 30, &sl->memory_mib);
     if (!strcmp(key, "processes"))
         return get_int(c, v, key, 0, 1000000, &sl->processes);
+    if (!strcmp(key, "workspace_mib"))
+        return get_int(c, v, key, 0, INT64_C(1) << 30, &sl->workspace_mib);
     return unknown(c, key, k);
 }
 
@@ -512,11 +514,13 @@ int emu_config_parse(const char *text, size_t len, const char *path, bool load_k
     cfg->limits.stop_delay_ms = 100;
     cfg->limits.minute_ms = 60000;
     /* Oracle's shapes: SMALL 1 OCPU / 4 GB, MEDIUM 2 / 8 GB, LARGE 4 / 16 GB;
-     * processes: 1024 per OCPU (generous: the count is per uid, see proc.h) */
-    static const int64_t mem[3] = {4096, 8192, 16384}, procs[3] = {1024, 2048, 4096};
+     * processes: 1024 per OCPU (counted per sandbox uid as root, see proc.h);
+     * workspace: 10 GiB per OCPU (the emulator's choice, docs/emulator.md) */
+    static const int64_t mem[3] = {4096, 8192, 16384}, procs[3] = {1024, 2048, 4096}, wsp[3] = {10240, 20480, 40960};
     for (int i = 0; i < 3; i++) {
         cfg->limits.shapes[i].memory_mib = mem[i];
         cfg->limits.shapes[i].processes = procs[i];
+        cfg->limits.shapes[i].workspace_mib = wsp[i];
     }
     cfg->seed = 1;
 

@@ -57,10 +57,12 @@ typedef struct emu_limits {
     int64_t stop_delay_ms;
     int64_t minute_ms; /* length of a lifetime "minute" (tests of expiry shorten it) */
     /* limits.shapes.<SHAPE>: per-process address space and processes of
-     * a sandbox's commands (0: none); [0] SMALL, [1] MEDIUM, [2] LARGE */
+     * a sandbox's commands, and the size of its workspace (0: none);
+     * [0] SMALL, [1] MEDIUM, [2] LARGE */
     struct emu_shape_limits {
         int64_t memory_mib;
         int64_t processes;
+        int64_t workspace_mib;
     } shapes[3];
 } emu_limits;
 
@@ -256,6 +258,9 @@ typedef struct emu_command {
     char utf8_tail[2][4]; /* incomplete UTF-8 sequence carried to the next chunk */
     size_t utf8_tail_len[2];
     struct ocisbx_proc *proc;
+    int64_t ws_limit_mib; /* the workspace limit of its sandbox's shape when it started (0: none) */
+    char shape[16];       /* its sandbox's shape (for the limit's message) */
+    bool ws_over;         /* stopped by the workspace watcher */
     bool cancel_requested;
     bool stop_requested;
     bool finished;       /* FINISHED event written */
@@ -288,7 +293,21 @@ typedef struct emu_sandbox {
     int64_t version;        /* etag */
     emu_command **cmds;
     size_t n_cmds, cap_cmds;
+    unsigned uid;        /* as root: the owner of its workspace (EMU_SANDBOX_UID_BASE + n); 0: not chosen yet */
+    int64_t ws_last_use; /* the watcher's last measure of the workspace in bytes (0: none yet) */
 } emu_sandbox;
+
+/* Run as root, each sandbox's workspace belongs to a uid of its own, the
+ * command's uid: EMU_SANDBOX_UID_BASE + n, n < EMU_SANDBOX_UID_COUNT, unique
+ * among the emulator's sandboxes; kept as the workspace directory's owner. */
+#define EMU_SANDBOX_UID_BASE 200000u
+#define EMU_SANDBOX_UID_COUNT 65536u
+
+/* The watcher's period and the entry cap of one measure of a workspace. */
+#define EMU_WS_WATCH_MS 500
+#define EMU_WS_MAX_ENTRIES 100000
+/* The stderr line of a command the workspace limit stopped (MiB, shape). */
+#define EMU_WS_STOPPED_FMT "ocisbx-emulator: the workspace reached its %lld MiB limit (shape %s): command stopped\n"
 
 typedef struct emu_snapshot {
     char id[32];
@@ -374,6 +393,14 @@ void emu_sandbox_free(emu_sandbox *b);
 cJSON *emu_sandbox_json(const emu_sandbox *b, bool summary);
 /* Removes the workspace and marks DELETED (processes already killed). */
 void emu_sandbox_mark_deleted(emu_server *s, emu_sandbox *b);
+/* As root: b's uid (chosen when not yet: its workspace's owner when that is
+ * in the range and no other sandbox's, else, when choose, the lowest free
+ * one); 0 when not root or none was found. The load calls it without choose
+ * for every sandbox first, so a restart keeps every uid. */
+unsigned emu_sandbox_uid(emu_server *s, emu_sandbox *b, bool choose);
+/* The workspace watcher (called by the ticker every EMU_WS_WATCH_MS, with
+ * s->mu held; it releases it while it measures). */
+void emu_workspace_watch(emu_server *s);
 /* Host directory of a sandbox's workspace (malloc'd). */
 char *emu_workspace_dir(const emu_server *s, const char *sandbox_id);
 
@@ -465,10 +492,15 @@ int emu_grow(void *items, size_t n, size_t *cap, size_t first, size_t size);
 /* Copies a directory tree (symlinks as symlinks); *bytes gets the file bytes. */
 int emu_copytree(const char *src, const char *dst, int64_t *bytes);
 /* Run as root, the emulator gives a workspace it created (and everything in
- * it) to the unprivileged sandbox uid (OCISBX_PROC_NOBODY_UID), whom the
- * runner then runs its commands as; a no-op when it already belongs to it,
- * and when the emulator is not root. 0 or -1. */
-int emu_workspace_own(const char *dir);
+ * it) to the sandbox's own unprivileged uid (uid = gid, emu_sandbox_uid),
+ * whom the runner then runs its commands as; a no-op when it already belongs
+ * to it, and when the emulator is not root. 0 or -1. */
+int emu_workspace_own(const char *dir, unsigned uid);
+/* The disk use of a directory tree in bytes (st_blocks * 512 of every entry,
+ * the directory's own included), without following symlinks; at most
+ * max_entries entries are counted (*capped set when more were left out:
+ * the result is then a lower bound). -1 when dir cannot be opened. */
+int64_t emu_tree_use(const char *dir, long max_entries, bool *capped);
 bool emu_valid_request_id(const char *id);
 /* Reads a whole file; NULL on error (errno set). */
 char *emu_read_file(const char *path, size_t *len);

@@ -13,6 +13,7 @@
 
 #include "emulator/emu.h"
 #include "ocisbx/util.h"
+#include "sys/proc.h"
 #include "sys/walk.h"
 
 /* Splits /workspace/a/b into the relative "a/b"; NULL (with a 400) when the
@@ -100,8 +101,52 @@ static int write_all(int fd, const char *p, size_t left)
     return 0;
 }
 
-static void do_write(const emu_request *req, int ws_fd, const char *rel, const char *fp, emu_sandbox *b,
-                     emu_response *resp)
+/* The workspace limit of b's shape: false (with a 413 answered) when
+ * writing len bytes to rel would take the workspace over it. Nothing is
+ * created: the file it would replace is found without making parents. */
+static bool within_limit(emu_server *s, const char *ws, int ws_fd, const char *rel, emu_sandbox *b, size_t len,
+                         emu_response *resp)
+{
+    const struct emu_shape_limits *sl = emu_shape_limits(s->cfg, b->shape);
+    if (!sl || sl->workspace_mib <= 0)
+        return true;
+    int64_t limit = sl->workspace_mib << 20;
+    /* measured without the lock (a big workspace takes a while); b stays
+     * (records are never freed while the emulator runs), its state may not */
+    pthread_mutex_unlock(&s->mu);
+    int64_t use = emu_tree_use(ws, EMU_WS_MAX_ENTRIES, NULL);
+    pthread_mutex_lock(&s->mu);
+    if (strcmp(b->state, "RUNNING")) {
+        emu_error(resp, 409, "IncorrectState", "cannot access files of sandbox %s in state %s", b->id, b->state);
+        return false;
+    }
+    if (use < 0)
+        use = 0;
+    int64_t need = ((int64_t)len + 4095) / 4096 * 4096; /* the blocks it takes */
+    int64_t after = use + need;
+    if (after > limit) { /* a file it replaces gives its blocks back */
+        ocisbx_walk_root root = {ws_fd, "/workspace"};
+        int dfd = -1;
+        char *name = NULL;
+        struct stat st;
+        if (ocisbx_walk_parent(&root, rel, 0, &dfd, &name) == 0 &&
+            fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+            after -= (int64_t)st.st_blocks * 512;
+        free(name);
+        if (dfd >= 0)
+            close(dfd);
+    }
+    if (after <= limit)
+        return true;
+    emu_error(resp, 413, "LimitExceeded",
+              "writing %zu bytes would take the workspace over its %lld MiB limit (shape %s): "
+              "%.1f MiB in use; nothing written",
+              len, (long long)sl->workspace_mib, b->shape, (double)use / 1048576.0);
+    return false;
+}
+
+static void do_write(emu_server *s, const emu_request *req, const char *ws, int ws_fd, const char *rel,
+                     const char *fp, emu_sandbox *b, emu_response *resp)
 {
     const char *claimed = emu_request_header(req, "opc-content-sha256");
     char sha[45];
@@ -115,6 +160,8 @@ static void do_write(const emu_request *req, int ws_fd, const char *rel, const c
                   "opc-content-sha256 %s does not match the SHA-256 of the body (%s); nothing written", claimed, sha);
         return;
     }
+    if (!within_limit(s, ws, ws_fd, rel, b, req->body_len, resp))
+        return;
     ocisbx_walk_root root = {ws_fd, "/workspace"};
     int dfd = -1;
     char *name = NULL;
@@ -294,7 +341,7 @@ void emu_h_file(emu_server *s, const emu_request *req, const emu_route *rt, emu_
         goto out;
     }
     if (rt->id == EMU_R_FILE_WRITE)
-        do_write(req, ws_fd, rel, norm, b, resp);
+        do_write(s, req, ws, ws_fd, rel, norm, b, resp);
     else
         do_read(ws_fd, rel, norm, resp);
 out:
@@ -304,4 +351,70 @@ out:
     free(rel);
     free(ws);
     free(norm);
+}
+
+/* The workspace watcher: the workspaces of the sandboxes that run commands
+ * are measured without the lock (each walk bounded by EMU_WS_MAX_ENTRIES);
+ * a workspace over its shape's limit that grew since the last measure has
+ * its running commands stopped (KILL to each tree), each reported FAILED
+ * without an exit code and with EMU_WS_STOPPED_FMT on its stderr. A
+ * workspace that shrinks (a command removing files) is left alone. */
+void emu_workspace_watch(emu_server *s)
+{
+    typedef struct {
+        char id[32];
+        char *ws;
+        int64_t limit;
+        int64_t use;
+    } item;
+    item *it = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t i = 0; i < s->n_sbx; i++) {
+        emu_sandbox *b = s->sbx[i];
+        const struct emu_shape_limits *sl = emu_shape_limits(s->cfg, b->shape);
+        if (!sl || sl->workspace_mib <= 0 || strcmp(b->state, "RUNNING") || !emu_commands_active(b))
+            continue;
+        if (EMU_GROW(it, n, cap, 8) != 0)
+            break;
+        snprintf(it[n].id, sizeof it[n].id, "%s", b->id);
+        it[n].ws = emu_workspace_dir(s, b->id);
+        it[n].limit = sl->workspace_mib << 20;
+        it[n].use = -1;
+        n++;
+    }
+    if (!n) {
+        free(it);
+        return;
+    }
+    pthread_mutex_unlock(&s->mu);
+    for (size_t i = 0; i < n; i++)
+        if (it[i].ws)
+            it[i].use = emu_tree_use(it[i].ws, EMU_WS_MAX_ENTRIES, NULL);
+    pthread_mutex_lock(&s->mu);
+    for (size_t i = 0; i < n; i++) {
+        emu_sandbox *b = emu_sandbox_find(s, it[i].id);
+        free(it[i].ws);
+        if (!b || it[i].use < 0)
+            continue;
+        int64_t prev = b->ws_last_use;
+        b->ws_last_use = it[i].use;
+        if (it[i].use <= it[i].limit || it[i].use <= prev)
+            continue;
+        ocisbx_log(OCISBX_LOG_INFO,
+                   "sandbox %s: the workspace holds %lld bytes, over its limit of %lld: "
+                   "stopping its commands",
+                   b->id, (long long)it[i].use, (long long)it[i].limit);
+        for (size_t j = 0; j < b->n_cmds; j++) {
+            emu_command *c = b->cmds[j];
+            if (c->finished || !c->proc)
+                continue;
+            c->ws_over = true;
+            if (c->ws_limit_mib <= 0) { /* started before the limit was known (older state) */
+                c->ws_limit_mib = it[i].limit >> 20;
+                snprintf(c->shape, sizeof c->shape, "%s", b->shape);
+            }
+            ocisbx_proc_terminate(c->proc, 0);
+        }
+    }
+    free(it);
 }

@@ -4,12 +4,42 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "emulator/emu.h"
 #include "sys/proc.h"
 #include "ocisbx/util.h"
 
 #define DEFAULT_EXPIRES_MIN 60
+
+static bool uid_taken(const emu_server *s, const emu_sandbox *self, unsigned uid)
+{
+    for (size_t i = 0; i < s->n_sbx; i++)
+        if (s->sbx[i] != self && s->sbx[i]->uid == uid && strcmp(s->sbx[i]->state, "DELETED"))
+            return true;
+    return false;
+}
+
+unsigned emu_sandbox_uid(emu_server *s, emu_sandbox *b, bool choose)
+{
+    if (geteuid() != 0)
+        return 0;
+    if (b->uid && !uid_taken(s, b, b->uid))
+        return b->uid;
+    b->uid = 0;
+    /* a restart: the owner of its workspace, when it is one of ours */
+    char *ws = emu_workspace_dir(s, b->id);
+    struct stat st;
+    if (ws && lstat(ws, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid >= EMU_SANDBOX_UID_BASE &&
+        st.st_uid < EMU_SANDBOX_UID_BASE + EMU_SANDBOX_UID_COUNT && !uid_taken(s, b, (unsigned)st.st_uid))
+        b->uid = (unsigned)st.st_uid;
+    free(ws);
+    for (unsigned n = 0; choose && !b->uid && n < EMU_SANDBOX_UID_COUNT; n++)
+        if (!uid_taken(s, b, EMU_SANDBOX_UID_BASE + n))
+            b->uid = EMU_SANDBOX_UID_BASE + n;
+    return b->uid;
+}
 
 char *emu_workspace_dir(const emu_server *s, const char *sandbox_id)
 {
@@ -293,8 +323,11 @@ static void do_create(emu_server *s, const emu_request *req, emu_response *resp)
     int64_t bytes = 0;
     char *snapdir = snap ? ocisbx_asprintf("%s/snapshots/%s", s->state_dir, snap->id) : NULL;
     int frc = snap ? emu_copytree(snapdir, ws, &bytes) : emu_mkdirs(ws);
-    if (frc == 0 && ws)
-        frc = emu_workspace_own(ws);
+    if (frc == 0 && ws && geteuid() == 0) {
+        /* its own uid (b is not in s->sbx yet: the others' are taken) */
+        unsigned uid = emu_sandbox_uid(s, b, true);
+        frc = uid ? emu_workspace_own(ws, uid) : -1;
+    }
     free(snapdir);
     if (!ws || frc != 0) {
         if (ws)

@@ -48,6 +48,9 @@ int emu_server_new(emu_config *cfg, const char *state_dir, const char *api_versi
     s->no_fsync = nf && !strcmp(nf, "1");
     if (!rc)
         rc = emu_store_load(s);
+    for (size_t i = 0; !rc && i < s->n_sbx; i++) /* each keeps the uid that owns its workspace */
+        if (strcmp(s->sbx[i]->state, "DELETED"))
+            emu_sandbox_uid(s, s->sbx[i], false);
     if (!rc)
         rc = emu_store_sync(s); /* the commands cut by a crash, settled durably */
     if (rc) {
@@ -107,13 +110,17 @@ static void free_procs(emu_server *s, dead *d, size_t n)
 static void *ticker(void *arg)
 {
     emu_server *s = arg;
-    int64_t last_save = 0;
+    int64_t last_save = 0, last_watch = 0;
     pthread_mutex_lock(&s->mu);
     while (!s->stopping) {
         int64_t now = emu_now_ms();
         emu_sandbox_tick(s, now);
         emu_snapshot_tick(s, now);
         emu_retry_tick(s, now);
+        if (now - last_watch >= EMU_WS_WATCH_MS) { /* releases the lock while it measures */
+            emu_workspace_watch(s);
+            last_watch = now;
+        }
         if (now - last_save >= SAVE_EVERY_MS) {
             if (emu_store_sync(s) != 0)
                 ocisbx_log(OCISBX_LOG_ERROR, "%s", ocisbx_error_message(ocisbx_error_last()));

@@ -230,10 +230,14 @@ static int chown_tree_fd(int dfd, uid_t uid, gid_t gid, int depth)
     return rc;
 }
 
-int emu_workspace_own(const char *dir)
+int emu_workspace_own(const char *dir, unsigned uid)
 {
     if (geteuid() != 0)
         return 0;
+    if (uid == 0) {
+        errno = EINVAL;
+        return -1;
+    }
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return -1;
@@ -241,10 +245,64 @@ int emu_workspace_own(const char *dir)
     int rc = 0;
     if (fstat(fd, &st) != 0)
         rc = -1;
-    else if (st.st_uid != OCISBX_PROC_NOBODY_UID || st.st_gid != OCISBX_PROC_NOBODY_GID)
-        rc = chown_tree_fd(fd, OCISBX_PROC_NOBODY_UID, OCISBX_PROC_NOBODY_GID, 0);
+    else if (st.st_uid != uid || st.st_gid != uid)
+        rc = chown_tree_fd(fd, (uid_t)uid, (gid_t)uid, 0);
     close(fd);
     return rc;
+}
+
+/* Adds the use of everything in dfd to *sum; *left counts down the entries. */
+static void tree_use_fd(int dfd, int depth, int64_t *sum, long *left, bool *capped)
+{
+    int dup_fd = dup(dfd);
+    DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+    if (!d) {
+        if (dup_fd >= 0)
+            close(dup_fd);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        if (*left <= 0) {
+            *capped = true;
+            break;
+        }
+        --*left;
+        struct stat st;
+        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue; /* gone meanwhile */
+        *sum += (int64_t)st.st_blocks * 512;
+        if (S_ISDIR(st.st_mode)) {
+            if (depth >= 256) {
+                *capped = true;
+                continue;
+            }
+            int sub = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            if (sub >= 0) {
+                tree_use_fd(sub, depth + 1, sum, left, capped);
+                close(sub);
+            }
+        }
+    }
+    closedir(d);
+}
+
+int64_t emu_tree_use(const char *dir, long max_entries, bool *capped)
+{
+    bool cap = false;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    int64_t sum = fstat(fd, &st) == 0 ? (int64_t)st.st_blocks * 512 : 0;
+    long left = max_entries;
+    tree_use_fd(fd, 0, &sum, &left, &cap);
+    close(fd);
+    if (capped)
+        *capped = cap;
+    return sum;
 }
 
 int emu_copytree(const char *src, const char *dst, int64_t *bytes)

@@ -72,6 +72,7 @@ struct ocisbx_proc {
     bool bwrap_setuid;  /* then no PR_SET_NO_NEW_PRIVS, it would break it */
     uint64_t mem_limit; /* RLIMIT_AS, 0: none */
     int max_procs;      /* RLIMIT_NPROC, 0: none */
+    uint64_t max_file;  /* RLIMIT_FSIZE, 0: none */
 
     ocisbx_proc_output_fn on_output;
     ocisbx_proc_exit_fn on_exit;
@@ -542,6 +543,11 @@ static void child_exec(ocisbx_proc *p, pid_t parent, int devnull, int out_w, int
     if (p->max_procs > 0) {
         struct rlimit rl = {(rlim_t)p->max_procs, (rlim_t)p->max_procs};
         if (setrlimit(RLIMIT_NPROC, &rl) != 0)
+            goto fail;
+    }
+    if (p->max_file) {
+        struct rlimit rl = {(rlim_t)p->max_file, (rlim_t)p->max_file};
+        if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
             goto fail;
     }
     if (p->isolate) { /* the filter, read by bwrap from SECCOMP_FD (fits a pipe's buffer) */
@@ -1016,12 +1022,13 @@ int ocisbx_proc_start(const ocisbx_proc_spec *spec, ocisbx_proc_output_fn on_out
                 rc = ocisbx_fail_nomem();
         }
     }
-    if (!rc && (spec->memory_limit_bytes || spec->max_processes) && !spec->isolate)
+    if (!rc && (spec->memory_limit_bytes || spec->max_processes || spec->max_file_bytes) && !spec->isolate)
         rc = ocisbx_fail(OCISBX_EUNSUPPORTED, "runner: resource limits need isolation");
     if (!rc && spec->max_processes < 0)
         rc = ocisbx_fail(OCISBX_EINVAL, "runner: max_processes must not be negative");
     p->mem_limit = spec->memory_limit_bytes;
     p->max_procs = spec->max_processes;
+    p->max_file = spec->max_file_bytes;
     if (!rc)
         rc = check_cwd(spec, &cwd, &p->host_cwd);
     if (!rc)

@@ -23,8 +23,9 @@
  * has no capability, /proc/sys and everything else of the host that belongs
  * to root is read-only to it, /etc/shadow and root's 0600 files unreadable,
  * and what it creates in the workspace belongs to that uid on the host. A
- * caller that owns its workspaces (the emulator) gives them to an
- * unprivileged uid (OCISBX_PROC_NOBODY_UID); a caller running a user's own
+ * caller that owns its workspaces gives them to an unprivileged uid (the
+ * emulator: one per sandbox, so that RLIMIT_NPROC counts one sandbox; the
+ * runner's own check: OCISBX_PROC_NOBODY_UID); a caller running a user's own
  * directory (the local backend) leaves its ownership unchanged: the command
  * runs as that user. A workspace that belongs to root is refused
  * (OCISBX_EUNSUPPORTED): no safe way is implemented to run a command as host
@@ -87,10 +88,14 @@ typedef struct ocisbx_proc_spec {
      * runs only; without isolation they are refused (OCISBX_EUNSUPPORTED). */
     uint64_t memory_limit_bytes;
     int max_processes;
+    /* RLIMIT_FSIZE (0 = none): no file of the command grows past it (the
+     * writer gets SIGXFSZ); isolated runs only, like the two above. */
+    uint64_t max_file_bytes;
 } ocisbx_proc_spec;
 
-/* The unprivileged uid/gid a caller that owns its workspaces gives them to
- * when it runs as root (nobody/nogroup on Debian). */
+/* An unprivileged uid/gid a caller that owns its workspaces can give them
+ * to when it runs as root (nobody/nogroup on Debian; the runner's check uses
+ * it, the emulator gives each sandbox its own, see docs/emulator.md). */
 #define OCISBX_PROC_NOBODY_UID 65534
 #define OCISBX_PROC_NOBODY_GID 65534
 

@@ -467,8 +467,8 @@ static void t_shutdown_leaves_nothing(void **state)
  * written back is refused (no host setting is ever changed), /etc/shadow is
  * unreadable, no capability, a chmod 4755 file is not setuid-root on the
  * host, /proc/1/cmdline does not show the host workspace path, and what the
- * files API writes (parents included) belongs to the sandbox user, who can
- * change it. Skipped unless root. */
+ * files API writes (parents included) belongs to the sandbox's own user, who
+ * can change it. Skipped unless root. */
 static void t_root_safety(void **state)
 {
     emu_fixture *f = *state;
@@ -504,11 +504,16 @@ static void t_root_safety(void **state)
     assert_int_equal(lstat(path, &sb), 0);
     assert_true((sb.st_mode & S_ISUID) != 0);
     assert_false(sb.st_uid == 0);
-    const char *owned[] = {"", "/d1", "/d1/d2", "/d1/d2/put.txt", "/d1/d2/new"};
+    /* the sandbox's own uid (200000 + n), everything in it too */
+    assert_int_equal(lstat(ws, &sb), 0);
+    uid_t owner = sb.st_uid;
+    assert_true(owner >= 200000 && owner < 200000 + 65536);
+    const char *owned[] = {"", "/d1", "/d1/d2", "/d1/d2/put.txt", "/d1/d2/new", "/suid"};
     for (size_t i = 0; i < sizeof owned / sizeof *owned; i++) {
         snprintf(path, sizeof path, "%s%s", ws, owned[i]);
         assert_int_equal(lstat(path, &sb), 0);
-        assert_int_equal(sb.st_uid, 65534);
+        assert_int_equal(sb.st_uid, owner);
+        assert_int_equal(sb.st_gid, owner);
     }
     snprintf(path, sizeof path, "%s/cmdline", ws);
     FILE *cf = fopen(path, "r");
@@ -537,7 +542,8 @@ static void t_root_safety(void **state)
     free(out);
     snprintf(path, sizeof path, "%s/workspaces/%s/suid", emu_fixture_state_dir(f), id2);
     assert_int_equal(lstat(path, &sb), 0);
-    assert_int_equal(sb.st_uid, 65534);
+    assert_true(sb.st_uid >= 200000 && sb.st_uid < 200000 + 65536);
+    assert_int_not_equal(sb.st_uid, owner);    /* a uid of its own, not the first sandbox's */
     assert_int_equal(sb.st_mode & S_ISUID, 0); /* a copy never keeps a setuid bit */
 }
 
