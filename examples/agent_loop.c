@@ -61,12 +61,13 @@ static int approve(const char *tool, const char *label, const char *arguments_js
     int fd = open("/dev/tty", O_RDWR | O_NOCTTY);
     if (fd < 0) {
         printf("gate:   %s (%s) held; no terminal to ask a person: refused (--approve-all approves)\n", tool, label);
-        return 0;
+        /* negative: no one was asked (the model is told so, not that a person refused) */
+        return ocisbx_error_set(OCISBX_EDENIED, "no terminal was available to ask a person (/dev/tty)");
     }
     FILE *tty = fdopen(fd, "r+");
     if (!tty) {
         close(fd);
-        return 0;
+        return ocisbx_error_set(OCISBX_EDENIED, "the terminal (/dev/tty) could not be used to ask a person");
     }
     fprintf(tty, "\nThe model wants to run %s %s\nApprove? [y/N] ", tool, arguments_json);
     fflush(tty);
@@ -178,7 +179,7 @@ int main(int argc, char **argv)
     strcat(evidence, evidence_arg);
     unlink(evidence); /* each run's file holds that run's chain alone */
 
-    int rc = 1, last_exec_exit = -1, failed_calls = 0, evidence_on = 0;
+    int rc = 1, last_exec_exit = -1, exec_ran = 0, last_ran = 0, failed_calls = 0, evidence_on = 0;
     ocisbx_client *client = NULL;
     ocisbx_backend_options *opts = NULL;
     ocisbx_harness_options *hopts = NULL;
@@ -244,17 +245,27 @@ int main(int argc, char **argv)
         if (!strcmp(tool, "exec")) {
             cJSON *r = cJSON_Parse(result ? result : "");
             const cJSON *code = cJSON_GetObjectItem(r, "exit_code");
-            last_exec_exit = cJSON_IsNumber(code) ? code->valueint : -1;
+            /* a refused or failed exec ran nothing: no exit code */
+            last_ran = cJSON_IsNumber(code);
+            exec_ran += last_ran;
+            last_exec_exit = last_ran ? code->valueint : -1;
             cJSON_Delete(r);
         }
         ocisbx_free(result);
         cJSON_free(args);
     }
-    printf("\n%d steps, %d failed tool calls, %d held (%d approved); the last exec exited %d\n", n, failed_calls,
-           l.held, l.approved, last_exec_exit);
-    rc = last_exec_exit == 0 ? 0 : 1;
-    if (rc)
+    char exec_note[64];
+    if (last_ran)
+        snprintf(exec_note, sizeof exec_note, "the last exec exited %d", last_exec_exit);
+    else
+        snprintf(exec_note, sizeof exec_note, "%s", exec_ran ? "the last exec did not run" : "no exec ran");
+    printf("\n%d steps, %d failed tool calls, %d held (%d approved); %s\n", n, failed_calls, l.held, l.approved,
+           exec_note);
+    rc = last_ran && last_exec_exit == 0 ? 0 : 1;
+    if (rc && last_ran)
         fprintf(stderr, PROG ": the last exec call did not pass (exit code %d)\n", last_exec_exit);
+    else if (rc)
+        fprintf(stderr, PROG ": the last exec call did not pass (%s)\n", exec_note);
 
 out:
     ocisbx_harness_free(h);

@@ -98,6 +98,9 @@ agent_loop_refused)
   check "exit status 1" [ "$status" = 1 ]
   check "the gate says why" has "$work/out" 'no terminal to ask a person: refused'
   check "the model sees the denial" has "$work/out" '"code":"denied"'
+  check "the model is told no one was asked" has "$work/out" 'no one could be asked: no terminal was available'
+  check "the model is not told a person refused" hasnt "$work/out" 'refused by a person'
+  check "the summary says no exec ran" has "$work/out" 'no exec ran'
   check "both execs refused in the evidence" [ "$(grep -c '"decision":"refused"' "$ev")" = 2 ]
   check "nothing ran" hasnt "$work/out" 'Ran 2 tests'
   check "the error names the last exec" has "$work/err" 'the last exec call did not pass'

@@ -103,6 +103,10 @@ OCISBX_API const char *ocisbx_error_service_code(const ocisbx_error *e);
 OCISBX_API const char *ocisbx_error_request_id(const ocisbx_error *e);
 /** Resets the calling thread's error to OCISBX_OK, "no error". */
 OCISBX_API void ocisbx_error_clear(void);
+/** Sets the calling thread's error to code (negative OCISBX_E*) and message
+ * (NULL: the code's text), as a callback does to say why it failed (the
+ * harness's approval callback: "no one could be asked"). Returns code. */
+OCISBX_API int ocisbx_error_set(int code, const char *message);
 
 /* ---- logging ------------------------------------------------------------ */
 /** Log levels: ocisbx_set_log's max_level and each line's level. */

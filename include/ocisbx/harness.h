@@ -47,7 +47,9 @@ OCISBX_API const char *ocisbx_gate_decision_name(int decision);
  *       reason: shown to the model  # optional
  *   default: allow                  # allow | deny | hold (optional; allow)
  * A rule with `command` only matches calls that have a command, one with
- * `path` only calls that have a path. Path globs: see docs/harness.md
+ * `path` only calls that have a path. `label` and `tool` must match at
+ * least one tool's action label or name (a typo would leave the rule dead).
+ * Path globs: see docs/harness.md
  * (`*` stays inside a component, `**` crosses them). A bad file is refused
  * at load (OCISBX_ECONFIG) with the file, line and key named. */
 typedef struct ocisbx_policy ocisbx_policy;
@@ -88,6 +90,16 @@ OCISBX_API size_t ocisbx_policy_rule_count(const ocisbx_policy *p);
  * (OCISBX_ENOTFOUND, OCISBX_EINVAL for a non-regular file, OCISBX_EIO). */
 OCISBX_API int ocisbx_evidence_verify_file(const char *path, int64_t *records, int64_t *bad_line);
 
+/** The chain cannot show a change to the last record or lines removed from
+ * the end: the chain's head (the SHA-256 of the last line) must be kept
+ * elsewhere and compared. ocisbx_evidence_verify_file, and on success head
+ * (may be NULL; at least OCISBX_EVIDENCE_HEAD_SIZE bytes) gets the lowercase
+ * hex SHA-256 of the last line's bytes (without its newline), or
+ * OCISBX_EVIDENCE_CHAIN_START for an empty file; "" on failure. */
+OCISBX_API int ocisbx_evidence_verify_file_head(const char *path, int64_t *records, int64_t *bad_line, char *head);
+/** The size of the head's buffer: 64 hex digits and a NUL. */
+#define OCISBX_EVIDENCE_HEAD_SIZE 65
+
 /** ---- the harness --------------------------------------------------------------
  * Tools for a model over one backend: read, write, edit, search, glob, ls,
  * exec, job, each with a JSON Schema and an action label. Every call goes
@@ -106,7 +118,9 @@ OCISBX_API void ocisbx_harness_options_free(ocisbx_harness_options *o);
 OCISBX_API int ocisbx_harness_options_add_env(ocisbx_harness_options *o, const char *name, const char *value,
                                               int secret);
 /** Ready policies: calls with this action label are held for a person, or
- * denied (reason: what the model sees; NULL for a standard one). */
+ * denied (reason: what the model sees; NULL for a standard one). The label
+ * (a glob) must match at least one tool's action label: one that matches
+ * none (a typo) is OCISBX_EINVAL, the message naming it and the labels. */
 OCISBX_API int ocisbx_harness_options_require_person(ocisbx_harness_options *o, const char *label);
 /** Calls with this action label are denied (reason: what the model sees; NULL for a standard one). */
 OCISBX_API int ocisbx_harness_options_deny_label(ocisbx_harness_options *o, const char *label, const char *reason);

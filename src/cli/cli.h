@@ -82,8 +82,9 @@ int cmd_harness(cli_ctx *ctx, int argc, char **argv);
 
 /* ---- the backend from the command line (cmd_backend.c) ---- */
 /* "NAME=VALUE" of --env / --secret-env into the two halves (the name copied
- * into buf of cap bytes, *value pointing into arg); usage error naming cmd. */
-int cli_split_env(const char *cmd, const char *arg, char *buf, size_t cap, const char **value);
+ * into buf of cap bytes, *value pointing into arg); usage error naming cmd
+ * and opt ("--env", "--secret-env"), never showing the value. */
+int cli_split_env(const char *cmd, const char *opt, const char *arg, char *buf, size_t cap, const char **value);
 /* The backend a command names: --local-dir (isolate, network) or else
  * --sandbox-id (connected with the ctx's client, never deleted; *client
  * gets that client, freed by the caller after the backend). Error printed. */

@@ -24,15 +24,53 @@ static int cancel_on_sigint(void *ud)
     return interrupted != 0;
 }
 
-int cli_split_env(const char *cmd, const char *arg, char *buf, size_t cap, const char **value)
+int cli_split_env(const char *cmd, const char *opt, const char *arg, char *buf, size_t cap, const char **value)
 {
+    /* never shown whole: the part after "=" may be a secret */
     const char *eq = strchr(arg, '=');
-    if (!eq || eq == arg || (size_t)(eq - arg) >= cap)
-        return cli_error(CLI_EXIT_USAGE, "%s: --env wants NAME=VALUE, not %s", cmd, arg);
+    if (!eq)
+        return cli_error(CLI_EXIT_USAGE, "%s: %s wants NAME=VALUE (no \"=\" given)", cmd, opt);
+    if (eq == arg)
+        return cli_error(CLI_EXIT_USAGE, "%s: %s wants NAME=VALUE (the name is empty)", cmd, opt);
+    if ((size_t)(eq - arg) >= cap)
+        return cli_error(CLI_EXIT_USAGE, "%s: %s wants NAME=VALUE (the name is longer than %zu bytes)", cmd, opt,
+                         cap - 1);
     memcpy(buf, arg, (size_t)(eq - arg));
     buf[eq - arg] = '\0';
     *value = eq + 1;
     return 0;
+}
+
+/* An option's value the library refused (OCISBX_EINVAL) is a usage error
+ * naming the option; anything else (out of memory) a failure. */
+static int option_refused(const char *cmd, const char *opt)
+{
+    const ocisbx_error *e = ocisbx_error_last();
+    if (ocisbx_error_code(e) != OCISBX_EINVAL)
+        return cli_fail_last();
+    return cli_error(CLI_EXIT_USAGE, "%s: --%s: %s", cmd, opt, ocisbx_error_message(e));
+}
+
+/* create's --shape and --expiration, checked as the request will check them,
+ * before anything is sent (the backend checks them only at create). */
+static int check_create_value(const char *cmd, const char *opt, const char *v)
+{
+    ocisbx_create_sandbox_details *d = NULL;
+    if (ocisbx_create_sandbox_details_new(&d))
+        return cli_fail_last();
+    int rc;
+    if (strcmp(opt, "shape") == 0) {
+        rc = ocisbx_create_sandbox_details_set_shape(d, v);
+    } else {
+        int64_t ms = 0;
+        rc = ocisbx_duration_parse(v, &ms);
+        if (!rc)
+            rc = ocisbx_create_sandbox_details_set_expires_in_minutes(d, (ms + 59999) / 60000);
+    }
+    ocisbx_create_sandbox_details_free(d);
+    if (rc && rc != OCISBX_ENOMEM) /* the duration parser's codes are not all EINVAL: all mean a bad value */
+        return cli_error(CLI_EXIT_USAGE, "%s: --%s: %s", cmd, opt, ocisbx_error_message(ocisbx_error_last()));
+    return rc ? cli_fail_last() : 0;
 }
 
 static int seconds(const char *cmd, const char *name, const char *v, long long max, long long *out)
@@ -110,19 +148,26 @@ int cmd_create(cli_ctx *ctx, int argc, char **argv)
             else
                 project = v;
         } else if ((r = cli_opt_value(argc, argv, &i, "runtime", &v)) != 0) {
-            st = r < 0 ? CLI_EXIT_USAGE : (ocisbx_backend_options_set_runtime(o, v) ? cli_fail_last() : 0);
+            st = r < 0 ? CLI_EXIT_USAGE
+                       : (ocisbx_backend_options_set_runtime(o, v) ? option_refused(cmd, "runtime") : 0);
         } else if ((r = cli_opt_value(argc, argv, &i, "shape", &v)) != 0) {
-            st = r < 0 ? CLI_EXIT_USAGE : (ocisbx_backend_options_set_shape(o, v) ? cli_fail_last() : 0);
+            st = r < 0 ? CLI_EXIT_USAGE : check_create_value(cmd, "shape", v);
+            if (!st && ocisbx_backend_options_set_shape(o, v))
+                st = option_refused(cmd, "shape");
         } else if ((r = cli_opt_value(argc, argv, &i, "expiration", &v)) != 0) {
-            st = r < 0 ? CLI_EXIT_USAGE : (ocisbx_backend_options_set_expiration(o, v) ? cli_fail_last() : 0);
+            st = r < 0 ? CLI_EXIT_USAGE : check_create_value(cmd, "expiration", v);
+            if (!st && ocisbx_backend_options_set_expiration(o, v))
+                st = option_refused(cmd, "expiration");
         } else if ((r = cli_opt_value(argc, argv, &i, "display-name", &v)) != 0) {
-            st = r < 0 ? CLI_EXIT_USAGE : (ocisbx_backend_options_set_display_name(o, v) ? cli_fail_last() : 0);
+            st = r < 0 ? CLI_EXIT_USAGE
+                       : (ocisbx_backend_options_set_display_name(o, v) ? option_refused(cmd, "display-name") : 0);
         } else if ((r = cli_opt_value(argc, argv, &i, "warmpool-name", &v)) != 0) {
-            st = r < 0 ? CLI_EXIT_USAGE : (ocisbx_backend_options_set_warmpool_name(o, v) ? cli_fail_last() : 0);
+            st = r < 0 ? CLI_EXIT_USAGE
+                       : (ocisbx_backend_options_set_warmpool_name(o, v) ? option_refused(cmd, "warmpool-name") : 0);
         } else if ((r = cli_opt_value(argc, argv, &i, "env", &v)) != 0) {
-            st = r < 0 ? CLI_EXIT_USAGE : cli_split_env(cmd, v, name, sizeof name, &val);
+            st = r < 0 ? CLI_EXIT_USAGE : cli_split_env(cmd, "--env", v, name, sizeof name, &val);
             if (!st && ocisbx_backend_options_add_env(o, name, val, 0))
-                st = cli_fail_last();
+                st = option_refused(cmd, "env");
         } else if ((r = cli_opt_value(argc, argv, &i, "ready-timeout", &v)) != 0) {
             st = r < 0 ? CLI_EXIT_USAGE : seconds(cmd, "ready-timeout", v, 86400, &n);
             if (!st)
@@ -282,19 +327,20 @@ int cmd_exec(cli_ctx *ctx, int argc, char **argv)
         } else if ((r = cli_opt_value(argc, argv, &i, "max-output-bytes", &v)) != 0) {
             st = r < 0 ? CLI_EXIT_USAGE : seconds(cmd, "max-output-bytes", v, 1LL << 40, &n);
             if (!st && ocisbx_exec_options_set_max_output_bytes(eo, (size_t)n))
-                st = cli_fail_last();
+                st = option_refused(cmd, "max-output-bytes");
         } else if ((r = cli_opt_value(argc, argv, &i, "env", &v)) != 0 ||
                    (r = cli_opt_value(argc, argv, &i, "secret-env", &v)) != 0) {
             int secret = strncmp(arg0, "--secret-env", 12) == 0;
-            st = r < 0 ? CLI_EXIT_USAGE : cli_split_env(cmd, v, name, sizeof name, &val);
+            st = r < 0 ? CLI_EXIT_USAGE
+                       : cli_split_env(cmd, secret ? "--secret-env" : "--env", v, name, sizeof name, &val);
             if (!st && ocisbx_exec_options_add_env(eo, name, val, secret))
-                st = cli_fail_last();
+                st = option_refused(cmd, secret ? "secret-env" : "env");
             if (!st && secret && nsecrets < sizeof secrets / sizeof secrets[0])
                 secrets[nsecrets++] = val; /* points into argv */
             else if (!st && secret)
                 st = cli_error(CLI_EXIT_USAGE, "exec: more than 64 --secret-env");
         } else if ((r = cli_opt_value(argc, argv, &i, "cwd", &v)) != 0) {
-            st = r < 0 ? CLI_EXIT_USAGE : (ocisbx_exec_options_set_cwd(eo, v) ? cli_fail_last() : 0);
+            st = r < 0 ? CLI_EXIT_USAGE : (ocisbx_exec_options_set_cwd(eo, v) ? option_refused(cmd, "cwd") : 0);
         } else {
             st = cli_unknown_option(cmd, argv[i]);
         }

@@ -213,6 +213,13 @@ int evidence_file_append(evidence_file *ef, const evidence_fields *f, char **lin
 /* ---- verification ---------------------------------------------------------------- */
 int ocisbx_evidence_verify_file(const char *path, int64_t *records, int64_t *bad_line)
 {
+    return ocisbx_evidence_verify_file_head(path, records, bad_line, NULL);
+}
+
+int ocisbx_evidence_verify_file_head(const char *path, int64_t *records, int64_t *bad_line, char *head)
+{
+    if (head)
+        head[0] = 0;
     if (records)
         *records = 0;
     if (bad_line)
@@ -302,6 +309,8 @@ int ocisbx_evidence_verify_file(const char *path, int64_t *records, int64_t *bad
     fclose(fp);
     ocisbx_buf_free(&line);
     if (!rc) {
+        if (head) /* the hash of the last line read (the chain start for an empty file) */
+            memcpy(head, expect, sizeof expect);
         if (records)
             *records = n;
         if (bad_line)

@@ -68,6 +68,17 @@ static int labels_add(label_list *l, const char *label, const char *reason)
 {
     if (!label || !label[0])
         return ocisbx_fail(OCISBX_EINVAL, "harness: empty action label");
+    /* a mistyped label would match nothing and leave its gate off */
+    int known = harness_label_glob_known(label);
+    if (known < 0)
+        return known;
+    if (!known) {
+        char shown[100], labels[200];
+        ocisbx_escape_shown(label, shown, sizeof shown);
+        harness_labels_text(labels, sizeof labels);
+        return ocisbx_fail(OCISBX_EINVAL, "harness: the action label \"%s\" matches none of the tools' labels (%s)",
+                           shown, labels);
+    }
     label_rule *v = realloc(l->v, (l->n + 1) * sizeof *v);
     if (!v)
         return ocisbx_fail_nomem();

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/tools.h"
 #include "ocisbx/harness.h"
 #include "util/glob.h"
 #include "util/internal.h"
@@ -348,6 +349,25 @@ static const char *regex_too_complex(const char *src)
     return c > REGEX_COST_MAX ? "too complex (its repetitions expand past 20000 nodes)" : NULL;
 }
 
+/* A label (field 0) or tool (field 1) glob that matches no tool would leave
+ * its rule dead: a mistyped "workspace.exce" must not turn a gate off. */
+static int check_known(const ctx *c, const yaml_node_t *n, const char *key, const char *glob, int field)
+{
+    int known = field ? harness_tool_glob_known(glob) : harness_label_glob_known(glob);
+    if (known < 0)
+        return known;
+    if (known)
+        return 0;
+    char msg[400], shown[100], list[200];
+    ocisbx_escape_shown(glob, shown, sizeof shown);
+    if (field)
+        harness_tool_names_text(list, sizeof list);
+    else
+        harness_labels_text(list, sizeof list);
+    snprintf(msg, sizeof msg, "\"%s\" matches no %s (%s)", shown, field ? "tool name" : "action label", list);
+    return bad(c, n, key, msg);
+}
+
 static int load_rule(const ctx *c, yaml_node_t *n, size_t i, rule *r)
 {
     static const char *const keys[] = {"label", "tool", "command", "path", "decision", "reason", NULL};
@@ -363,11 +383,13 @@ static int load_rule(const ctx *c, yaml_node_t *n, size_t i, rule *r)
         return bad(c, n, where, "missing key \"label\" (an action label such as workspace.exec)");
     if ((rc = get_str(c, v, key, &r->label)))
         return rc;
+    if ((rc = check_known(c, v, key, r->label, 0)))
+        return rc;
     if (!FIELD("decision"))
         return bad(c, n, where, "missing key \"decision\" (allow, deny or hold)");
     if ((rc = get_decision(c, v, key, &r->decision)))
         return rc;
-    if (FIELD("tool") && (rc = get_str(c, v, key, &r->tool)))
+    if (FIELD("tool") && ((rc = get_str(c, v, key, &r->tool)) || (rc = check_known(c, v, key, r->tool, 1))))
         return rc;
     if (FIELD("path") && (rc = get_str(c, v, key, &r->path)))
         return rc;

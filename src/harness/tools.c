@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/glob.h"
 #include "util/internal.h"
 #include "util/json.h"
 
@@ -123,6 +124,56 @@ const harness_tool *harness_tool_find(const char *name)
         if (!strcmp(TOOLS[i].name, name))
             return &TOOLS[i];
     return NULL;
+}
+
+/* Whether pattern (a glob) matches the label (field 0) or the name (field 1)
+ * of at least one tool. */
+static int tools_glob_hits(const char *pattern, int field)
+{
+    for (size_t i = 0; i < sizeof TOOLS / sizeof TOOLS[0]; i++) {
+        int hit = ocisbx_glob_match(pattern, field ? TOOLS[i].name : TOOLS[i].label);
+        if (hit)
+            return hit;
+    }
+    return 0;
+}
+
+/* The distinct labels (field 0) or names (field 1) of the tools, ", "-separated. */
+static void tools_list_text(int field, char *out, size_t cap)
+{
+    size_t n = sizeof TOOLS / sizeof TOOLS[0];
+    out[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *v = field ? TOOLS[i].name : TOOLS[i].label;
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(v, field ? TOOLS[j].name : TOOLS[j].label);
+        if (seen)
+            continue;
+        if (out[0])
+            strncat(out, ", ", cap - strlen(out) - 1);
+        strncat(out, v, cap - strlen(out) - 1);
+    }
+}
+
+int harness_label_glob_known(const char *pattern)
+{
+    return tools_glob_hits(pattern, 0);
+}
+
+int harness_tool_glob_known(const char *pattern)
+{
+    return tools_glob_hits(pattern, 1);
+}
+
+void harness_labels_text(char *out, size_t cap)
+{
+    tools_list_text(0, out, cap);
+}
+
+void harness_tool_names_text(char *out, size_t cap)
+{
+    tools_list_text(1, out, cap);
 }
 
 int harness_format_from_name(const char *name)

@@ -20,6 +20,14 @@ typedef struct harness_tool {
 const harness_tool *harness_tools(size_t *n);
 const harness_tool *harness_tool_find(const char *name);
 
+/* 1 when the glob matches the action label (or the name) of at least one
+ * tool, 0 when it matches none, or a negative code (the glob matcher's). */
+int harness_label_glob_known(const char *pattern);
+int harness_tool_glob_known(const char *pattern);
+/* The distinct action labels (or the tool names), ", "-separated, into out. */
+void harness_labels_text(char *out, size_t cap);
+void harness_tool_names_text(char *out, size_t cap);
+
 /* Tool list formats. */
 typedef enum harness_format {
     HARNESS_FORMAT_OURS = 0,     /* [{name, description, label, parameters}] */

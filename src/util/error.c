@@ -89,6 +89,11 @@ int ocisbx_fail(int code, const char *fmt, ...)
     return code;
 }
 
+int ocisbx_error_set(int code, const char *message)
+{
+    return ocisbx_fail(code, "%s", message ? message : ocisbx_strerror(code));
+}
+
 int ocisbx_fail_http(int code, int http_status, const char *svc_code, const char *request_id, const char *fmt, ...)
 {
     ocisbx_error_clear();

@@ -278,6 +278,22 @@ static void test_exec_local(void **state)
     assert_non_null(t);
     assert_string_equal(t, "s3cr3t-Zq81\n");
     free(t);
+    /* a value the library refuses is a usage error naming the option */
+    RUN(&r, emu, "exec", "--local-dir", dir, "--max-output-bytes", "100", "--", "true");
+    expect_status(&r, 2, "max-output-bytes too small");
+    assert_non_null(strstr(r.err, "--max-output-bytes: "));
+    result_free(&r);
+    /* --secret-env without "=": the right option named, the argument never shown */
+    RUN(&r, emu, "exec", "--local-dir", dir, "--secret-env", "TOKSECRETVALUE", "--", "true");
+    expect_status(&r, 2, "secret-env without =");
+    assert_non_null(strstr(r.err, "--secret-env wants NAME=VALUE"));
+    assert_null(strstr(r.err, "--env wants"));
+    assert_null(strstr(r.err, "TOKSECRETVALUE"));
+    result_free(&r);
+    RUN(&r, emu, "exec", "--local-dir", dir, "--secret-env", "=hunter2", "--", "true");
+    expect_status(&r, 2, "secret-env without a name");
+    assert_null(strstr(r.err, "hunter2"));
+    result_free(&r);
 }
 
 static void test_create_failures(void **state)
@@ -288,9 +304,19 @@ static void test_create_failures(void **state)
     expect_status(&r, 1, "create timing out");
     result_free(&r);
     assert_int_equal(live(slow_emu), 0);
-    RUN(&r, slow_emu, "create", "--project-id", EMU_FIXTURE_PROJECT, "--expiration", "P3D");
-    expect_status(&r, 1, "create over 48 h");
-    result_free(&r);
+    /* bad option values are usage errors (exit 2) naming the option, and nothing is created */
+    static const char *const bad[][2] = {
+        {"--expiration", "P3D"}, {"--expiration", "PT49H"}, {"--expiration", "bogus"}, {"--shape", "HUGE"}};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        RUN(&r, slow_emu, "create", "--project-id", EMU_FIXTURE_PROJECT, bad[k][0], bad[k][1]);
+        expect_status(&r, 2, bad[k][1]);
+        char want[64];
+        snprintf(want, sizeof want, "create: %s: ", bad[k][0]);
+        if (!strstr(r.err, want))
+            fail_msg("%s %s: stderr %s lacks %s", bad[k][0], bad[k][1], r.err, want);
+        result_free(&r);
+        assert_int_equal(live(slow_emu), 0);
+    }
     /* SIGINT while waiting */
     const char *const args[] = {"create", "--project-id", EMU_FIXTURE_PROJECT, "--poll-interval", "1", NULL};
     pid_t pid = start(slow_emu, args);

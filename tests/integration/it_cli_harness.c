@@ -373,6 +373,44 @@ static void write_read_and_statuses(void **state)
     assert_non_null(strstr(r.err, "comand"));
     assert_int_equal(r.out_len, 0);
     cli_result_free(&r);
+
+    /* a mistyped label must not turn the gate off: refused (2), nothing run */
+    CALL(w, &r, "--require-person", "workspace.exce", "exec", "{\"command\": \"touch typo-marker\"}");
+    expect_status(&r, 2, "mistyped --require-person");
+    assert_non_null(strstr(r.err, "\"workspace.exce\""));
+    assert_non_null(strstr(r.err, "workspace.read, workspace.write, workspace.exec"));
+    assert_int_equal(r.out_len, 0);
+    cli_result_free(&r);
+    CALL(w, &r, "--deny", "workspace.exce", "exec", "{\"command\": \"touch typo-marker\"}");
+    expect_status(&r, 2, "mistyped --deny");
+    assert_non_null(strstr(r.err, "\"workspace.exce\""));
+    cli_result_free(&r);
+    char *tm = ws_file(w, "typo-marker");
+    assert_null(tm);
+    f = fopen(policy, "w");
+    fputs("rules:\n  - label: workspace.exce\n    decision: hold\n", f);
+    fclose(f);
+    CALL(w, &r, "--policy", policy, "exec", "{\"command\": \"touch typo-marker\"}");
+    expect_status(&r, 2, "policy with a mistyped label");
+    assert_non_null(strstr(r.err, policy));
+    assert_non_null(strstr(r.err, ":2: rules[0].label: \"workspace.exce\" matches no action label"));
+    cli_result_free(&r);
+    f = fopen(policy, "w");
+    fputs("rules:\n  - label: \"*\"\n    tool: exce\n    decision: deny\n", f);
+    fclose(f);
+    CALL(w, &r, "--policy", policy, "exec", "{\"command\": \"touch typo-marker\"}");
+    expect_status(&r, 2, "policy with a mistyped tool");
+    assert_non_null(strstr(r.err, ":3: rules[0].tool: \"exce\" matches no tool name"));
+    cli_result_free(&r);
+    tm = ws_file(w, "typo-marker");
+    assert_null(tm);
+
+    /* --secret-env without "=": names --secret-env, never shows the argument */
+    CALL(w, &r, "--secret-env", "TOKVALUE42", "ls", "{\"path\": \"/workspace\"}");
+    expect_status(&r, 2, "bad --secret-env");
+    assert_non_null(strstr(r.err, "--secret-env wants NAME=VALUE"));
+    assert_null(strstr(r.err, "TOKVALUE42"));
+    cli_result_free(&r);
 }
 
 /* exec touching a marker, gated: denied, and the marker never made. */

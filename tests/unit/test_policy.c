@@ -96,14 +96,15 @@ static void bad_files_name_file_line_and_key(void **state)
          "policy.yaml:3: rules[0].decision: expected allow"},
         {"rules:\n  - label: workspace.exec\n    command: \"(\"\n    decision: allow\n",
          "policy.yaml:3: rules[0].command: bad regular expression"},
-        {"rules:\n  - label: x\n    command: \"^pytest++++\"\n    decision: deny\n",
+        {"rules:\n  - label: workspace.exec\n    command: \"^pytest++++\"\n    decision: deny\n",
          "policy.yaml:3: rules[0].command: regular expression \"^pytest++++\" refused: a repetition repeated"},
-        {"rules:\n  - label: x\n    command: \"((a{100}){100}){100}\"\n    decision: deny\n",
+        {"rules:\n  - label: workspace.exec\n    command: \"((a{100}){100}){100}\"\n    decision: deny\n",
          "rules[0].command: regular expression \"((a{100}){100}){100}\" refused: too complex"},
-        {"rules:\n  - label: x\n    command: \"((((((((((((((((a+)+)+)+)+)+)+)+)+)+)+)+)+)+)+)+)\"\n    decision: "
+        {"rules:\n  - label: workspace.exec\n    command: \"((((((((((((((((a+)+)+)+)+)+)+)+)+)+)+)+)+)+)+)+)\"\n    "
+         "decision: "
          "deny\n",
          "refused: too complex"},
-        {"rules:\n  - label: x\n    command: \"(a*)*\\\\1\"\n    decision: deny\n",
+        {"rules:\n  - label: workspace.exec\n    command: \"(a*)*\\\\1\"\n    decision: deny\n",
          "refused: back-references are not supported"},
         {"rules:\n  - decision: allow\n", "policy.yaml:2: rules[0]: missing key \"label\""},
         {"rules:\n  - label: workspace.read\n", "policy.yaml:2: rules[0]: missing key \"decision\""},
@@ -117,6 +118,15 @@ static void bad_files_name_file_line_and_key(void **state)
         {"- just\n- a list\n", "policy.yaml:1: : expected a mapping"},
         {"default: allow\n---\ndefault: deny\n", "policy.yaml:3: more than one YAML document"},
         {"rules:\n  - label: \"\"\n    decision: deny\n", "policy.yaml:2: rules[0].label: expected a non-empty"},
+        /* a mistyped label or tool would leave its rule dead (the gate off) */
+        {"rules:\n  - label: workspace.exce\n    decision: hold\n",
+         "policy.yaml:2: rules[0].label: \"workspace.exce\" matches no action label (workspace.read, "
+         "workspace.write, workspace.exec)"},
+        {"rules:\n  - label: workspace.exec\n    decision: deny\n  - label: \"*.exce\"\n    decision: hold\n",
+         "policy.yaml:4: rules[1].label: \"*.exce\" matches no action label"},
+        {"rules:\n  - label: workspace.exec\n    tool: exce\n    decision: hold\n",
+         "policy.yaml:3: rules[0].tool: \"exce\" matches no tool name (read, write, edit, search, glob, ls, exec, "
+         "job)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ocisbx_policy *p = (ocisbx_policy *)1;
@@ -200,6 +210,26 @@ static void files_regular_only(void **state)
     rmdir(dir);
 }
 
+/* The ready policies refuse a label (or glob) that matches no tool's label. */
+static void ready_policies_check_labels(void **state)
+{
+    (void)state;
+    ocisbx_harness_options *o = NULL;
+    assert_int_equal(ocisbx_harness_options_new(&o), 0);
+    assert_int_equal(ocisbx_harness_options_require_person(o, "workspace.exce"), OCISBX_EINVAL);
+    const char *m = ocisbx_error_message(ocisbx_error_last());
+    assert_non_null(strstr(m, "\"workspace.exce\""));
+    assert_non_null(strstr(m, "workspace.read, workspace.write, workspace.exec"));
+    assert_int_equal(ocisbx_harness_options_deny_label(o, "workspace.wrte", NULL), OCISBX_EINVAL);
+    assert_non_null(strstr(ocisbx_error_message(ocisbx_error_last()), "\"workspace.wrte\""));
+    assert_int_equal(ocisbx_harness_options_deny_label(o, "exec", "no"), OCISBX_EINVAL);
+    assert_int_equal(ocisbx_harness_options_require_person(o, OCISBX_LABEL_EXEC), 0);
+    assert_int_equal(ocisbx_harness_options_require_person(o, "workspace.*"), 0);
+    assert_int_equal(ocisbx_harness_options_deny_label(o, "*", NULL), 0);
+    assert_int_equal(ocisbx_harness_options_deny_label(o, OCISBX_LABEL_WRITE, "read-only"), 0);
+    ocisbx_harness_options_free(o);
+}
+
 static void decision_names(void **state)
 {
     (void)state;
@@ -212,13 +242,10 @@ static void decision_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(first_matching_rule_decides),
-        cmocka_unit_test(rules_with_command_or_path_need_one),
-        cmocka_unit_test(bad_files_name_file_line_and_key),
-        cmocka_unit_test(ordinary_regexes_are_accepted),
-        cmocka_unit_test(control_bytes_in_errors_are_escaped),
-        cmocka_unit_test(files_regular_only),
-        cmocka_unit_test(decision_names),
+        cmocka_unit_test(first_matching_rule_decides),         cmocka_unit_test(rules_with_command_or_path_need_one),
+        cmocka_unit_test(bad_files_name_file_line_and_key),    cmocka_unit_test(ordinary_regexes_are_accepted),
+        cmocka_unit_test(control_bytes_in_errors_are_escaped), cmocka_unit_test(files_regular_only),
+        cmocka_unit_test(ready_policies_check_labels),         cmocka_unit_test(decision_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
