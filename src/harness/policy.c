@@ -228,16 +228,18 @@ static int re_interval(const char **s, long *m, long *n)
     if (*p < '0' || *p > '9')
         return 0;
     *m = 0;
-    while (*p >= '0' && *p <= '9')
-        *m = *m > 100000 ? *m : *m * 10 + (*p++ - '0');
+    for (; *p >= '0' && *p <= '9'; p++) /* every digit read; the value saturates */
+        if (*m <= 100000)
+            *m = *m * 10 + (*p - '0');
     *n = *m;
     if (*p == ',') {
         p++;
         *n = -1;
         if (*p >= '0' && *p <= '9') {
             *n = 0;
-            while (*p >= '0' && *p <= '9')
-                *n = *n > 100000 ? *n : *n * 10 + (*p++ - '0');
+            for (; *p >= '0' && *p <= '9'; p++)
+                if (*n <= 100000)
+                    *n = *n * 10 + (*p - '0');
         }
     }
     if (*p != '}')
