@@ -111,6 +111,21 @@ static int on_event(const ocisbx_command_event *ev, void *ud)
     return 0;
 }
 
+/* Cleanup that an interrupted or failed operation still owes (cancel the
+ * remote command, delete an owned sandbox): the cancel callbacks held, the
+ * client's calls bounded by ms instead. */
+static void cleanup_begin(oci_impl *oi, int64_t ms)
+{
+    (void)ocisbx_client_hold_cancel(oi->client, 1);
+    (void)ocisbx_client_set_deadline(oi->client, ocisbx_time_monotonic_ms() + ms);
+}
+
+static void cleanup_end(oci_impl *oi)
+{
+    (void)ocisbx_client_set_deadline(oi->client, 0);
+    (void)ocisbx_client_hold_cancel(oi->client, 0);
+}
+
 /* One POST to start the command, then one event stream until FINISHED:
  * output arrives as it is written, and the run costs one round trip more
  * than runAndWait. The client's deadline is the run's, so a request that
@@ -140,11 +155,9 @@ static int oci_run(ocisbx_backend *b, const ocisbx_run_req *req, ocisbx_run_res 
     if (rc && res->command_id) {
         /* best effort, and bounded: a service that hangs gets 2 s more */
         ocisbx_error_saved *sv = ocisbx_error_save();
-        (void)ocisbx_client_set_deadline(oi->client, ocisbx_time_monotonic_ms() + OCI_CANCEL_WAIT_MS);
-        (void)ocisbx_client_set_operation_cancel(oi->client, NULL, NULL);
-        (void)ocisbx_client_hold_cancel(oi->client, 1); /* a Ctrl-C must not cancel the cancel */
+        cleanup_begin(oi, OCI_CANCEL_WAIT_MS); /* a Ctrl-C must not cancel the cancel */
         (void)ocisbx_client_cancel_command(oi->client, b->sandbox_id, res->command_id);
-        (void)ocisbx_client_hold_cancel(oi->client, 0);
+        cleanup_end(oi);
         ocisbx_error_restore(sv);
     }
     (void)ocisbx_client_set_deadline(oi->client, 0);
@@ -202,11 +215,9 @@ static int oci_extend(ocisbx_backend *b, const char *duration, char **time_expir
  * OCI_DELETE_WAIT_MS. */
 static int delete_sandbox(oci_impl *oi, const char *id)
 {
-    (void)ocisbx_client_hold_cancel(oi->client, 1);
-    (void)ocisbx_client_set_deadline(oi->client, ocisbx_time_monotonic_ms() + OCI_DELETE_WAIT_MS);
+    cleanup_begin(oi, OCI_DELETE_WAIT_MS);
     int rc = ocisbx_client_delete_sandbox(oi->client, id);
-    (void)ocisbx_client_set_deadline(oi->client, 0);
-    (void)ocisbx_client_hold_cancel(oi->client, 0);
+    cleanup_end(oi);
     if (rc == OCISBX_ENOTFOUND)
         rc = 0;
     return rc;

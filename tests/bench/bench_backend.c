@@ -19,6 +19,7 @@
 #include <curl/curl.h>
 #include <openssl/evp.h>
 
+#include "emu_client.h"
 #include "emu_fixture.h"
 #include "ocisbx/ocisbx.h"
 
@@ -75,21 +76,9 @@ static double median(double *v, size_t n)
 
 static ocisbx_client *client_for(emu_fixture *emu)
 {
-    ocisbx_config *cfg = NULL;
-    ocisbx_credentials *cr = NULL;
-    ocisbx_http_options *h = NULL;
-    ocisbx_client_options *o = NULL;
     ocisbx_client *c = NULL;
-    if (ocisbx_config_load(emu_fixture_config_path(emu), NULL, &cfg) ||
-        ocisbx_credentials_api_key_from_config(cfg, &cr) || ocisbx_http_options_new(&h) ||
-        ocisbx_http_options_set_ca_bundle(h, emu_fixture_ca_path(emu)) || ocisbx_client_options_new(&o) ||
-        ocisbx_client_options_set_endpoint(o, emu_fixture_url(emu)) || ocisbx_client_options_set_http_options(o, h) ||
-        ocisbx_client_options_set_credentials(o, cr) || ocisbx_client_new(o, &c))
+    if (emu_client_new(emu, 0, &c))
         die("client");
-    ocisbx_client_options_free(o);
-    ocisbx_http_options_free(h);
-    ocisbx_credentials_free(cr);
-    ocisbx_config_free(cfg);
     return c;
 }
 

@@ -17,6 +17,7 @@
 
 #include "util/utf8.h"
 #include "backend/backend_int.h"
+#include "emu_client.h"
 #include "emu_fixture.h"
 #include "ocisbx/api.h"
 #include "ocisbx/backend.h"
@@ -37,25 +38,11 @@ static void check(int rc, const char *what)
         fail_msg("%s: %s (%d)", what, ocisbx_error_message(ocisbx_error_last()), rc);
 }
 
+/* The shared test client (tests/support/emu_client.h), NULL on failure. */
 static ocisbx_client *client_for(emu_fixture *emu)
 {
-    ocisbx_config *cfg = NULL;
-    ocisbx_credentials *cr = NULL;
-    ocisbx_http_options *h = NULL;
-    ocisbx_client_options *o = NULL;
     ocisbx_client *c = NULL;
-    if (ocisbx_config_load(emu_fixture_config_path(emu), NULL, &cfg) ||
-        ocisbx_credentials_api_key_from_config(cfg, &cr) || ocisbx_http_options_new(&h) ||
-        (emu_fixture_ca_path(emu) && ocisbx_http_options_set_ca_bundle(h, emu_fixture_ca_path(emu))) ||
-        ocisbx_http_options_set_backoff_ms(h, 50, 200) || ocisbx_client_options_new(&o) ||
-        ocisbx_client_options_set_endpoint(o, emu_fixture_url(emu)) || ocisbx_client_options_set_http_options(o, h) ||
-        ocisbx_client_options_set_credentials(o, cr) || ocisbx_client_new(o, &c))
-        c = NULL;
-    ocisbx_client_options_free(o);
-    ocisbx_http_options_free(h);
-    ocisbx_credentials_free(cr);
-    ocisbx_config_free(cfg);
-    return c;
+    return emu_client_new(emu, 0, &c) == 0 ? c : NULL;
 }
 
 static ocisbx_backend_options *base_options(void)
