@@ -400,13 +400,37 @@ int ocisbx_backend_script_confine(ocisbx_buf *s, const char *var)
                               var, OCISBX_SCRIPT_EXIT_OUTSIDE);
 }
 
+int ocisbx_run_req_text(const ocisbx_run_req *req, ocisbx_buf *out)
+{
+    int rc = 0;
+    if (req->n_args) {
+        rc = ocisbx_buf_appends(out, "set --");
+        for (size_t i = 0; i < req->n_args && !rc; i++) {
+            rc = ocisbx_buf_appends(out, " ");
+            if (!rc)
+                rc = ocisbx_buf_append_shell_quoted(out, req->args[i]);
+        }
+        if (!rc)
+            rc = ocisbx_buf_appends(out, "\n");
+    }
+    return rc ? rc : ocisbx_buf_appends(out, req->script);
+}
+
 int ocisbx_backend_run_script(ocisbx_backend *b, const char *script, size_t cap, char **out, size_t *out_len,
                               int *exit_code)
+{
+    return ocisbx_backend_run_sh(b, script, NULL, 0, cap, out, out_len, exit_code);
+}
+
+int ocisbx_backend_run_sh(ocisbx_backend *b, const char *script, const char *const *args, size_t n_args, size_t cap,
+                          char **out, size_t *out_len, int *exit_code)
 {
     collect c = {OCISBX_BUF_INIT, cap};
     ocisbx_run_req req = {0};
     ocisbx_run_res res = {0};
     req.script = script;
+    req.args = args;
+    req.n_args = n_args;
     req.env[0] = &b->env;
     req.deadline_ms = ocisbx_time_monotonic_ms() + 600000;
     req.backstop_s = 600;

@@ -28,6 +28,10 @@ void ocisbx_env_list_free(ocisbx_env_list *l);
 /* One run of a /bin/sh script in the workspace (cwd: the workspace root). */
 typedef struct ocisbx_run_req {
     const char *script;
+    /* The script's positional parameters ($1 ...): they reach it as data,
+     * never as script text (see ocisbx_run_req_text). */
+    const char *const *args;
+    size_t n_args;
     /* The backend's env, then the call's (a later name wins). */
     const ocisbx_env_list *env[2];
     /* Absolute monotonic ms (ocisbx_time_monotonic_ms) after which the
@@ -109,6 +113,17 @@ struct ocisbx_backend_options {
     int isolate; /* -1 unset */
     int network; /* -1 unset */
 };
+
+/* The text an implementation hands to one /bin/sh: the script with its
+ * positional parameters set first ("set -- 'a' 'b'"), each shell-quoted. A
+ * script file is written for `sh x.sh ARGS`; this gives it the same $1 ...
+ * in one shell, whatever runs the text (bubblewrap, the service). */
+int ocisbx_run_req_text(const ocisbx_run_req *req, ocisbx_buf *out);
+
+/* Runs an embedded workspace script (backend/scripts.h) with its arguments;
+ * stdout collected as ocisbx_backend_run_script does. */
+int ocisbx_backend_run_sh(ocisbx_backend *b, const char *script, const char *const *args, size_t n_args, size_t cap,
+                          char **out, size_t *out_len, int *exit_code);
 
 /* Common part of every backend (backend.c). */
 int ocisbx_backend_init_common(ocisbx_backend *b, const ocisbx_backend_vt *vt, const ocisbx_backend_options *o);

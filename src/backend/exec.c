@@ -179,17 +179,6 @@ const char *ocisbx_exec_result_command_id(const ocisbx_exec_result *r)
 }
 
 /* ---- the wrapper ---- */
-static int q(ocisbx_buf *b, const char *s)
-{
-    char *t = NULL;
-    int rc = ocisbx_shell_quote(s, strlen(s), &t);
-    if (rc)
-        return rc;
-    rc = ocisbx_buf_appends(b, t);
-    free(t);
-    return rc;
-}
-
 /* The script, byte for byte as docs/backend.md shows it. id: the run's id,
  * also the nonce of its markers. */
 static int build_wrapper(ocisbx_backend *b, const char *command, const char *cwd_rel, int64_t secs, size_t head,
@@ -201,11 +190,11 @@ static int build_wrapper(ocisbx_backend *b, const char *command, const char *cwd
         goto out;
     rc = ocisbx_buf_appends(s, "W=");
     if (!rc)
-        rc = q(s, b->root);
+        rc = ocisbx_buf_append_shell_quoted(s, b->root);
     if (!rc)
         rc = ocisbx_buf_appendf(s, "\nN=%s\nD=\"$W/.ocisbx/run-$N\"\ncd \"$W\"/", id);
     if (!rc)
-        rc = q(s, *cwd_rel ? cwd_rel : ".");
+        rc = ocisbx_buf_append_shell_quoted(s, *cwd_rel ? cwd_rel : ".");
     if (!rc)
         rc = ocisbx_buf_appends(s, " 2>/dev/null || { printf '\\nOCISBX-NOCWD\\n'; exit 0; }\n"
                                    "mkdir -p \"$D\" || exit 125\n"
@@ -213,7 +202,7 @@ static int build_wrapper(ocisbx_backend *b, const char *command, const char *cwd
     if (!rc)
         rc = ocisbx_buf_appendf(s, "timeout -v -s TERM -k %d %" PRId64 " sh -c ", OCISBX_BACKEND_KILL_GRACE_S, secs);
     if (!rc)
-        rc = q(s, inner.data);
+        rc = ocisbx_buf_append_shell_quoted(s, inner.data);
     size_t h4 = head - 4;
     if (!rc)
         rc = ocisbx_buf_appendf(
@@ -527,7 +516,7 @@ int ocisbx_backend_exec_argv(ocisbx_backend *b, const char *const *argv, size_t 
         if (i)
             rc = ocisbx_buf_appends(&cmd, " ");
         if (!rc)
-            rc = q(&cmd, argv[i]);
+            rc = ocisbx_buf_append_shell_quoted(&cmd, argv[i]);
     }
     if (!rc)
         rc = do_exec(b, cmd.data, o, out);

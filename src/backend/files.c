@@ -14,23 +14,12 @@
 #include "ocisbx/util.h"
 #include "util/internal.h"
 
-static int q(ocisbx_buf *b, const char *s)
-{
-    char *t = NULL;
-    int rc = ocisbx_shell_quote(s, strlen(s), &t);
-    if (rc)
-        return rc;
-    rc = ocisbx_buf_appends(b, t);
-    free(t);
-    return rc;
-}
-
 /* "W=<root>\n" */
 static int script_start(ocisbx_backend *b, ocisbx_buf *s)
 {
     int rc = ocisbx_buf_appends(s, "W=");
     if (!rc)
-        rc = q(s, b->root);
+        rc = ocisbx_buf_append_shell_quoted(s, b->root);
     if (!rc)
         rc = ocisbx_buf_appends(s, "\n");
     return rc;
@@ -41,7 +30,7 @@ static int script_path(ocisbx_buf *s, const char *var, const char *rel)
 {
     int rc = ocisbx_buf_appendf(s, "%s=\"$W\"/", var);
     if (!rc)
-        rc = q(s, *rel ? rel : ".");
+        rc = ocisbx_buf_append_shell_quoted(s, *rel ? rel : ".");
     if (!rc)
         rc = ocisbx_buf_appends(s, "\n");
     if (!rc)

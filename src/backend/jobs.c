@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "backend/backend_int.h"
+#include "backend/scripts.h"
 #include "ocisbx/util.h"
 #include "util/internal.h"
 
@@ -49,17 +50,6 @@ uint64_t ocisbx_job_status_output_bytes(const ocisbx_job_status *s)
     return s ? s->output_bytes : 0;
 }
 
-static int q(ocisbx_buf *b, const char *s)
-{
-    char *t = NULL;
-    int rc = ocisbx_shell_quote(s, strlen(s), &t);
-    if (rc)
-        return rc;
-    rc = ocisbx_buf_appends(b, t);
-    free(t);
-    return rc;
-}
-
 static int check_job_id(const char *id)
 {
     if (!id || strncmp(id, "job-", 4) != 0 || strlen(id) != 20)
@@ -75,7 +65,7 @@ static int job_vars(ocisbx_backend *b, const char *id, ocisbx_buf *s)
 {
     int rc = ocisbx_buf_appends(s, "W=");
     if (!rc)
-        rc = q(s, b->root);
+        rc = ocisbx_buf_append_shell_quoted(s, b->root);
     if (!rc)
         rc = ocisbx_buf_appendf(s, "\nJ=\"$W/.ocisbx/jobs/%s\"\n", id);
     return rc;
@@ -105,7 +95,7 @@ int ocisbx_backend_job_start(ocisbx_backend *b, const char *command, const ocisb
     if (!rc)
         rc = ocisbx_buf_appends(&pre, "[ -d \"$W\"/");
     if (!rc)
-        rc = q(&pre, *cwd ? cwd : ".");
+        rc = ocisbx_buf_append_shell_quoted(&pre, *cwd ? cwd : ".");
     if (!rc)
         rc = ocisbx_buf_appends(&pre, " ] || exit 3\n"
                                       "mkdir -p \"$J\" || exit 125\n"
@@ -125,12 +115,12 @@ int ocisbx_backend_job_start(ocisbx_backend *b, const char *command, const ocisb
     if (!rc)
         rc = ocisbx_buf_appends(&s, "cd \"$W\"/");
     if (!rc)
-        rc = q(&s, *cwd ? cwd : ".");
+        rc = ocisbx_buf_append_shell_quoted(&s, *cwd ? cwd : ".");
     if (!rc)
         rc = ocisbx_buf_appendf(&s, " || exit 3\ntimeout -v -s TERM -k %d %" PRId64 " sh -c ",
                                 OCISBX_BACKEND_KILL_GRACE_S, secs);
     if (!rc)
-        rc = q(&s, inner.data);
+        rc = ocisbx_buf_append_shell_quoted(&s, inner.data);
     if (!rc)
         rc = ocisbx_buf_appends(&s, " > \"$J/out\" 2> \"$J/tv\" < /dev/null\n"
                                     "S=$?\n"
@@ -323,14 +313,11 @@ int ocisbx_backend_job_kill(ocisbx_backend *b, const char *job_id)
     ocisbx_free(h);
     if (rc)
         return rc;
-    ocisbx_buf s = OCISBX_BUF_INIT;
     int ex = 0;
-    rc = job_vars(b, job_id, &s);
-    if (!rc)
-        rc = ocisbx_buf_appends(&s, "[ -f \"$J/status\" ] || { date +%s%3N > \"$J/end\"; : > \"$J/killed\"; }\n");
-    if (!rc)
-        rc = ocisbx_backend_run_script(b, s.data, 0, NULL, NULL, &ex);
-    ocisbx_buf_free(&s);
+    const char *args[] = {b->root, job_id};
+    rc = ocisbx_backend_run_sh(b, ocisbx_script_job_kill, args, 2, 0, NULL, NULL, &ex);
+    if (!rc && ex != 0)
+        rc = ocisbx_fail(OCISBX_EIO, "job kill: cannot mark job %s killed (exit status %d)", job_id, ex);
     return rc;
 }
 

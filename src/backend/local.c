@@ -124,13 +124,18 @@ static int start_proc(local_impl *li, const ocisbx_run_req *req, ocisbx_proc_out
     int rc = build_envp(req, &envp);
     if (rc)
         return rc;
-    ocisbx_proc_spec spec = {0};
-    spec.workspace_dir = li->dir;
-    spec.shell_command = req->script;
-    spec.envp = (const char *const *)envp;
-    spec.isolate = li->isolate;
-    spec.allow_network = li->network;
-    rc = ocisbx_proc_start(&spec, of, ef, ud, p);
+    ocisbx_buf text = OCISBX_BUF_INIT;
+    rc = ocisbx_run_req_text(req, &text);
+    if (!rc) {
+        ocisbx_proc_spec spec = {0};
+        spec.workspace_dir = li->dir;
+        spec.shell_command = text.data;
+        spec.envp = (const char *const *)envp;
+        spec.isolate = li->isolate;
+        spec.allow_network = li->network;
+        rc = ocisbx_proc_start(&spec, of, ef, ud, p);
+    }
+    ocisbx_buf_free(&text);
     free_envp(envp);
     return rc;
 }

@@ -35,7 +35,11 @@ static int start_command(ocisbx_backend *b, const ocisbx_run_req *req, char **id
     oci_impl *oi = b->impl;
     ocisbx_run_command_details *d = NULL;
     ocisbx_command *cmd = NULL;
-    int rc = ocisbx_run_command_details_new(req->script, &d);
+    ocisbx_buf text = OCISBX_BUF_INIT;
+    int rc = ocisbx_run_req_text(req, &text);
+    if (!rc)
+        rc = ocisbx_run_command_details_new(text.data, &d);
+    ocisbx_buf_free(&text);
     if (!rc)
         rc = ocisbx_run_command_details_set_cwd(d, "/workspace");
     for (int k = 0; k < 2 && !rc; k++)

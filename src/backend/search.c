@@ -156,29 +156,18 @@ int ocisbx_entry_list_truncated(const ocisbx_entry_list *l)
     return l && l->truncated;
 }
 
-static int q(ocisbx_buf *b, const char *s)
-{
-    char *t = NULL;
-    int rc = ocisbx_shell_quote(s, strlen(s), &t);
-    if (rc)
-        return rc;
-    rc = ocisbx_buf_appends(b, t);
-    free(t);
-    return rc;
-}
-
 /* "W=<root>\nB=\"$W\"[/<rel>]\n" */
 static int vars(ocisbx_backend *b, const char *rel, ocisbx_buf *s)
 {
     int rc = ocisbx_buf_appends(s, "W=");
     if (!rc)
-        rc = q(s, b->root);
+        rc = ocisbx_buf_append_shell_quoted(s, b->root);
     if (!rc)
         rc = ocisbx_buf_appends(s, "\nB=\"$W\"");
     if (!rc && *rel) {
         rc = ocisbx_buf_appends(s, "/");
         if (!rc)
-            rc = q(s, rel);
+            rc = ocisbx_buf_append_shell_quoted(s, rel);
     }
     if (!rc)
         rc = ocisbx_buf_appends(s, "\n");
@@ -194,7 +183,7 @@ static int name_filter(ocisbx_buf *s, const char *glob)
         return 0;
     if (!strchr(glob, '/')) {
         int rc = ocisbx_buf_appends(s, " -name ");
-        return rc ? rc : q(s, glob);
+        return rc ? rc : ocisbx_buf_append_shell_quoted(s, glob);
     }
     /* find -path: '*' crosses '/', so "**" and a "**" + "/" are one '*' */
     ocisbx_buf g = OCISBX_BUF_INIT;
@@ -216,7 +205,7 @@ static int name_filter(ocisbx_buf *s, const char *glob)
     if (!rc)
         rc = ocisbx_buf_appends(s, " -path \"$B\"/");
     if (!rc)
-        rc = q(s, g.data ? g.data : "*");
+        rc = ocisbx_buf_append_shell_quoted(s, g.data ? g.data : "*");
     ocisbx_buf_free(&g);
     return rc;
 }
@@ -266,7 +255,7 @@ int ocisbx_backend_search(ocisbx_backend *b, const char *pattern, const ocisbx_s
         rc = ocisbx_buf_appendf(&s, " -print0 | LC_ALL=C sort -z | xargs -0 -r grep -I -n -H -Z %s%s -e ",
                                 o && o->literal ? "-F" : "-E", o && o->icase ? " -i" : "");
     if (!rc)
-        rc = q(&s, pattern);
+        rc = ocisbx_buf_append_shell_quoted(&s, pattern);
     if (!rc)
         rc = ocisbx_buf_appendf(&s, " -- 2>/dev/null | cut -b 1-%d | head -c %zu\nexit 0\n",
                                 OCISBX_BACKEND_LINE_MAX * 4 + 4096, (max + 1) * (OCISBX_BACKEND_LINE_MAX * 4 + 8192));

@@ -30,6 +30,9 @@ void ocisbx_buf_init(ocisbx_buf *b);
 int ocisbx_buf_reserve(ocisbx_buf *b, size_t extra);
 int ocisbx_buf_append(ocisbx_buf *b, const void *data, size_t len);
 int ocisbx_buf_appends(ocisbx_buf *b, const char *s);
+/* s as one POSIX shell word (ocisbx_shell_quote): the one way any piece of
+ * text reaches a shell command line. */
+int ocisbx_buf_append_shell_quoted(ocisbx_buf *b, const char *s);
 /* Replaces every occurrence of value (non-empty) in b by "[REDACTED]"; the
  * old bytes are wiped. A failed allocation leaves b empty (nothing shown
  * rather than the secret). */

@@ -55,3 +55,16 @@ int ocisbx_shell_quote(const char *data, size_t len, char **out)
     *out = s;
     return 0;
 }
+
+int ocisbx_buf_append_shell_quoted(ocisbx_buf *b, const char *s)
+{
+    if (!b || !s)
+        return ocisbx_fail(OCISBX_EINVAL, "shell quote: NULL argument");
+    char *t = NULL;
+    int rc = ocisbx_shell_quote(s, strlen(s), &t);
+    if (rc)
+        return rc;
+    rc = ocisbx_buf_appends(b, t);
+    free(t);
+    return rc;
+}
