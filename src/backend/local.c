@@ -31,8 +31,10 @@ typedef struct local_impl {
 /* ---- run ---- */
 typedef struct run_state {
     pthread_mutex_t mu;
-    ocisbx_buf pending; /* stdout not yet handed to the caller */
-    ocisbx_buf err;
+    ocisbx_buf pending;     /* stdout not yet handed to the caller */
+    ocisbx_buf pending_err; /* stderr not yet handed to the caller (with on_stderr) */
+    ocisbx_buf err;         /* the first KiB of stderr */
+    bool want_err;
     int exit_code;
     bool exited;
 } run_state;
@@ -43,8 +45,12 @@ static void on_output(int stream, const char *data, size_t len, void *ud)
     pthread_mutex_lock(&s->mu);
     if (stream == 1)
         (void)ocisbx_buf_append(&s->pending, data, len);
-    else if (s->err.len < 1024)
-        (void)ocisbx_buf_append(&s->err, data, len < 1024 - s->err.len ? len : 1024 - s->err.len);
+    else {
+        if (s->want_err)
+            (void)ocisbx_buf_append(&s->pending_err, data, len);
+        if (s->err.len < 1024)
+            (void)ocisbx_buf_append(&s->err, data, len < 1024 - s->err.len ? len : 1024 - s->err.len);
+    }
     pthread_mutex_unlock(&s->mu);
 }
 
@@ -59,17 +65,21 @@ static void on_exit_cb(int exit_code, int term_signal, bool timed_out, void *ud)
     pthread_mutex_unlock(&s->mu);
 }
 
-/* Hands pending stdout to the caller on the caller's thread. */
+/* Hands pending stdout (and stderr) to the caller on the caller's thread. */
 static int drain(run_state *s, const ocisbx_run_req *req)
 {
     pthread_mutex_lock(&s->mu);
-    ocisbx_buf chunk = s->pending;
+    ocisbx_buf chunk = s->pending, echunk = s->pending_err;
     ocisbx_buf_init(&s->pending);
+    ocisbx_buf_init(&s->pending_err);
     pthread_mutex_unlock(&s->mu);
     int stop = 0;
     if (chunk.len && req->on_stdout)
         stop = req->on_stdout(chunk.data, chunk.len, req->user_data);
+    if (!stop && echunk.len && req->on_stderr)
+        stop = req->on_stderr(echunk.data, echunk.len, req->user_data);
     ocisbx_buf_free(&chunk);
+    ocisbx_buf_free(&echunk);
     return stop;
 }
 
@@ -146,6 +156,7 @@ static int local_run(ocisbx_backend *b, const ocisbx_run_req *req, ocisbx_run_re
     int rc = 0;
     run_state s;
     memset(&s, 0, sizeof s);
+    s.want_err = req->on_stderr != NULL;
     pthread_mutex_init(&s.mu, NULL);
     ocisbx_proc *p = NULL;
     rc = start_proc(li, req, on_output, on_exit_cb, &s, &p);
@@ -158,7 +169,7 @@ static int local_run(ocisbx_backend *b, const ocisbx_run_req *req, ocisbx_run_re
             }
             if (w == 0)
                 break;
-            if (ocisbx_backend_canceled(b)) {
+            if (!req->uncancelable && ocisbx_backend_canceled(b)) {
                 rc = ocisbx_fail(OCISBX_ECANCELED, "command canceled");
                 break;
             }
@@ -182,6 +193,7 @@ static int local_run(ocisbx_backend *b, const ocisbx_run_req *req, ocisbx_run_re
         ocisbx_proc_free(p);
     }
     ocisbx_buf_free(&s.pending);
+    ocisbx_buf_free(&s.pending_err);
     ocisbx_buf_free(&s.err);
     pthread_mutex_destroy(&s.mu);
     return rc;

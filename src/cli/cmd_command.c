@@ -8,9 +8,24 @@
 
 #include "cli.h"
 #include "ocisbx/api.h"
+#include "ocisbx/backend.h"
 
 /* Called after the call that set cmd (never as f(call(&cmd), cmd): the
  * order in which arguments are evaluated is unspecified). */
+/* The table shows what the user ran: for a command of `ocisbx exec`, the
+ * harness or a job, the command line the backend's wrapper carries
+ * (ocisbx_backend_user_command), not the wrapper. */
+static void cli_show_user_commands(cJSON *items)
+{
+    for (cJSON *it = items ? items->child : NULL; it; it = it->next) {
+        const cJSON *c = cJSON_GetObjectItemCaseSensitive(it, "command");
+        char *u = NULL;
+        if (cJSON_IsString(c) && ocisbx_backend_user_command(c->valuestring, &u) == 0 && u)
+            cJSON_ReplaceItemInObjectCaseSensitive(it, "command", cJSON_CreateString(u));
+        ocisbx_free(u);
+    }
+}
+
 static int print_command(int rc, ocisbx_command *cmd)
 {
     char *json = NULL;
@@ -258,6 +273,8 @@ int cmd_command(cli_ctx *ctx, int argc, char **argv)
         static const cli_column cols[] = {{"ID", "id"},           {"STATE", "lifecycleState"},
                                           {"EXIT", "exitCode"},   {"CREATED", "timeCreated"},
                                           {"COMMAND", "command"}, {NULL, NULL}};
+        if (!rc && o.output && strcmp(o.output, "table") == 0)
+            cli_show_user_commands(items);
         st = rc ? cli_fail_last() : cli_api_print_list(&o, outj, cols);
         cJSON_Delete(outj);
     }

@@ -941,7 +941,11 @@ static void test_connect_close_deletes_nothing(void **state)
     check(ocisbx_client_get_sandbox(w->c, ocisbx_backend_sandbox_id(w->b), &sb), "still there");
     assert_string_equal(ocisbx_sandbox_lifecycle_state(sb), "RUNNING");
     ocisbx_sandbox_free(sb);
-    assert_int_equal(ocisbx_backend_connect("ocid1.generativeaisandbox.oc1..nothere", o, &b2), OCISBX_ENOTFOUND);
+    /* connect asks nothing: a sandbox that does not exist shows at the first operation */
+    check(ocisbx_backend_connect("ocid1.generativeaisandbox.oc1..nothere", o, &b2), "connect to nothing");
+    ocisbx_exec_result *nr = NULL;
+    assert_int_equal(ocisbx_backend_exec(b2, "true", NULL, &nr), OCISBX_ENOTFOUND);
+    ocisbx_backend_free(b2);
     /* jobs: another backend reads and kills this one's; its close ends only its own */
     char *mine = NULL, *theirs = NULL;
     check(ocisbx_backend_job_start(w->b, "echo mine; sleep 1000.3125", NULL, &mine), "start mine");
@@ -1146,6 +1150,8 @@ static int setup_hung(void **state)
     eo.extra_yaml = "limits:\n  create_delay_ms: 20\n"
                     "faults:\n  rules:\n"
                     "    - match: {method: GET, path: \"/sandboxes/*/commands/*/events\"}\n"
+                    "      delay_ms: 60000\n"
+                    "    - match: {method: POST, path: \"/sandboxes/*/commands/actions/runAndStream\"}\n"
                     "      delay_ms: 60000\n";
     if (emu_fixture_start(&eo, &w->emu) != 0) {
         fprintf(stderr, "hung: emulator: %s\n", ocisbx_error_message(ocisbx_error_last()));

@@ -11,4 +11,8 @@ int emu_client_new(emu_fixture *f, int prefer_ndjson, ocisbx_client **out);
 /* The same with a download limit (ocisbx_client_options_set_max_download_bytes). */
 int emu_client_new_limited(emu_fixture *f, int prefer_ndjson, int64_t max_download, ocisbx_client **out);
 
+/* The same, counting every HTTP attempt of the client in *attempts (the
+ * http layer's attempt callback): for request counts in benchmarks. */
+int emu_client_new_counting(emu_fixture *f, int *attempts, ocisbx_client **out);
+
 #endif
