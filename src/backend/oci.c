@@ -303,8 +303,9 @@ static int delete_sandbox(oci_impl *oi, const char *id)
 }
 
 /* The state now: 1 when the sandbox is gone (not found or DELETED), 0 with
- * *stopped set otherwise, or a negative code. */
-static int sandbox_gone(ocisbx_backend *b, oci_impl *oi, bool *stopped)
+ * *stopped (STOPPED, or FAILED: no stop will come) and *stopping set, or a
+ * negative code. */
+static int sandbox_state(ocisbx_backend *b, oci_impl *oi, bool *stopped, bool *stopping)
 {
     ocisbx_sandbox *s = NULL;
     int rc = ocisbx_client_get_sandbox(oi->client, b->sandbox_id, &s);
@@ -314,34 +315,33 @@ static int sandbox_gone(ocisbx_backend *b, oci_impl *oi, bool *stopped)
         return rc;
     const char *st = ocisbx_sandbox_lifecycle_state(s);
     int gone = st && !strcmp(st, "DELETED");
-    /* STOPPED, or FAILED: no stop will come */
     *stopped = st && (!strcmp(st, "STOPPED") || !strcmp(st, "FAILED"));
+    *stopping = st && !strcmp(st, "STOPPING");
     ocisbx_sandbox_free(s);
     return gone;
 }
 
-/* StopSandbox (isForce false), then the state every second until STOPPED,
- * at most the stop timeout. 1: gone already; 0: stopped; else the reason
- * the delete comes without a stop (flags say which). */
+/* StopSandbox (isForce false) unless the sandbox is stopped or stopping
+ * already (a stop then would only be refused), then the state every second
+ * until STOPPED, at most the stop timeout. 1: gone already; 0: stopped;
+ * else the reason the delete comes without a stop (the flags say which). */
 static int stop_and_wait(ocisbx_backend *b, oci_impl *oi)
 {
-    int rc = ocisbx_client_stop_sandbox(oi->client, b->sandbox_id, 0);
+    bool stopped = false, stopping = false;
+    int rc = sandbox_state(b, oi, &stopped, &stopping);
+    if (rc == 1 || (rc == 0 && stopped))
+        return rc;
+    if (rc == 0 && !stopping)
+        rc = ocisbx_client_stop_sandbox(oi->client, b->sandbox_id, 0);
     if (rc == OCISBX_ENOTFOUND)
         return 1;
-    if (rc && rc != OCISBX_ECONFLICT) { /* 409: stopping or stopped already; the state says */
+    if (rc && rc != OCISBX_ECONFLICT) { /* 409: it changed meanwhile; the state says */
         b->close_flags |= OCISBX_CLOSE_STOP_FAILED;
         return ocisbx_error_wrap("close: stopping sandbox %s: ", b->sandbox_id);
     }
     int64_t poll = b->poll_ms > 0 && b->poll_ms < OCISBX_BACKEND_STOP_POLL_MS ? b->poll_ms : OCISBX_BACKEND_STOP_POLL_MS;
     int64_t end = ocisbx_time_monotonic_ms() + b->stop_timeout_ms;
     for (;;) {
-        bool stopped = false;
-        int g = sandbox_gone(b, oi, &stopped);
-        if (g != 0 || stopped) {
-            if (g < 0)
-                b->close_flags |= OCISBX_CLOSE_STOP_TIMED_OUT;
-            return g < 0 ? ocisbx_error_wrap("close: waiting for sandbox %s to stop: ", b->sandbox_id) : g;
-        }
         int64_t left = end - ocisbx_time_monotonic_ms();
         if (left <= 0) {
             b->close_flags |= OCISBX_CLOSE_STOP_TIMED_OUT;
@@ -353,6 +353,13 @@ static int stop_and_wait(ocisbx_backend *b, oci_impl *oi)
             return ocisbx_fail(OCISBX_ECANCELED, "close: interrupted while sandbox %s was stopping",
                                b->sandbox_id);
         }
+        int g = sandbox_state(b, oi, &stopped, &stopping);
+        if (g < 0)
+            b->close_flags |= OCISBX_CLOSE_STOP_TIMED_OUT;
+        if (g < 0)
+            return ocisbx_error_wrap("close: waiting for sandbox %s to stop: ", b->sandbox_id);
+        if (g == 1 || stopped)
+            return g;
     }
 }
 
