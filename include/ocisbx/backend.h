@@ -30,6 +30,8 @@ extern "C" {
 #define OCISBX_BACKEND_DEFAULT_EXPIRATION "PT1H"
 /** The most output one command returns when no cap is set (bytes). */
 #define OCISBX_BACKEND_DEFAULT_MAX_OUTPUT 900000
+/** The smallest output cap a backend or a command accepts (bytes). */
+#define OCISBX_BACKEND_MIN_MAX_OUTPUT 1024
 /** How long create waits for RUNNING when no timeout is set. */
 #define OCISBX_BACKEND_DEFAULT_READY_TIMEOUT_MS 300000
 /** How often create polls the sandbox when no interval is set. */
@@ -46,6 +48,10 @@ extern "C" {
 #define OCISBX_BACKEND_READ_LIMIT 2000
 /** read_text: the longest line kept (characters). */
 #define OCISBX_BACKEND_LINE_MAX 2000
+/** search: the matches returned when max_results is not set. */
+#define OCISBX_BACKEND_SEARCH_DEFAULT_RESULTS 100
+/** search: the most max_results may be (the search cap). */
+#define OCISBX_BACKEND_SEARCH_MAX_RESULTS 100000
 
 /** Non-zero return: cancel (the operation fails with OCISBX_ECANCELED); the
  * library's one cancel callback type (common.h). */
@@ -75,7 +81,7 @@ OCISBX_API int ocisbx_backend_options_set_display_name(ocisbx_backend_options *o
 OCISBX_API int ocisbx_backend_options_add_env(ocisbx_backend_options *o, const char *name, const char *value,
                                               int secret);
 /** The most output one command returns (head + note + tail), default 900000,
- * at least 1024. */
+ * at least OCISBX_BACKEND_MIN_MAX_OUTPUT (1024). */
 OCISBX_API int ocisbx_backend_options_set_max_output_bytes(ocisbx_backend_options *o, size_t n);
 /** How long create waits for RUNNING (default 300000 ms; must be positive). */
 OCISBX_API int ocisbx_backend_options_set_ready_timeout_ms(ocisbx_backend_options *o, int64_t ms);
@@ -310,7 +316,7 @@ OCISBX_API int ocisbx_search_options_set_ignore_case(ocisbx_search_options *o, i
 /** Only files whose name matches (no '/': the name at any depth; with '/':
  * the path below the searched directory, '**' crossing directories). */
 OCISBX_API int ocisbx_search_options_set_glob(ocisbx_search_options *o, const char *glob);
-/** Default 100. */
+/** 1..OCISBX_BACKEND_SEARCH_MAX_RESULTS; default OCISBX_BACKEND_SEARCH_DEFAULT_RESULTS (100). */
 OCISBX_API int ocisbx_search_options_set_max_results(ocisbx_search_options *o, size_t max);
 
 /** Matching lines (binary files skipped), in path order. */

@@ -139,8 +139,8 @@ int ocisbx_backend_options_add_env(ocisbx_backend_options *o, const char *name, 
 
 int ocisbx_backend_options_set_max_output_bytes(ocisbx_backend_options *o, size_t n)
 {
-    if (!o || n < 1024)
-        return ocisbx_fail(OCISBX_EINVAL, "max_output_bytes must be at least 1024");
+    if (!o || n < OCISBX_BACKEND_MIN_MAX_OUTPUT)
+        return ocisbx_fail(OCISBX_EINVAL, "max_output_bytes must be at least %d", OCISBX_BACKEND_MIN_MAX_OUTPUT);
     o->max_output = n;
     return 0;
 }

@@ -507,35 +507,10 @@ int cli_print_json_text(const char *text, size_t len)
 
 int cli_read_file(const char *path, char **data, size_t *len)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (!f)
-        return cli_error(CLI_EXIT_FAIL, "%s: %s", path, strerror(errno));
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n == cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    bool err = !buf || ferror(f);
-    if (f != stdin)
-        fclose(f);
-    if (err) {
-        free(buf);
-        return cli_error(CLI_EXIT_FAIL, "%s: read error", strcmp(path, "-") == 0 ? "stdin" : path);
-    }
-    *data = buf;
-    *len = n;
+    /* one request body: at most what the service takes in one */
+    ocisbx_file f;
+    if (ocisbx_file_read(path, "body", OCISBX_FILE_PART_MAX, OCISBX_READ_STDIN, &f) != 0)
+        return cli_fail_last();
+    *data = ocisbx_file_detach(&f, len);
     return 0;
 }
