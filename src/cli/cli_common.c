@@ -272,98 +272,13 @@ int cli_unknown_option(const char *cmd, const char *arg)
     return cli_error(CLI_EXIT_USAGE, "%s: unknown option %s (see --help)", cmd, arg);
 }
 
-int cli_config(cli_ctx *ctx, ocisbx_config **out)
-{
-    if (!ctx->config && ocisbx_config_load(ctx->g.config_file, ctx->g.profile, &ctx->config) != 0)
-        return cli_fail_last();
-    *out = ctx->config;
-    return 0;
-}
-
-static bool is_principal(const char *auth)
-{
-    return auth &&
-           (strcmp(auth, OCISBX_AUTH_INSTANCE_PRINCIPAL) == 0 || strcmp(auth, OCISBX_AUTH_RESOURCE_PRINCIPAL) == 0);
-}
-
-int cli_credentials(cli_ctx *ctx, ocisbx_credentials **out)
-{
-    if (!ctx->creds) {
-        ocisbx_config *cfg = NULL;
-        if (!is_principal(ctx->g.auth) && cli_config(ctx, &cfg) != 0)
-            return CLI_EXIT_FAIL;
-        if (ocisbx_credentials_new(ctx->g.auth, cfg, &ctx->creds) != 0)
-            return cli_fail_last();
-    }
-    *out = ctx->creds;
-    return 0;
-}
-
-const char *cli_region(cli_ctx *ctx)
-{
-    const char *name = ctx->g.region;
-    if (!name) {
-        ocisbx_credentials *c = NULL;
-        if (cli_credentials(ctx, &c) != 0)
-            return NULL;
-        name = ocisbx_credentials_region(c);
-        if (!name && ctx->config)
-            name = ocisbx_config_get(ctx->config, "region");
-    }
-    if (!name) {
-        cli_error(CLI_EXIT_FAIL, "no region: give --region, set OCI_SANDBOX_REGION or add region to the profile");
-        return NULL;
-    }
-    char *full = NULL;
-    if (ocisbx_region_resolve(name, &full) != 0) {
-        cli_fail_last();
-        return NULL;
-    }
-    /* Kept for the program's life in a static: one region per run. */
-    static char region[128];
-    snprintf(region, sizeof region, "%s", full);
-    ocisbx_free(full);
-    return region;
-}
-
-int cli_endpoint(cli_ctx *ctx, const char **out)
-{
-    if (!ctx->endpoint) {
-        if (ctx->g.endpoint) {
-            ctx->endpoint = strdup(ctx->g.endpoint);
-        } else {
-            const char *region = cli_region(ctx);
-            if (!region)
-                return CLI_EXIT_FAIL;
-            char *ep = NULL;
-            if (ocisbx_endpoint_for_region(region, &ep) != 0)
-                return cli_fail_last();
-            ctx->endpoint = strdup(ep);
-            ocisbx_free(ep);
-        }
-        if (!ctx->endpoint)
-            return cli_error(CLI_EXIT_FAIL, "out of memory");
-        size_t len = strlen(ctx->endpoint);
-        while (len > 0 && ctx->endpoint[len - 1] == '/')
-            ctx->endpoint[--len] = '\0';
-    }
-    *out = ctx->endpoint;
-    return 0;
-}
-
-/* http://<loopback>[:port]/... : the only plain-http URLs the CLI allows
- * (the library's one loopback rule). */
-static bool loopback_http(const char *url)
-{
-    return url && strncmp(url, "http://", 7) == 0 && ocisbx_url_host_is_loopback(url);
-}
-
 int cli_http_apply_globals(const cli_ctx *ctx, ocisbx_http_options *o)
 {
     const cli_globals *g = &ctx->g;
     int rc = 0;
-    if (g->ca_bundle)
-        rc = ocisbx_http_options_set_ca_bundle(o, g->ca_bundle);
+    const char *ca = ocisbx_settings_get(ctx->settings, "ca_bundle");
+    if (ca)
+        rc = ocisbx_http_options_set_ca_bundle(o, ca);
     if (rc == 0 && g->no_retry)
         rc = ocisbx_http_options_set_retries(o, 0);
     if (rc == 0 && g->max_retries_n >= 0)
@@ -383,27 +298,6 @@ int cli_http_apply_globals(const cli_ctx *ctx, ocisbx_http_options *o)
     if (rc == 0 && ctx->transfer_progress && isatty(STDERR_FILENO))
         rc = ocisbx_http_options_set_progress_callback(o, on_transfer, NULL);
     return rc;
-}
-
-int cli_http(cli_ctx *ctx, const char *url, ocisbx_http **out)
-{
-    ocisbx_credentials *creds = NULL;
-    if (cli_credentials(ctx, &creds) != 0)
-        return CLI_EXIT_FAIL;
-    ocisbx_http_options *o = NULL;
-    int rc = ocisbx_http_options_new(&o);
-    if (rc == 0)
-        rc = ocisbx_http_options_set_credentials(o, creds);
-    if (rc == 0)
-        rc = cli_http_apply_globals(ctx, o);
-    /* The transport refuses non-loopback http itself; this only opts in. */
-    if (rc == 0 && loopback_http(url))
-        rc = ocisbx_http_options_set_allow_plain_http(o, 1);
-    /* no user-agent suffix: signing.md fixes the exact form */
-    if (rc == 0)
-        rc = ocisbx_http_new(o, out);
-    ocisbx_http_options_free(o);
-    return rc == 0 ? 0 : cli_fail_last();
 }
 
 /* JSON as the OCI CLI prints it (Python's json.dumps with indent=2):

@@ -90,12 +90,7 @@ static int oci_options(cli_ctx *ctx, ocisbx_client **client, ocisbx_backend_opti
     if (st)
         return st;
     ocisbx_backend_options_set_client(o, *client);
-    const char *region = ctx->g.region ? ctx->g.region : NULL;
-    if (!region) {
-        ocisbx_config *cfg = NULL;
-        if (cli_config(ctx, &cfg) == 0)
-            region = ocisbx_config_get(cfg, "region");
-    }
+    const char *region = cli_setting(ctx, "region"); /* the label's */
     if (region)
         ocisbx_backend_options_set_region(o, region);
     return 0;
@@ -135,7 +130,7 @@ int cmd_create(cli_ctx *ctx, int argc, char **argv)
     ocisbx_backend_options *o = NULL;
     if (ocisbx_backend_options_new(&o))
         return cli_fail_last();
-    const char *project = ctx->g.project_id, *v = NULL;
+    const char *project = cli_setting(ctx, "project_id"), *v = NULL;
     int st = 0;
     for (int i = 1; i < argc && !st; i++) {
         int r;
