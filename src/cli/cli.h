@@ -99,6 +99,14 @@ void cli_progress_setup(const cli_ctx *ctx);
 /* The library's warnings (and errors) on stderr also without --debug, for
  * commands whose warnings matter (harness: a host shell nothing gates). */
 void cli_log_warnings(const cli_ctx *ctx);
+/* ---- transfer progress (cli_progress.c) ---- */
+/* A transfer of total bytes (0: known from the answer) in one direction
+ * that may take several requests (parts): one line for all of them. */
+void cli_transfer_begin(int64_t total, bool up);
+/* The transport's progress callback (installed on a terminal only). */
+void cli_transfer_progress(int64_t down_now, int64_t down_total, int64_t up_now, int64_t up_total, void *ud);
+/* A retry wait: the attempt's bytes will come again (not counted twice). */
+void cli_transfer_retrying(void);
 /* Ends the progress line of the last transfer (its final size and a
  * newline) if one was drawn; a no-op otherwise. Commands call it after a
  * transfer, before printing anything else. */

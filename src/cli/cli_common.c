@@ -137,6 +137,7 @@ static void on_retry(int attempt, int max_attempts, int64_t delay_ms, int http_s
                      const char *request_id, void *ud)
 {
     (void)http_status, (void)request_id, (void)ud;
+    cli_transfer_retrying(); /* the attempt's bytes come again: not counted twice */
     if (!show_progress)
         return;
     fprintf(stderr, "ocisbx: %s; retrying in %.1f s (attempt %d of %d; --no-retry to stop)\n", cause,
@@ -151,78 +152,6 @@ static void debug_log(int level, const char *line, void *ud)
     static const char *const names[] = {"error", "warn", "info", "debug"};
     fprintf(stderr, "ocisbx: [%s] %s\n", level >= 0 && level <= 3 ? names[level] : "log", line);
     fflush(stderr);
-}
-
-/* ---- transfer progress: one line on a terminal, redrawn in place ---- */
-#define TRANSFER_MIN_BYTES (64 * 1024)
-static struct {
-    bool drawn;
-    bool up;
-    int64_t now, total, last_now, last_ms;
-} xfer;
-
-static void human(int64_t n, char *buf, size_t cap)
-{
-    if (n < 1024)
-        snprintf(buf, cap, "%lld B", (long long)n);
-    else if (n < 1024 * 1024)
-        snprintf(buf, cap, "%.1f KiB", (double)n / 1024.0);
-    else if (n < 1024LL * 1024 * 1024)
-        snprintf(buf, cap, "%.1f MiB", (double)n / (1024.0 * 1024.0));
-    else
-        snprintf(buf, cap, "%.2f GiB", (double)n / (1024.0 * 1024.0 * 1024.0));
-}
-
-static void transfer_draw(bool final)
-{
-    char a[32], b[32], line[160];
-    human(xfer.now, a, sizeof a);
-    if (xfer.total > 0) {
-        human(xfer.total, b, sizeof b);
-        snprintf(line, sizeof line, "ocisbx: %s %s of %s (%d%%)",
-                 final ? (xfer.up ? "uploaded" : "downloaded") : (xfer.up ? "uploading" : "downloading"), a, b,
-                 (int)(xfer.now * 100 / xfer.total));
-    } else {
-        snprintf(line, sizeof line, "ocisbx: %s %s",
-                 final ? (xfer.up ? "uploaded" : "downloaded") : (xfer.up ? "uploading" : "downloading"), a);
-    }
-    /* padded to overwrite a longer line before it; no escape sequences */
-    fprintf(stderr, "\r%-60s%s", line, final ? "\n" : "");
-    fflush(stderr);
-}
-
-void cli_transfer_done(void)
-{
-    if (xfer.drawn)
-        transfer_draw(true);
-    memset(&xfer, 0, sizeof xfer);
-}
-
-static void on_transfer(int64_t down_now, int64_t down_total, int64_t up_now, int64_t up_total, void *ud)
-{
-    (void)ud;
-    bool up = up_now > 0 || up_total > 0;
-    int64_t now = up ? up_now : down_now, total = up ? up_total : down_total;
-    if (now < xfer.now || up != xfer.up) { /* another attempt or request */
-        if (xfer.drawn && now < xfer.now)
-            cli_transfer_done();
-        else if (xfer.drawn)
-            return; /* an upload's answer: keep the upload's line */
-    }
-    xfer.up = up;
-    xfer.now = now;
-    xfer.total = total;
-    if (now < TRANSFER_MIN_BYTES && total < TRANSFER_MIN_BYTES)
-        return;
-    int64_t ms = ocisbx_time_monotonic_ms();
-    if (xfer.drawn && now != total && ms - xfer.last_ms < 200)
-        return;
-    if (xfer.drawn && now == xfer.last_now)
-        return;
-    xfer.last_ms = ms;
-    xfer.last_now = now;
-    xfer.drawn = true;
-    transfer_draw(false);
 }
 
 void cli_progress_setup(const cli_ctx *ctx)
@@ -296,7 +225,7 @@ int cli_http_apply_globals(const cli_ctx *ctx, ocisbx_http_options *o)
         rc = ocisbx_http_options_set_retry_callback(o, on_retry, NULL);
     /* a terminal only: nothing at all when stderr is piped */
     if (rc == 0 && ctx->transfer_progress && isatty(STDERR_FILENO))
-        rc = ocisbx_http_options_set_progress_callback(o, on_transfer, NULL);
+        rc = ocisbx_http_options_set_progress_callback(o, cli_transfer_progress, NULL);
     return rc;
 }
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "ocisbx/backend.h"
@@ -439,6 +440,10 @@ int cmd_cp(cli_ctx *ctx, int argc, char **argv)
     ctx->transfer_progress = true; /* a line on a terminal, nothing when piped */
     int st = cli_open_backend(ctx, id, NULL, 1, 0, &client, &b);
     int rc = 0;
+    struct stat lst;
+    /* one progress line for the whole file, also when it goes in parts */
+    if (!st)
+        cli_transfer_begin(up && stat(lpath, &lst) == 0 ? (int64_t)lst.st_size : 0, up);
     if (!st)
         rc = up ? ocisbx_backend_write_from_path(b, spath, lpath) : ocisbx_backend_read_to_path(b, spath, lpath);
     cli_transfer_done();
