@@ -378,6 +378,74 @@ static void test_client(void **state)
     clear_env();
 }
 
+/* "`x`" with '|' escaped for a Markdown table cell ("-" for NULL). */
+static void cell(char *out, size_t cap, const char *v)
+{
+    size_t o = 0;
+    if (!v) {
+        snprintf(out, cap, "-");
+        return;
+    }
+    out[o++] = '`';
+    for (const char *p = v; *p && o + 3 < cap; p++) {
+        if (*p == '|')
+            out[o++] = '\\';
+        out[o++] = *p;
+    }
+    out[o++] = '`';
+    out[o] = '\0';
+}
+
+/* The docs/settings.md row of a setting, as the table gives it. */
+static void doc_row(const ocisbx_setting *r, char *out, size_t cap)
+{
+    char opt[128], vars[256] = "", key[64], def[64], help[512];
+    snprintf(opt, sizeof opt, "`%s %s`", r->option, r->value_name);
+    size_t o = 0;
+    for (const char *const *e = r->env; *e; e++)
+        o += (size_t)snprintf(vars + o, sizeof vars - o, "%s`%s`", o ? ", " : "", *e);
+    cell(key, sizeof key, r->config_key);
+    cell(def, sizeof def, r->default_value);
+    size_t h = 0;
+    for (const char *p = r->help; *p && h + 2 < sizeof help; p++) {
+        if (*p == '|')
+            help[h++] = '\\';
+        help[h++] = *p;
+    }
+    help[h] = '\0';
+    snprintf(out, cap, "| `%s` | %s | %s | %s | %s | %s |", r->name, opt, vars, key, def, help);
+}
+
+/* docs/settings.md holds the table's rows exactly, and no others. */
+static void test_docs_table(void **state)
+{
+    (void)state;
+    FILE *f = fopen(OCISBX_SOURCE_DIR "/docs/settings.md", "r");
+    assert_non_null(f);
+    static char doc[65536];
+    size_t n = fread(doc, 1, sizeof doc - 1, f);
+    doc[n] = '\0';
+    fclose(f);
+    int missing = 0;
+    size_t rows = 0;
+    for (const ocisbx_setting *r = ocisbx_setting_next(NULL); r; r = ocisbx_setting_next(r)) {
+        char want[1024];
+        doc_row(r, want, sizeof want);
+        strcat(want, "\n");
+        rows++;
+        if (!strstr(doc, want)) {
+            fprintf(stderr, "docs/settings.md lacks the row:\n%s", want);
+            missing++;
+        }
+    }
+    assert_int_equal(missing, 0);
+    /* no row of a setting the table does not have */
+    size_t doc_rows = 0;
+    for (const char *p = strstr(doc, "\n| `"); p; p = strstr(p + 1, "\n| `"))
+        doc_rows++;
+    assert_int_equal(doc_rows, rows);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -385,6 +453,7 @@ int main(void)
         cmocka_unit_test(test_precedence),    cmocka_unit_test(test_program_defaults),
         cmocka_unit_test(test_signer),        cmocka_unit_test(test_wrong_profile),
         cmocka_unit_test(test_home_unset),    cmocka_unit_test(test_client),
+        cmocka_unit_test(test_docs_table),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
