@@ -1,45 +1,51 @@
-/* The environment as the settings read it, and the home directory. */
-#include <pwd.h>
+/* Lists of environment variables (see env.h). */
+#include "util/env.h"
+
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "util/internal.h"
 
-/* The library's variable first, then the OCI CLI's (ours win when both are set). */
-const char *const ocisbx_config_file_vars[] = {"OCI_CONFIG_FILE", "OCI_CLI_CONFIG_FILE", NULL};
-
-const char *ocisbx_env_first(const char *const *names, const char **which)
+bool ocisbx_env_name_ok(const char *name)
 {
-    if (which)
-        *which = NULL;
-    for (const char *const *n = names; n && *n; n++) {
-        const char *v = getenv(*n);
-        if (v && *v) {
-            if (which)
-                *which = *n;
-            return v;
-        }
+    if (!name || !*name)
+        return false;
+    for (const char *p = name; *p; p++) {
+        char c = *p;
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || (p != name && c >= '0' && c <= '9')))
+            return false;
     }
-    return NULL;
+    return true;
 }
 
-const char *ocisbx_home_dir(void)
+int ocisbx_env_list_add(ocisbx_env_list *l, const char *name, const char *value, bool secret)
 {
-    const char *h = getenv("HOME");
-    if (h && *h)
-        return h;
-    /* HOME unset (a service, su -, env -i): the account's own directory */
-    struct passwd *pw = getpwuid(getuid());
-    return pw && pw->pw_dir && pw->pw_dir[0] ? pw->pw_dir : NULL;
+    if (!name || !*name || !value)
+        return ocisbx_fail(OCISBX_EINVAL, "environment variable: name and value needed");
+    if (!ocisbx_env_name_ok(name))
+        return ocisbx_fail(OCISBX_EINVAL, "environment variable name is not a shell name");
+    ocisbx_backend_env *v = realloc(l->v, (l->n + 1) * sizeof *v);
+    if (!v)
+        return ocisbx_fail_nomem();
+    l->v = v;
+    v[l->n].name = ocisbx_strdup(name);
+    v[l->n].value = ocisbx_strdup(value);
+    v[l->n].secret = secret;
+    if (!v[l->n].name || !v[l->n].value) {
+        free(v[l->n].name);
+        ocisbx_free_secret(v[l->n].value);
+        return ocisbx_fail_nomem();
+    }
+    l->n++;
+    return 0;
 }
 
-char *ocisbx_expand_home(const char *path)
+void ocisbx_env_list_free(ocisbx_env_list *l)
 {
-    if (path[0] == '~' && (path[1] == '\0' || path[1] == '/')) {
-        const char *home = ocisbx_home_dir();
-        if (home)
-            return ocisbx_asprintf("%s%s", home, path + 1);
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->v[i].name);
+        ocisbx_free_secret(l->v[i].value);
     }
-    return ocisbx_strdup(path);
+    free(l->v);
+    l->v = NULL;
+    l->n = 0;
 }
