@@ -503,6 +503,8 @@ int emu_workspace_own(const char *dir, unsigned uid);
 int64_t emu_tree_use(const char *dir, long max_entries, bool *capped);
 bool emu_valid_request_id(const char *id);
 /* Reads a whole file; NULL on error (errno set). */
+/* The largest file the emulator reads whole (state, journal, config, TLS files). */
+#define EMU_FILE_MAX ((size_t)256 << 20)
 char *emu_read_file(const char *path, size_t *len);
 /* Writes atomically through a temporary name in the same directory. */
 int emu_write_file_atomic(const char *path, const void *data, size_t len);
