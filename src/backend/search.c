@@ -240,7 +240,7 @@ int ocisbx_backend_search(ocisbx_backend *b, const char *pattern, const ocisbx_s
     int rc = ocisbx_backend_rel_path(o && o->path ? o->path : "/workspace", &rel);
     if (rc)
         return rc;
-    size_t max = o && o->max ? o->max : 100;
+    size_t max = o && o->max ? o->max : OCISBX_BACKEND_DEFAULT_SEARCH_RESULTS;
     ocisbx_buf s = OCISBX_BUF_INIT;
     char *res = NULL;
     size_t rl = 0;
