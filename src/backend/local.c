@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,17 +17,10 @@
 #include "sys/walk.h"
 #include "util/internal.h"
 
-typedef struct local_job {
-    char *id;
-    ocisbx_proc *proc;
-} local_job;
-
 typedef struct local_impl {
     char *dir; /* absolute host path */
     int dir_fd;
     bool isolate, network;
-    local_job *jobs; /* spawned scripts */
-    size_t n_jobs;
 } local_impl;
 
 /* ---- run ---- */
@@ -127,8 +122,8 @@ static int build_envp(const ocisbx_run_req *req, char ***out)
     return 0;
 }
 
-static int start_proc(local_impl *li, const ocisbx_run_req *req, ocisbx_proc_output_fn of, ocisbx_proc_exit_fn ef,
-                      void *ud, ocisbx_proc **p)
+static int start_proc(local_impl *li, const ocisbx_run_req *req, bool detach, ocisbx_proc_output_fn of,
+                      ocisbx_proc_exit_fn ef, void *ud, ocisbx_proc **p)
 {
     char **envp = NULL;
     int rc = build_envp(req, &envp);
@@ -143,6 +138,7 @@ static int start_proc(local_impl *li, const ocisbx_run_req *req, ocisbx_proc_out
         spec.envp = (const char *const *)envp;
         spec.isolate = li->isolate;
         spec.allow_network = li->network;
+        spec.detach = detach;
         rc = ocisbx_proc_start(&spec, of, ef, ud, p);
     }
     ocisbx_buf_free(&text);
@@ -159,7 +155,7 @@ static int local_run(ocisbx_backend *b, const ocisbx_run_req *req, ocisbx_run_re
     s.want_err = req->on_stderr != NULL;
     pthread_mutex_init(&s.mu, NULL);
     ocisbx_proc *p = NULL;
-    rc = start_proc(li, req, on_output, on_exit_cb, &s, &p);
+    rc = start_proc(li, req, false, on_output, on_exit_cb, &s, &p);
     if (!rc) {
         for (;;) {
             int w = ocisbx_proc_wait(p, 50);
@@ -297,41 +293,65 @@ static int local_get(ocisbx_backend *b, const char *rel, ocisbx_write_fn write_f
     return rc;
 }
 
+/* A job runs detached (src/sys/proc.h): it outlives this process, and its
+ * handle, "ns:<dev>:<ino>" (its PID namespace) or "pg:<pgid>" (without
+ * isolation), lets any process end it. */
 static int local_spawn(ocisbx_backend *b, const ocisbx_run_req *req, const char *job_id, char **handle)
 {
+    (void)job_id;
     local_impl *li = b->impl;
-    local_job *j = realloc(li->jobs, (li->n_jobs + 1) * sizeof *j);
-    if (!j)
-        return ocisbx_fail_nomem();
-    li->jobs = j;
     ocisbx_proc *p = NULL;
-    int rc = start_proc(li, req, NULL, NULL, NULL, &p);
+    int rc = start_proc(li, req, true, NULL, NULL, NULL, &p);
     if (rc)
         return rc;
-    j[li->n_jobs].id = ocisbx_strdup(job_id);
-    j[li->n_jobs].proc = p;
-    *handle = ocisbx_strdup(job_id);
-    if (!j[li->n_jobs].id || !*handle) {
-        ocisbx_proc_free(p);
-        free(j[li->n_jobs].id);
-        free(*handle);
-        *handle = NULL;
-        return ocisbx_fail_nomem();
-    }
-    li->n_jobs++;
-    return 0;
+    ocisbx_proc_wait(p, -1); /* the launcher exits as soon as the job runs */
+    ocisbx_proc_job j;
+    rc = ocisbx_proc_job_of(p, &j);
+    ocisbx_proc_free(p);
+    if (rc)
+        return rc;
+    *handle = j.ns_ino ? ocisbx_asprintf("ns:%llu:%llu", (unsigned long long)j.ns_dev, (unsigned long long)j.ns_ino)
+                       : ocisbx_asprintf("pg:%d", j.pgid);
+    return *handle ? 0 : ocisbx_fail_nomem();
 }
 
+/* Waits up to ms for the job to have no process left; true when it has none. */
+static bool job_gone_within(const ocisbx_proc_job *j, int64_t ms)
+{
+    int64_t end = ocisbx_time_monotonic_ms() + ms;
+    while (ocisbx_proc_job_signal(j, 0) > 0) {
+        if (ocisbx_time_monotonic_ms() >= end)
+            return false;
+        struct timespec ts = {0, 50 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    return true;
+}
+
+/* TERM to every process of the job, KILL after the grace. */
 static int local_kill_spawned(ocisbx_backend *b, const char *handle)
 {
-    local_impl *li = b->impl;
-    for (size_t i = 0; i < li->n_jobs; i++)
-        if (strcmp(li->jobs[i].id, handle) == 0) {
-            ocisbx_proc_terminate(li->jobs[i].proc, OCISBX_BACKEND_KILL_GRACE_S * 1000);
-            ocisbx_proc_wait(li->jobs[i].proc, -1);
-            return 0;
-        }
-    return ocisbx_fail(OCISBX_ENOTFOUND, "job %s was not started by this backend", handle);
+    ocisbx_proc_job j;
+    memset(&j, 0, sizeof j);
+    unsigned long long dev = 0, ino = 0;
+    int pg = 0;
+    if (sscanf(handle, "ns:%llu:%llu", &dev, &ino) == 2 && ino) {
+        j.ns_dev = dev;
+        j.ns_ino = ino;
+    } else if (sscanf(handle, "pg:%d", &pg) == 1 && pg > 1) {
+        j.pgid = pg;
+    } else {
+        return ocisbx_fail(OCISBX_EINVAL, "local job: not a local job's handle");
+    }
+    if (ocisbx_proc_job_signal(&j, SIGTERM) == 0)
+        return 0; /* already ended */
+    (void)ocisbx_proc_job_signal(&j, SIGCONT);
+    if (job_gone_within(&j, (int64_t)b->kill_grace_s * 1000))
+        return 0;
+    (void)ocisbx_proc_job_signal(&j, SIGKILL);
+    if (!job_gone_within(&j, 5000))
+        return ocisbx_fail(OCISBX_EIO, "local job: its processes did not end after KILL");
+    return 0;
 }
 
 static void local_free(ocisbx_backend *b)
@@ -339,11 +359,6 @@ static void local_free(ocisbx_backend *b)
     local_impl *li = b->impl;
     if (!li)
         return;
-    for (size_t i = 0; i < li->n_jobs; i++) {
-        ocisbx_proc_free(li->jobs[i].proc);
-        free(li->jobs[i].id);
-    }
-    free(li->jobs);
     if (li->dir_fd >= 0)
         close(li->dir_fd);
     free(li->dir);
