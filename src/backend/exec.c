@@ -435,6 +435,38 @@ done:
     return 0;
 }
 
+int ocisbx_exec_parse_(const char *out, size_t out_len, const char *err, size_t err_len, const char *id,
+                       size_t max_output, ocisbx_exec_result **res)
+{
+    *res = NULL;
+    exec_plan pl;
+    memset(&pl, 0, sizeof pl);
+    pl.head = (max_output - NOTE_RESERVE) / 2;
+    pl.tail = max_output - NOTE_RESERVE - pl.head;
+    ocisbx_env_list none = {NULL, 0};
+    pl.backend_env = &none;
+    ocisbx_exec_result *r = calloc(1, sizeof *r);
+    live l = {OCISBX_BUF_INIT, OCISBX_BUF_INIT, 3 * pl.head + 16, pl.tail * 3 + 4 * TRAILER_MAX, 0, 0, NULL, NULL,
+              false};
+    ocisbx_run_res rr = {true, 0, NULL, NULL};
+    trailer t;
+    memset(&t, 0, sizeof t);
+    int rc = r ? 0 : ocisbx_fail_nomem();
+    if (!rc && (live_out(out, out_len, &l) || live_err(err, err_len, &l)))
+        rc = ocisbx_fail_nomem();
+    if (!rc)
+        rc = parse_trailer(&l, id, &rr, &t);
+    if (!rc)
+        rc = assemble(r, &pl, &l, &t);
+    ocisbx_buf_free(&l.got);
+    ocisbx_buf_free(&l.err);
+    if (rc)
+        ocisbx_exec_result_free(r);
+    else
+        *res = r;
+    return rc;
+}
+
 int ocisbx_backend_exec(ocisbx_backend *b, const char *command, const ocisbx_exec_options *o,
                         ocisbx_exec_result **out)
 {

@@ -61,4 +61,10 @@ int ocisbx_exec_yield(ocisbx_backend *b, const char *command, const ocisbx_exec_
 int ocisbx_exec_result_from_parts(ocisbx_exec_result *r, exec_plan *pl, const char *head, size_t hl,
                                   const char *tail, size_t tl);
 
+/* The client's half alone, for tests and the fuzz target: the result of a
+ * run that sent out (stdout) and err (stderr) for the run id, with
+ * max_output's budgets; OCISBX_EPARSE / OCISBX_ENOTFOUND as exec gives. */
+int ocisbx_exec_parse_(const char *out, size_t out_len, const char *err, size_t err_len, const char *id,
+                       size_t max_output, ocisbx_exec_result **res);
+
 #endif

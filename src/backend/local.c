@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
-#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "backend/backend_int.h"
 #include "ocisbx/util.h"
 #include "sys/proc.h"
+#include "sys/sleep.h"
 #include "sys/walk.h"
 #include "util/internal.h"
 
@@ -322,8 +322,7 @@ static bool job_gone_within(const ocisbx_proc_job *j, int64_t ms)
     while (ocisbx_proc_job_signal(j, 0) > 0) {
         if (ocisbx_time_monotonic_ms() >= end)
             return false;
-        struct timespec ts = {0, 50 * 1000000L};
-        nanosleep(&ts, NULL);
+        (void)ocisbx_sys_sleep_ms(50, NULL, NULL);
     }
     return true;
 }

@@ -188,12 +188,15 @@ static void bench_exec_requests(emu_fixture *f, const char *sid)
         conn[i] = now_ms() - t0;
         conn_req = attempts;
         ocisbx_exec_result_free(r);
+    }
+    for (int i = 0; i < N; i++) {
+        ocisbx_exec_result *r = NULL;
         /* fresh: a client of its own (new connections), connect, exec, free */
         int fa = 0;
         ocisbx_client *fc = NULL;
         ocisbx_backend_options *fo = NULL;
         ocisbx_backend *fb = NULL;
-        t0 = now_ms();
+        double t0 = now_ms();
         if (emu_client_new_counting(f, &fa, &fc) || ocisbx_backend_options_new(&fo) ||
             ocisbx_backend_options_set_client(fo, fc) || ocisbx_backend_connect(sid, fo, &fb) ||
             ocisbx_backend_exec(fb, "true", NULL, &r))

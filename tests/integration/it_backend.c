@@ -962,7 +962,8 @@ static void test_create_failures_delete(void **state)
     ocisbx_backend_options_free(o);
 }
 
-/* A service that stops answering: the events request hangs (delayed 60 s).
+/* A service that stops answering: the stream hangs (delayed 15 s, far past
+ * the bound; the emulator's stop waits for a delayed answer).
  * The run's deadline ends the request that is open (the caller's client
  * included): exec returns timed out soon after its own timeout, not when
  * the service answers. */
@@ -975,9 +976,9 @@ static int setup_hung(void **state)
     eo.extra_yaml = "limits:\n  create_delay_ms: 20\n"
                     "faults:\n  rules:\n"
                     "    - match: {method: GET, path: \"/sandboxes/*/commands/*/events\"}\n"
-                    "      delay_ms: 60000\n"
+                    "      delay_ms: 15000\n"
                     "    - match: {method: POST, path: \"/sandboxes/*/commands/actions/runAndStream\"}\n"
-                    "      delay_ms: 60000\n";
+                    "      delay_ms: 15000\n";
     if (emu_fixture_start(&eo, &w->emu) != 0) {
         fprintf(stderr, "hung: emulator: %s\n", ocisbx_error_message(ocisbx_error_last()));
         return -1;
@@ -1001,6 +1002,11 @@ static void hung_case(world *w, bool own_client)
         check(ocisbx_backend_options_set_client(o, w->c), "client");
     }
     check(ocisbx_backend_options_set_poll_interval_ms(o, 20), "poll");
+    /* short ones: the test waits for them */
+    assert_int_equal(ocisbx_backend_options_set_kill_grace_s(o, 0), OCISBX_EINVAL);
+    assert_int_equal(ocisbx_backend_options_set_client_margin_ms(o, -1), OCISBX_EINVAL);
+    check(ocisbx_backend_options_set_kill_grace_s(o, 1), "kill grace");
+    check(ocisbx_backend_options_set_client_margin_ms(o, 500), "client margin");
     ocisbx_backend *b = NULL;
     check(ocisbx_backend_create(EMU_FIXTURE_PROJECT, o, &b), "create");
     ocisbx_exec_options *xo = NULL;
@@ -1010,9 +1016,9 @@ static void hung_case(world *w, bool own_client)
     int64_t t0 = ocisbx_time_monotonic_ms();
     int rc = ocisbx_backend_exec(b, "echo hi", xo, &r);
     int64_t took = ocisbx_time_monotonic_ms() - t0;
-    /* 1 s + the kill grace + the client's margin + 2 s for the cancel,
-     * and well before the 60 s of the hang */
-    int64_t bound = 1000 + OCISBX_BACKEND_KILL_GRACE_S * 1000 + OCISBX_BACKEND_CLIENT_MARGIN_MS + 2000 + 1500;
+    /* 1 s + the kill grace (1 s) + the client's margin (0.5 s) + 2 s for the
+     * cancel, and well before the 15 s of the hang */
+    int64_t bound = 1000 + 1000 + 500 + 2000 + 1500;
     if (took > bound)
         fail_msg("exec took %lld ms with the service hung (bound %lld ms)", (long long)took, (long long)bound);
     assert_int_equal(rc, 0);

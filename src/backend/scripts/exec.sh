@@ -62,7 +62,9 @@ $ox_cmd" </dev/null 2>"$ox_f.tv" &
     kill -s KILL -- "-$ox_p" 2>/dev/null
 } | split -b "$ox_h4" - "$ox_f.o." 2>/dev/null &
 ox_q=$!
-tail -s 0.01 -c +1 -f --pid="$ox_q" "$ox_f.o.aa" 2>/dev/null
+# polling every 2 ms (GNU tail's ---disable-inotify, there since coreutils
+# 7.5): with inotify, tail notices the end of split some 10 ms later
+tail ---disable-inotify -s 0.002 -c +1 -f --pid="$ox_q" "$ox_f.o.aa" 2>/dev/null
 wait "$ox_q"
 ox_st=-
 read -r ox_st <"$ox_f.st" 2>/dev/null
