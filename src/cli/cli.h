@@ -32,9 +32,11 @@ typedef struct cli_globals {
     const char *max_retries;        /* --max-retries N (text as given) */
     const char *connection_timeout; /* --connection-timeout SECONDS */
     const char *read_timeout;       /* --read-timeout SECONDS */
+    const char *deadline;           /* --deadline SECONDS: the most one request takes, retries included */
     int max_retries_n;              /* parsed; -1 when not given */
     long long connection_timeout_s; /* parsed; 0 when not given */
     long long read_timeout_s;       /* parsed; 0 when not given */
+    long long deadline_s;           /* parsed; 0 when not given */
 } cli_globals;
 
 typedef struct cli_ctx {

@@ -214,6 +214,8 @@ int cli_http_apply_globals(const cli_ctx *ctx, ocisbx_http_options *o)
         rc = ocisbx_http_options_set_max_attempts(o, g->max_retries_n + 1);
     if (rc == 0 && g->connection_timeout_s > 0)
         rc = ocisbx_http_options_set_connect_timeout_ms(o, (int64_t)g->connection_timeout_s * 1000);
+    if (rc == 0 && g->deadline_s > 0)
+        rc = ocisbx_http_options_set_deadline_ms(o, (int64_t)g->deadline_s * 1000);
     /* a stream's limit is the gap between bytes: the read timeout too */
     if (rc == 0 && g->read_timeout_s > 0)
         rc = ocisbx_http_options_set_read_timeout_ms(o, (int64_t)g->read_timeout_s * 1000);

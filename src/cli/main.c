@@ -52,6 +52,8 @@ static void usage(FILE *out)
                  "  --read-timeout SECONDS\n"
                  "                       time to wait for the answer, or between bytes of a stream\n"
                  "                       (default 60)\n"
+                 "  --deadline SECONDS   the most one request may take, its retries and waits\n"
+                 "                       included, also while bytes still arrive (default none)\n"
                  "  --version, --help\n"
                  "  --                   ends the options: what follows is not read as one\n"
                  "A flag wins over its variable, a variable over the config file, the file over the default;\n"
@@ -68,6 +70,7 @@ static const global_opt global_opts[] = {
     {"max-retries", G(max_retries)},
     {"connection-timeout", G(connection_timeout)},
     {"read-timeout", G(read_timeout)},
+    {"deadline", G(deadline)},
     {NULL, 0},
 };
 
@@ -100,6 +103,8 @@ static int check_limits(cli_globals *g)
         global_int("connection-timeout", g->connection_timeout, 1, 86400, &g->connection_timeout_s))
         return CLI_EXIT_USAGE;
     if (g->read_timeout && global_int("read-timeout", g->read_timeout, 1, 86400, &g->read_timeout_s))
+        return CLI_EXIT_USAGE;
+    if (g->deadline && global_int("deadline", g->deadline, 1, 86400, &g->deadline_s))
         return CLI_EXIT_USAGE;
     return 0;
 }
