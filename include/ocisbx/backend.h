@@ -173,6 +173,12 @@ OCISBX_API int ocisbx_backend_redact(const ocisbx_backend *b, const char *text, 
  * Symlinks are not looked at (see ocisbx_backend_resolve_path). *out is
  * freed with ocisbx_free. */
 OCISBX_API int ocisbx_backend_workspace_path(const char *path, char **out);
+/** The path the workspace's operations reach for path: the workspace path
+ * rule, then its symlinks followed as the workspace sees them (one small
+ * script run in the workspace; components that do not exist are kept).
+ * *out is an absolute /workspace path (ocisbx_free). A path that leads
+ * outside /workspace, lexically or through a symlink: OCISBX_EFORBIDDEN. */
+OCISBX_API int ocisbx_backend_resolve_path(ocisbx_backend *b, const char *path, char **out);
 
 /* ---- exec ------------------------------------------------------------------------ */
 /** Options of one exec (and of a job). */
