@@ -46,6 +46,8 @@ extern "C" {
 #define OCISBX_BACKEND_READ_LIMIT 2000
 /** read_text: the longest line kept (characters). */
 #define OCISBX_BACKEND_LINE_MAX 2000
+/** search: the most matches returned when no maximum is set. */
+#define OCISBX_BACKEND_DEFAULT_SEARCH_RESULTS 100
 
 /** Non-zero return: cancel (the operation fails with OCISBX_ECANCELED); the
  * library's one cancel callback type (common.h). */
@@ -143,6 +145,25 @@ OCISBX_API int ocisbx_backend_close(ocisbx_backend *b);
 OCISBX_API int ocisbx_backend_disown(ocisbx_backend *b);
 /** Closes (errors ignored) and frees. NULL: no-op. */
 OCISBX_API void ocisbx_backend_free(ocisbx_backend *b);
+
+/* ---- what the layers above need (the harness) ------------------------------------ */
+/** The most output one command of this backend returns, in bytes (its
+ * max_output_bytes option, or OCISBX_BACKEND_DEFAULT_MAX_OUTPUT). */
+OCISBX_API size_t ocisbx_backend_max_output_bytes(const ocisbx_backend *b);
+/** A copy of text (len bytes, any bytes) in which every occurrence of a
+ * secret value of the backend's env (ocisbx_backend_options_add_env with
+ * secret set) is replaced by "[REDACTED]". *out is NUL-terminated and freed
+ * with ocisbx_free; *out_len (may be NULL) gets its length. */
+OCISBX_API int ocisbx_backend_redact(const ocisbx_backend *b, const char *text, size_t len, char **out,
+                                     size_t *out_len);
+/** The workspace's path rule, the one every operation applies: path
+ * (absolute under /workspace, or relative to it) as a normalised absolute
+ * path ("/workspace/a/b"; "." and ".." resolved lexically, repeated slashes
+ * dropped; "/workspace" itself for the root). A path outside /workspace, or
+ * one whose ".." climbs above it: OCISBX_EFORBIDDEN; empty: OCISBX_EINVAL.
+ * Symlinks are not looked at (see ocisbx_backend_resolve_path). *out is
+ * freed with ocisbx_free. */
+OCISBX_API int ocisbx_backend_workspace_path(const char *path, char **out);
 
 /* ---- exec ------------------------------------------------------------------------ */
 /** Options of one exec (and of a job). */
@@ -385,13 +406,12 @@ OCISBX_API int ocisbx_search_options_set_ignore_case(ocisbx_search_options *o, i
 /** Only files whose name matches (no '/': the name at any depth; with '/':
  * the path below the searched directory, '**' crossing directories). */
 OCISBX_API int ocisbx_search_options_set_glob(ocisbx_search_options *o, const char *glob);
-/** The search's default head_limit, and the most entries one page has. */
-#define OCISBX_SEARCH_DEFAULT_LIMIT 100
 /** The most entries one page has (head_limit, max_results). */
 #define OCISBX_SEARCH_MAX_LIMIT 100000
 /** The most context lines before or after a match. */
 #define OCISBX_SEARCH_MAX_CONTEXT 100
-/** The same as ocisbx_search_options_set_head_limit (its older name). */
+/** The same as ocisbx_search_options_set_head_limit (its older name);
+ * default OCISBX_BACKEND_DEFAULT_SEARCH_RESULTS (100). */
 OCISBX_API int ocisbx_search_options_set_max_results(ocisbx_search_options *o, size_t max);
 
 /** What a search returns: its entries are matching lines, files or counts. */
@@ -409,7 +429,7 @@ OCISBX_API int ocisbx_search_options_set_output_mode(ocisbx_search_options *o, o
  * it (each 0..OCISBX_SEARCH_MAX_CONTEXT, default 0); other modes ignore it. */
 OCISBX_API int ocisbx_search_options_set_context(ocisbx_search_options *o, size_t before, size_t after);
 /** The most entries returned (1..OCISBX_SEARCH_MAX_LIMIT, default
- * OCISBX_SEARCH_DEFAULT_LIMIT). */
+ * OCISBX_BACKEND_DEFAULT_SEARCH_RESULTS). */
 OCISBX_API int ocisbx_search_options_set_head_limit(ocisbx_search_options *o, size_t limit);
 /** Skips that many entries first (default 0): the next page starts at
  * offset + head_limit. */

@@ -9,21 +9,8 @@
 #include <stdint.h>
 
 #include "ocisbx/backend.h"
+#include "util/env.h"
 #include "util/internal.h"
-
-typedef struct ocisbx_backend_env {
-    char *name;
-    char *value;
-    bool secret;
-} ocisbx_backend_env;
-
-typedef struct ocisbx_env_list {
-    ocisbx_backend_env *v;
-    size_t n;
-} ocisbx_env_list;
-
-int ocisbx_env_list_add(ocisbx_env_list *l, const char *name, const char *value, bool secret);
-void ocisbx_env_list_free(ocisbx_env_list *l);
 
 /* One run of a /bin/sh script in the workspace (cwd: the workspace root). */
 typedef struct ocisbx_run_req {

@@ -592,7 +592,7 @@ int ocisbx_backend_search(ocisbx_backend *b, const char *pattern, const ocisbx_s
     *out = NULL;
     if (!b || !pattern || !*pattern)
         return ocisbx_fail(OCISBX_EINVAL, "search: a pattern is needed");
-    size_t max = o && o->max ? o->max : OCISBX_SEARCH_DEFAULT_LIMIT;
+    size_t max = o && o->max ? o->max : OCISBX_BACKEND_DEFAULT_SEARCH_RESULTS;
     char *res = NULL;
     size_t rl = 0;
     int ex = 0;
