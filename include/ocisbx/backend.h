@@ -17,21 +17,24 @@
 
 #include "common.h"
 #include "api.h"
+#include "settings.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/** The runtime of a created sandbox when none is set. */
-#define OCISBX_BACKEND_DEFAULT_RUNTIME "python-3.11"
+/** The runtime of a created sandbox when none is set (the settings table's). */
+#define OCISBX_BACKEND_DEFAULT_RUNTIME OCISBX_DEFAULT_RUNTIME
 /** The shape of a created sandbox when none is set. */
-#define OCISBX_BACKEND_DEFAULT_SHAPE "SMALL"
+#define OCISBX_BACKEND_DEFAULT_SHAPE OCISBX_DEFAULT_SHAPE
 /** The lifetime of a created sandbox when none is set (ISO 8601). */
-#define OCISBX_BACKEND_DEFAULT_EXPIRATION "PT1H"
+#define OCISBX_BACKEND_DEFAULT_EXPIRATION OCISBX_DEFAULT_EXPIRATION
 /** The most output one command returns when no cap is set (bytes). */
 #define OCISBX_BACKEND_DEFAULT_MAX_OUTPUT 900000
-/** How long create waits for RUNNING when no timeout is set. */
-#define OCISBX_BACKEND_DEFAULT_READY_TIMEOUT_MS 300000
+/** The smallest output cap a backend or a command accepts (bytes). */
+#define OCISBX_BACKEND_MIN_MAX_OUTPUT 1024
+/** How long create waits for RUNNING when no timeout is set (nor $OCI_SANDBOX_READY_TIMEOUT). */
+#define OCISBX_BACKEND_DEFAULT_READY_TIMEOUT_MS (OCISBX_DEFAULT_READY_TIMEOUT_S * 1000)
 /** How often create polls the sandbox when no interval is set. */
 #define OCISBX_BACKEND_DEFAULT_POLL_INTERVAL_MS 2000
 /** A command's timeout when the call gives none. */
@@ -46,6 +49,10 @@ extern "C" {
 #define OCISBX_BACKEND_READ_LIMIT 2000
 /** read_text: the longest line kept (characters). */
 #define OCISBX_BACKEND_LINE_MAX 2000
+/** search: the most matches returned when no maximum is set. */
+#define OCISBX_BACKEND_DEFAULT_SEARCH_RESULTS 100
+/** search: the most max_results may be (the search cap). */
+#define OCISBX_BACKEND_SEARCH_MAX_RESULTS 100000
 
 /** Non-zero return: cancel (the operation fails with OCISBX_ECANCELED); the
  * library's one cancel callback type (common.h). */
@@ -75,23 +82,27 @@ OCISBX_API int ocisbx_backend_options_set_display_name(ocisbx_backend_options *o
 OCISBX_API int ocisbx_backend_options_add_env(ocisbx_backend_options *o, const char *name, const char *value,
                                               int secret);
 /** The most output one command returns (head + note + tail), default 900000,
- * at least 1024. */
+ * at least OCISBX_BACKEND_MIN_MAX_OUTPUT (1024). */
 OCISBX_API int ocisbx_backend_options_set_max_output_bytes(ocisbx_backend_options *o, size_t n);
-/** How long create waits for RUNNING (default 300000 ms; must be positive). */
+/** How long create waits for RUNNING (else $OCI_SANDBOX_READY_TIMEOUT in
+ * seconds, else 300000 ms; must be positive). */
 OCISBX_API int ocisbx_backend_options_set_ready_timeout_ms(ocisbx_backend_options *o, int64_t ms);
 /** How often create polls the sandbox while it waits (default 2000 ms; must be positive). */
 OCISBX_API int ocisbx_backend_options_set_poll_interval_ms(ocisbx_backend_options *o, int64_t ms);
 /** A REST client of the caller's own: borrowed, must outlive the backend.
- * Without one, a client is built from the OCI config file ($OCI_CONFIG_FILE,
- * else ~/.oci/config), profile ($OCI_SANDBOX_PROFILE, else DEFAULT) and
- * region / endpoint ($OCI_SANDBOX_REGION, $OCI_SANDBOX_ENDPOINT). */
+ * Without one, a client is built by the settings resolver
+ * (ocisbx_settings_client_new) from the options below, the environment
+ * ($OCI_CONFIG_FILE, $OCI_SANDBOX_PROFILE / $OCI_CLI_PROFILE,
+ * $OCI_SANDBOX_AUTH / $OCI_CLI_AUTH, $OCI_SANDBOX_REGION / $OCI_CLI_REGION,
+ * $OCI_SANDBOX_ENDPOINT, $OCI_SANDBOX_CA_BUNDLE, ...), the config file's
+ * profile and the defaults (ocisbx/settings.h). */
 OCISBX_API int ocisbx_backend_options_set_client(ocisbx_backend_options *o, ocisbx_client *client);
-/** The OCI config file of a built client (else $OCI_CONFIG_FILE, else ~/.oci/config). */
+/** The OCI config file of a built client (else $OCI_CONFIG_FILE, $OCI_CLI_CONFIG_FILE, else ~/.oci/config). */
 OCISBX_API int ocisbx_backend_options_set_config_file(ocisbx_backend_options *o, const char *path);
-/** The config profile of a built client (else $OCI_SANDBOX_PROFILE, else DEFAULT). */
+/** The config profile of a built client (else $OCI_SANDBOX_PROFILE, $OCI_CLI_PROFILE, else DEFAULT). */
 OCISBX_API int ocisbx_backend_options_set_profile(ocisbx_backend_options *o, const char *profile);
-/** Region of the label (and of a built client): $OCI_SANDBOX_REGION, else the
- * endpoint's host, else the config file's region. */
+/** Region of the label (and of a built client): else $OCI_SANDBOX_REGION or
+ * $OCI_CLI_REGION, else the endpoint's host, else the config file's region. */
 OCISBX_API int ocisbx_backend_options_set_region(ocisbx_backend_options *o, const char *region);
 /** The service's URL (else $OCI_SANDBOX_ENDPOINT, else the region's). A
  * built client allows plain http only to a loopback host (a test tenancy
@@ -143,6 +154,25 @@ OCISBX_API int ocisbx_backend_close(ocisbx_backend *b);
 OCISBX_API int ocisbx_backend_disown(ocisbx_backend *b);
 /** Closes (errors ignored) and frees. NULL: no-op. */
 OCISBX_API void ocisbx_backend_free(ocisbx_backend *b);
+
+/* ---- what the layers above need (the harness) ------------------------------------ */
+/** The most output one command of this backend returns, in bytes (its
+ * max_output_bytes option, or OCISBX_BACKEND_DEFAULT_MAX_OUTPUT). */
+OCISBX_API size_t ocisbx_backend_max_output_bytes(const ocisbx_backend *b);
+/** A copy of text (len bytes, any bytes) in which every occurrence of a
+ * secret value of the backend's env (ocisbx_backend_options_add_env with
+ * secret set) is replaced by "[REDACTED]". *out is NUL-terminated and freed
+ * with ocisbx_free; *out_len (may be NULL) gets its length. */
+OCISBX_API int ocisbx_backend_redact(const ocisbx_backend *b, const char *text, size_t len, char **out,
+                                     size_t *out_len);
+/** The workspace's path rule, the one every operation applies: path
+ * (absolute under /workspace, or relative to it) as a normalised absolute
+ * path ("/workspace/a/b"; "." and ".." resolved lexically, repeated slashes
+ * dropped; "/workspace" itself for the root). A path outside /workspace, or
+ * one whose ".." climbs above it: OCISBX_EFORBIDDEN; empty: OCISBX_EINVAL.
+ * Symlinks are not looked at (see ocisbx_backend_resolve_path). *out is
+ * freed with ocisbx_free. */
+OCISBX_API int ocisbx_backend_workspace_path(const char *path, char **out);
 
 /* ---- exec ------------------------------------------------------------------------ */
 /** Options of one exec (and of a job). */
@@ -310,7 +340,7 @@ OCISBX_API int ocisbx_search_options_set_ignore_case(ocisbx_search_options *o, i
 /** Only files whose name matches (no '/': the name at any depth; with '/':
  * the path below the searched directory, '**' crossing directories). */
 OCISBX_API int ocisbx_search_options_set_glob(ocisbx_search_options *o, const char *glob);
-/** Default 100. */
+/** 1..OCISBX_BACKEND_SEARCH_MAX_RESULTS; default OCISBX_BACKEND_DEFAULT_SEARCH_RESULTS (100). */
 OCISBX_API int ocisbx_search_options_set_max_results(ocisbx_search_options *o, size_t max);
 
 /** Matching lines (binary files skipped), in path order. */

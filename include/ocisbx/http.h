@@ -12,7 +12,8 @@
  * OCISBX_HTTP_RETRY_TOKEN requests (one per request, the same across its
  * attempts) and user-agent "libocisbx/<version> (<os>/<arch>; libcurl/<v>)".
  *
- * Retries (on by default): up to max_attempts, waiting
+ * Retries (on by default; docs/http.md "The retry decision" is the table,
+ * one pure function applies it to each attempt's outcome): up to max_attempts, waiting
  * min(base * 2^(n-1), cap) plus up to max_jitter of random jitter, or the
  * answer's retry-after when it has one (at most 60 s); on 409 with code IncorrectState or
  * LockConflict, 429, 500, 502, 503, 504, timeouts and connection errors.

@@ -8,43 +8,6 @@
 #include "ocisbx/util.h"
 #include "util/internal.h"
 
-/* ---- env lists ---- */
-int ocisbx_env_list_add(ocisbx_env_list *l, const char *name, const char *value, bool secret)
-{
-    if (!name || !*name || !value)
-        return ocisbx_fail(OCISBX_EINVAL, "environment variable: name and value needed");
-    for (const char *p = name; *p; p++) {
-        char c = *p;
-        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || (p != name && c >= '0' && c <= '9')))
-            return ocisbx_fail(OCISBX_EINVAL, "environment variable name is not a shell name");
-    }
-    ocisbx_backend_env *v = realloc(l->v, (l->n + 1) * sizeof *v);
-    if (!v)
-        return ocisbx_fail_nomem();
-    l->v = v;
-    v[l->n].name = ocisbx_strdup(name);
-    v[l->n].value = ocisbx_strdup(value);
-    v[l->n].secret = secret;
-    if (!v[l->n].name || !v[l->n].value) {
-        free(v[l->n].name);
-        ocisbx_free_secret(v[l->n].value);
-        return ocisbx_fail_nomem();
-    }
-    l->n++;
-    return 0;
-}
-
-void ocisbx_env_list_free(ocisbx_env_list *l)
-{
-    for (size_t i = 0; i < l->n; i++) {
-        free(l->v[i].name);
-        ocisbx_free_secret(l->v[i].value);
-    }
-    free(l->v);
-    l->v = NULL;
-    l->n = 0;
-}
-
 /* ---- options ---- */
 int ocisbx_backend_options_new(ocisbx_backend_options **out)
 {
@@ -139,8 +102,8 @@ int ocisbx_backend_options_add_env(ocisbx_backend_options *o, const char *name, 
 
 int ocisbx_backend_options_set_max_output_bytes(ocisbx_backend_options *o, size_t n)
 {
-    if (!o || n < 1024)
-        return ocisbx_fail(OCISBX_EINVAL, "max_output_bytes must be at least 1024");
+    if (!o || n < OCISBX_BACKEND_MIN_MAX_OUTPUT)
+        return ocisbx_fail(OCISBX_EINVAL, "max_output_bytes must be at least %d", OCISBX_BACKEND_MIN_MAX_OUTPUT);
     o->max_output = n;
     return 0;
 }
@@ -194,14 +157,9 @@ int ocisbx_backend_options_set_network(ocisbx_backend_options *o, int allow)
     return 0;
 }
 
-const char *ocisbx_backend_setting(const char *opt, const char *env_name, const char *def)
+const char *ocisbx_backend_setting(const char *opt, const char *name)
 {
-    if (opt && *opt)
-        return opt;
-    const char *e = env_name ? getenv(env_name) : NULL;
-    if (e && *e)
-        return e;
-    return def;
+    return ocisbx_setting_lookup(name, opt, NULL, NULL);
 }
 
 /* ---- the backend ---- */
@@ -231,7 +189,7 @@ int ocisbx_backend_create(const char *project_id, const ocisbx_backend_options *
     if (!out)
         return ocisbx_fail(OCISBX_EINVAL, "backend create: NULL out");
     *out = NULL;
-    const char *p = ocisbx_backend_setting(project_id, "OCI_SANDBOX_PROJECT_ID", NULL);
+    const char *p = ocisbx_backend_setting(project_id, "project_id");
     if (!p)
         return ocisbx_fail(OCISBX_ECONFIG, "backend create: no project id (give one or set OCI_SANDBOX_PROJECT_ID)");
     return ocisbx_backend_oci_open(p, NULL, o, out);

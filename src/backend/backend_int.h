@@ -9,21 +9,8 @@
 #include <stdint.h>
 
 #include "ocisbx/backend.h"
+#include "util/env.h"
 #include "util/internal.h"
-
-typedef struct ocisbx_backend_env {
-    char *name;
-    char *value;
-    bool secret;
-} ocisbx_backend_env;
-
-typedef struct ocisbx_env_list {
-    ocisbx_backend_env *v;
-    size_t n;
-} ocisbx_env_list;
-
-int ocisbx_env_list_add(ocisbx_env_list *l, const char *name, const char *value, bool secret);
-void ocisbx_env_list_free(ocisbx_env_list *l);
 
 /* One run of a /bin/sh script in the workspace (cwd: the workspace root). */
 typedef struct ocisbx_run_req {
@@ -128,8 +115,9 @@ int ocisbx_backend_run_sh(ocisbx_backend *b, const char *script, const char *con
 /* Common part of every backend (backend.c). */
 int ocisbx_backend_init_common(ocisbx_backend *b, const ocisbx_backend_vt *vt, const ocisbx_backend_options *o);
 bool ocisbx_backend_canceled(const ocisbx_backend *b);
-/* The option, else the environment variable, else def (never NULL unless def is). */
-const char *ocisbx_backend_setting(const char *opt, const char *env_name, const char *def);
+/* A setting of the table (ocisbx/settings.h) by name: the option, else its
+ * variables, else its default (NULL when it has none). */
+const char *ocisbx_backend_setting(const char *opt, const char *name);
 
 /* Implementations. */
 int ocisbx_backend_local_open(const char *dir, const ocisbx_backend_options *o, ocisbx_backend **out);

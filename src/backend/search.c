@@ -88,8 +88,8 @@ int ocisbx_search_options_set_ignore_case(ocisbx_search_options *o, int icase)
 }
 int ocisbx_search_options_set_max_results(ocisbx_search_options *o, size_t max)
 {
-    if (!o || max == 0 || max > 100000)
-        return ocisbx_fail(OCISBX_EINVAL, "max_results must be 1..100000");
+    if (!o || max == 0 || max > OCISBX_BACKEND_SEARCH_MAX_RESULTS)
+        return ocisbx_fail(OCISBX_EINVAL, "max_results must be 1..%d", OCISBX_BACKEND_SEARCH_MAX_RESULTS);
     o->max = max;
     return 0;
 }
@@ -240,7 +240,7 @@ int ocisbx_backend_search(ocisbx_backend *b, const char *pattern, const ocisbx_s
     int rc = ocisbx_backend_rel_path(o && o->path ? o->path : "/workspace", &rel);
     if (rc)
         return rc;
-    size_t max = o && o->max ? o->max : 100;
+    size_t max = o && o->max ? o->max : OCISBX_BACKEND_DEFAULT_SEARCH_RESULTS;
     ocisbx_buf s = OCISBX_BUF_INIT;
     char *res = NULL;
     size_t rl = 0;

@@ -141,10 +141,12 @@ static void sh_data(FILE *out)
             sep = " ";
         }
     name_list globals = {0}, valued = {0};
-    for (const cli_global_option *g = cli_global_options; g->opt.name; g++) {
-        names_add(&globals, "--", g->opt.name);
-        if (g->opt.arg)
-            names_add(&valued, "--", g->opt.name);
+    size_t ng = 0;
+    const cli_global_view *gv = cli_global_views(&ng);
+    for (size_t i = 0; i < ng; i++) {
+        names_add(&globals, "--", gv[i].opt.name);
+        if (gv[i].opt.arg)
+            names_add(&valued, "--", gv[i].opt.name);
     }
     each_usage(out, true, add_valued, &valued);
     fprintf(out, "'\n_ocisbx_global_opts='%s'\n", globals.buf ? globals.buf : "");
@@ -160,9 +162,9 @@ static void sh_data(FILE *out)
           "_ocisbx_arg() {\n    case \"$1 $2\" in\n",
           out);
     each_usage(out, true, sh_arg_case, NULL);
-    for (const cli_global_option *g = cli_global_options; g->opt.name; g++)
-        if (value_kind(&g->opt))
-            fprintf(out, "    *' --%s') echo '%s' ;;\n", g->opt.name, value_kind(&g->opt));
+    for (size_t i = 0; i < ng; i++)
+        if (value_kind(&gv[i].opt))
+            fprintf(out, "    *' --%s') echo '%s' ;;\n", gv[i].opt.name, value_kind(&gv[i].opt));
     fputs("    esac\n}\n", out);
     fputs("# what the words after the options are\n_ocisbx_args() {\n    case $1 in\n", out);
     each_usage(out, true, sh_files_case, NULL);
@@ -355,9 +357,11 @@ static const char fish_head[] = "# the command and subcommand typed so far (\"@o
 static void fish_script(FILE *out)
 {
     name_list valued = {0};
-    for (const cli_global_option *g = cli_global_options; g->opt.name; g++)
-        if (g->opt.arg)
-            names_add(&valued, "--", g->opt.name);
+    size_t ng = 0;
+    const cli_global_view *gv = cli_global_views(&ng);
+    for (size_t i = 0; i < ng; i++)
+        if (gv[i].opt.arg)
+            names_add(&valued, "--", gv[i].opt.name);
     each_usage(out, true, add_valued, &valued);
     fprintf(out, "set -g __ocisbx_valued '%s'\nset -g __ocisbx_groups", valued.buf ? valued.buf : "");
     free(valued.buf);
@@ -375,8 +379,8 @@ static void fish_script(FILE *out)
                 fish_word(out, c->name, v->name, v->summary);
     }
     fish_word(out, "", "generative-ai-sandbox", "the OCI CLI's path: generative-ai-sandbox GROUP VERB");
-    for (const cli_global_option *g = cli_global_options; g->opt.name; g++)
-        fish_option(out, NULL, &g->opt);
+    for (size_t i = 0; i < ng; i++)
+        fish_option(out, NULL, &gv[i].opt);
     each_usage(out, false, fish_usage, NULL);
 }
 

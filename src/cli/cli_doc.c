@@ -83,10 +83,12 @@ static void values_joined(const char *values, const char *sep, char *buf, size_t
 /* The option's help with its fixed values (joined by sep) and its alias. */
 static void option_help_text(const cli_option *o, const char *sep, char *buf, size_t cap)
 {
-    char vals[400] = "";
-    if (o->values)
+    char vals[400] = "", first[64];
+    snprintf(first, sizeof first, "%.*s", o->values ? (int)strcspn(o->values, " ") : 0, o->values ? o->values : "");
+    bool shown = o->values && strstr(o->help, first); /* the help names them already */
+    if (o->values && !shown)
         values_joined(o->values, sep, vals, sizeof vals);
-    snprintf(buf, cap, "%s%s%s%s%s%s", o->help, o->values ? ": " : "", vals, o->alias ? " (alias --" : "",
+    snprintf(buf, cap, "%s%s%s%s%s%s", o->help, vals[0] ? ": " : "", vals, o->alias ? " (alias --" : "",
              o->alias ? o->alias : "", o->alias ? ")" : "");
 }
 
@@ -149,18 +151,20 @@ void cli_help_top(FILE *out, bool oci_only)
         return;
     fprintf(out, "\nThe OCI CLI's full path works too: ocisbx generative-ai-sandbox <group> <subcommand> ...\n"
                  "\nglobal options (before or after the command):\n");
+    cli_settings_help(out); /* the client settings: the library's settings table */
     for (const cli_global_option *g = cli_global_options; g->opt.name; g++) {
         char left[64], text[600];
         snprintf(left, sizeof left, "--%s%s%s", g->opt.name, g->opt.arg ? " " : "", g->opt.arg ? g->opt.arg : "");
         option_help_text(&g->opt, "|", text, sizeof text);
         if (strlen(left) > 20)
-            fprintf(out, "  %s\n  %-20s ", left, "");
+            fprintf(out, "  %s\n  %-20s %s\n", left, "", text);
         else
-            fprintf(out, "  %-20s ", left);
-        fprintf(out, "%s%s%s%s\n", text, g->env ? " (env " : "", g->env ? g->env : "", g->env ? ")" : "");
+            fprintf(out, "  %-20s %s\n", left, text);
     }
     fprintf(out, "  %-20s %s\n", "-h", "the same as --help");
     fprintf(out, "  %-20s %s\n", "--", "ends the options: what follows is not read as one");
+    fprintf(out, "A flag wins over its variable, a variable over the config file, the file over the default;\n"
+                 "the OCI_SANDBOX_ variable wins over the OCI CLI's (OCI_CLI_) when both are set.\n");
 }
 
 /* ---- the man page ---- */
@@ -182,7 +186,7 @@ static void roff(FILE *out, const char *text)
     }
 }
 
-static void man_option(FILE *out, const cli_option *o, const char *env)
+static void man_option(FILE *out, const cli_option *o, const char *env, const char *default_value)
 {
     fputs(".TP\n\\fB", out);
     roff(out, "--");
@@ -201,7 +205,12 @@ static void man_option(FILE *out, const cli_option *o, const char *env)
     roff(out, text);
     if (o->flags & CLI_OPT_REQUIRED)
         fputs(" (required)", out);
-    if (env) {
+    if (default_value) {
+        fputs(" (default: ", out);
+        roff(out, default_value);
+        fputc(')', out);
+    }
+    if (env && *env) {
         fputs(" (environment: ", out);
         roff(out, env);
         fputc(')', out);
@@ -235,7 +244,7 @@ static void man_verb(FILE *out, const cli_command *c, const cli_verb *v)
         roff(out, v->text);
     }
     for (const cli_option *o = v->options; o && o->name; o++)
-        man_option(out, o, NULL);
+        man_option(out, o, NULL, NULL);
 }
 
 static void man_commands(FILE *out)
@@ -270,6 +279,24 @@ static void man_commands(FILE *out)
     }
 }
 
+/* Each variable of the settings table: the option it stands for. */
+static void man_environment(FILE *out)
+{
+    fputs(".SH ENVIRONMENT\nA flag wins over its variable, a variable over the config file. Of several variables "
+          "of one setting the first that is set wins (this CLI's OCI_SANDBOX_ ones before the OCI CLI's).\n",
+          out);
+    for (const ocisbx_setting *r = ocisbx_setting_next(NULL); r; r = ocisbx_setting_next(r))
+        for (const char *const *e = r->env; e && *e; e++) {
+            fputs(".TP\n\\fB", out);
+            roff(out, *e);
+            fputs("\\fR\nas \\fB", out);
+            roff(out, r->option);
+            fputs("\\fR: ", out);
+            roff(out, r->help);
+            fputs("\n", out);
+        }
+}
+
 static const char man_head[] =
     ".SH NAME\nocisbx \\- the command line of libocisbx, for OCI Generative AI Sandboxes\n"
     ".SH SYNOPSIS\n\\fBocisbx\\fR [\\fIglobal options\\fR] \\fIcommand\\fR [\\fIsubcommand\\fR] "
@@ -300,28 +327,12 @@ int cli_man_page(FILE *out)
     roff(out, ocisbx_version());
     fputs("\" \"User Commands\"\n.nh\n.ad l\n", out);
     fputs(man_head, out);
-    for (const cli_global_option *g = cli_global_options; g->opt.name; g++)
-        man_option(out, &g->opt, g->env);
+    size_t n = 0;
+    const cli_global_view *g = cli_global_views(&n);
+    for (size_t i = 0; i < n; i++)
+        man_option(out, &g[i].opt, g[i].env, g[i].default_value);
     man_commands(out);
-    fputs(".SH ENVIRONMENT\n", out);
-    for (const cli_global_option *g = cli_global_options; g->opt.name; g++) {
-        if (!g->env)
-            continue;
-        fputs(".TP\n\\fB", out);
-        roff(out, g->env);
-        fputs("\\fR\n", out);
-        fputs("as \\fB", out);
-        roff(out, "--");
-        roff(out, g->opt.name);
-        fputs("\\fR\n", out);
-    }
-    for (const cli_env_var *e = cli_environment; e->name; e++) {
-        fputs(".TP\n\\fB", out);
-        roff(out, e->name);
-        fputs("\\fR\n", out);
-        roff(out, e->help);
-        fputc('\n', out);
-    }
+    man_environment(out);
     fputs(man_tail, out);
     return ferror(out) ? -1 : 0;
 }

@@ -4,59 +4,68 @@
  * cli_table_api.c). A command that parses its own options must list each
  * of them here: test_cli_table asks its parser and fails on a difference. */
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 #include "cli_table.h"
 
-/* ---- global options (main parses them from this table) ---- */
+/* ---- global options ----
+ * The client settings (--profile, --region, ...) come from the library's
+ * settings table (ocisbx/settings.h; cli_settings.c parses them); these are
+ * the CLI's own, which main parses from this table. */
 #define G(field) offsetof(cli_globals, field)
 const cli_global_option cli_global_options[] = {
-    {{"config-file", "FILE", "the OCI config file (default ~/.oci/config)", NULL, CLI_OPT_FILE, NULL},
-     "OCI_CONFIG_FILE",
-     G(config_file)},
-    {{"profile", "NAME", "the profile in the config file (default DEFAULT)", NULL, 0, NULL},
-     "OCI_SANDBOX_PROFILE",
-     G(profile)},
-    {{"auth", "KIND", "how requests are signed (default api_key)",
-      "api_key security_token instance_principal resource_principal", 0, NULL},
-     NULL,
-     G(auth)},
-    {{"region", "REGION", "the region (default: the profile's, or the principal's)", NULL, 0, NULL},
-     "OCI_SANDBOX_REGION",
-     G(region)},
-    {{"endpoint", "URL", "the service endpoint (default: made from the region)", NULL, 0, NULL},
-     "OCI_SANDBOX_ENDPOINT",
-     G(endpoint)},
-    {{"api-version", "V", "the API version path segment (default " CLI_DEFAULT_API_VERSION ")", NULL, 0, NULL},
-     "OCI_SANDBOX_API_VERSION",
-     G(api_version)},
-    {{"ca-bundle", "FILE", "a PEM CA bundle for https (the test tenancy's CA)", NULL, CLI_OPT_FILE, NULL},
-     "OCI_SANDBOX_CA_BUNDLE",
-     G(ca_bundle)},
-    {{"no-retry", NULL, "send each request once (no retries)", NULL, 0, NULL}, NULL, G(no_retry)},
-    {{"debug", NULL, "the library's debug log on stderr (secrets redacted)", NULL, 0, NULL}, NULL, G(debug)},
-    {{"max-retries", "N", "retry a failed request at most N times (0-99; default 7)", NULL, 0, NULL},
-     NULL,
-     G(max_retries)},
-    {{"connection-timeout", "SECONDS", "time to connect (default 10)", NULL, 0, NULL}, NULL, G(connection_timeout)},
+    {{"no-retry", NULL, "send each request once (no retries)", NULL, 0, NULL}, G(no_retry)},
+    {{"debug", NULL, "the library's debug log on stderr (secrets redacted)", NULL, 0, NULL}, G(debug)},
+    {{"max-retries", "N", "retry a failed request at most N times (0-99; default 7)", NULL, 0, NULL}, G(max_retries)},
+    {{"connection-timeout", "SECONDS", "time to connect (default 10)", NULL, 0, NULL}, G(connection_timeout)},
     {{"read-timeout", "SECONDS", "time to wait for the answer, or between bytes of a stream (default 60)", NULL, 0,
       NULL},
-     NULL,
      G(read_timeout)},
-    {{"version", NULL, "print the version and exit", NULL, 0, NULL}, NULL, SIZE_MAX},
-    {{"help", NULL, "the usage (after a command: the command's)", NULL, 0, NULL}, NULL, SIZE_MAX},
-    {CLI_END_OPTIONS, NULL, 0},
+    {{"deadline", "SECONDS",
+      "the most one request may take, its retries and waits included, also while bytes still arrive (default none)",
+      NULL, 0, NULL},
+     G(deadline)},
+    {{"version", NULL, "print the version and exit", NULL, 0, NULL}, SIZE_MAX},
+    {{"help", NULL, "the usage (after a command: the command's)", NULL, 0, NULL}, SIZE_MAX},
+    {CLI_END_OPTIONS, 0},
 };
 
-const cli_env_var cli_environment[] = {
-    {"OCI_SANDBOX_PROJECT_ID", "the project of the commands that take --project-id"},
-    {"OCI_SANDBOX_RUNTIME", "create and sandbox create: the runtime when --runtime is not given"},
-    {"OCI_SANDBOX_SHAPE", "create and sandbox create: the shape when --shape is not given"},
-    {"OCI_SANDBOX_EXPIRATION",
-     "create and sandbox create: the lifetime (ISO 8601, at most PT48H) when none is given"},
-    {NULL, NULL},
-};
+/* The auth kinds (the --auth values completed and shown). */
+#define AUTH_KINDS                                                                        \
+    OCISBX_AUTH_API_KEY " " OCISBX_AUTH_SECURITY_TOKEN " " OCISBX_AUTH_INSTANCE_PRINCIPAL \
+                        " " OCISBX_AUTH_RESOURCE_PRINCIPAL
+
+/* A settings row as a global option: its variables as one text. */
+static void view_of_setting(const ocisbx_setting *r, cli_global_view *v)
+{
+    memset(v, 0, sizeof *v);
+    v->opt.name = r->option + 2; /* "--profile" */
+    v->opt.arg = r->value_name;
+    v->opt.help = r->help;
+    v->opt.flags = strcmp(r->value_name, "FILE") == 0 ? CLI_OPT_FILE : 0;
+    v->opt.values = strcmp(r->name, "auth") == 0 ? AUTH_KINDS : NULL;
+    v->default_value = r->default_value;
+    size_t o = 0;
+    for (const char *const *e = r->env; e && *e && o < sizeof v->env; e++)
+        o += (size_t)snprintf(v->env + o, sizeof v->env - o, "%s%s", o ? ", " : "", *e);
+}
+
+const cli_global_view *cli_global_views(size_t *n)
+{
+    static cli_global_view views[64];
+    static size_t count;
+    if (!count) {
+        for (const ocisbx_setting *r = ocisbx_setting_next(NULL); r && count < 48; r = ocisbx_setting_next(r))
+            if (r->flags & OCISBX_SETTING_CLIENT)
+                view_of_setting(r, &views[count++]);
+        for (const cli_global_option *g = cli_global_options; g->opt.name && count < 64; g++)
+            views[count++].opt = g->opt;
+    }
+    *n = count;
+    return views;
+}
 
 /* ---- the workspace backend ---- */
 #define O_ENV_NAMED(f)                                                                            \
@@ -113,40 +122,37 @@ static const cli_option exec_opts[] = {
 static const cli_option no_options[] = {CLI_END_OPTIONS};
 
 static const cli_verb create_usage = {
-    "create",
-    NULL,
-    NULL,
-    "create a sandbox and wait until it is RUNNING (deleted again on any failure)",
-    NULL,
-    "Prints the sandbox's JSON with an added label. The sandbox is deleted again on any failure or\n"
-    "interruption.\n",
-    create_opts,
-    0};
-static const cli_verb close_usage = {"close",    NULL,
-                                     NULL,       "stop and delete a sandbox (also fine when it is already gone)",
-                                     NULL,       "A sandbox that is already gone is fine (exit 0).\n",
-                                     close_opts, 0};
+    .name = "create",
+    .summary = "create a sandbox and wait until it is RUNNING (deleted again on any failure)",
+    .text = "Prints the sandbox's JSON with an added label. The sandbox is deleted again on any failure or\n"
+            "interruption.\n",
+    .options = create_opts,
+};
+static const cli_verb close_usage = {
+    .name = "close",
+    .summary = "stop and delete a sandbox (also fine when it is already gone)",
+    .text = "A sandbox that is already gone is fine (exit 0).\n",
+    .options = close_opts,
+};
 static const cli_verb exec_usage = {
-    "exec",
-    NULL,
-    NULL,
-    "run a command in a sandbox or a local directory (timeout, capped output)",
-    "-- COMMAND [ARG...]",
-    "Give exactly one of --sandbox-id and --local-dir. One word after -- is a shell command line, several\n"
-    "are an argv. Prints the command's output; exits with its exit code (124: timed out; 1: the call\n"
-    "failed; 2: a bad command line).\n",
-    exec_opts,
-    0};
+    .name = "exec",
+    .summary = "run a command in a sandbox or a local directory (timeout, capped output)",
+    .args = "-- COMMAND [ARG...]",
+    .text = "Give exactly one of --sandbox-id and --local-dir. One word after -- is a shell command line,\n"
+            "several are an argv. Prints the command's output; exits with its exit code (124: timed out; 1:\n"
+            "the call failed; 2: a bad command line).\n",
+    .options = exec_opts,
+};
 static const cli_verb cp_usage = {
-    "cp",
-    NULL,
-    NULL,
-    "copy a file to or from a sandbox (sbx:<sandbox id>:<path>), checked",
-    "SRC DST",
-    "One side is sbx:<sandbox id>:<absolute path>, the other a local file. The copy's SHA-256 is then\n"
-    "checked (sha256sum in the sandbox). Shows progress on a terminal (stderr), nothing when piped.\n",
-    no_options,
-    CLI_VERB_FILES};
+    .name = "cp",
+    .summary = "copy a file to or from a sandbox (sbx:<sandbox id>:<path>), checked",
+    .args = "SRC DST",
+    .text = "One side is sbx:<sandbox id>:<absolute path>, the other a local file. The copy's SHA-256 is\n"
+            "then checked (sha256sum in the sandbox). Shows progress on a terminal (stderr), nothing when\n"
+            "piped.\n",
+    .options = no_options,
+    .flags = CLI_VERB_FILES,
+};
 
 /* ---- evidence, harness ---- */
 static const cli_option evidence_verify_opts[] = {
@@ -206,21 +212,28 @@ static const cli_verb harness_verbs[] = {
 
 /* ---- doctor, raw-request, completion ---- */
 static const cli_option doctor_opts[] = {
-    {"project-id", "OCID", "the project of the signed request (else OCI_SANDBOX_PROJECT_ID)", NULL, 0, NULL},
+    {"project-id", "OCID", "list in this project (else OCI_SANDBOX_PROJECT_ID; else without one)", NULL, 0, NULL},
     CLI_END_OPTIONS,
 };
 static const cli_verb doctor_usage = {
-    "doctor",
-    NULL,
-    NULL,
-    "check the config, key, fingerprint, clock, network and a signed request",
-    NULL,
-    "Checks, one line each, in this order: config, profile, key, fingerprint (the profile's against the\n"
-    "key's), clock (within 5 minutes of the endpoint's date), dns, connect, tls, request (a signed list\n"
-    "of sandboxes). Each line starts with ok, warn, FAIL or skip (a check that needs a failed one).\n"
-    "Exit 0 when no check failed (warnings allowed), 1 when one did, 2 for a bad command line.\n",
-    doctor_opts,
-    0};
+    .name = "doctor",
+    .summary = "check the config, key, fingerprint, clock, network and a signed request",
+    .text = "First prints where each setting came from, one line each:\n"
+            "  setting NAME = VALUE (flag --OPTION | variable NAME | file FILE [PROFILE] | default)\n"
+            "Then checks the setup, one line per check, in this order:\n"
+            "  config       the config file exists, is readable, and only its owner can read it\n"
+            "  profile      the profile is in the file with the keys the auth method needs\n"
+            "  key          key_file is readable, parses, and pass_phrase opens it if encrypted\n"
+            "  fingerprint  the profile's fingerprint is the key's (MD5 of its public key)\n"
+            "  clock        this machine's clock is within 5 minutes of the endpoint's date header\n"
+            "  dns          the endpoint's host name resolves\n"
+            "  connect      a TCP connection to the endpoint opens\n"
+            "  tls          the TLS handshake succeeds and the certificate verifies (https)\n"
+            "  request      a signed request (list sandboxes, limit 1) is accepted\n"
+            "Each line starts with ok, warn, FAIL or skip (a check that needs a failed one).\n"
+            "Exit 0 when no check failed (warnings allowed), 1 when one did, 2 for a bad command line.\n",
+    .options = doctor_opts,
+};
 
 static const cli_option raw_request_opts[] = {
     {"url", "URL", "the request's URL", NULL, CLI_OPT_REQUIRED, NULL},
@@ -234,14 +247,12 @@ static const cli_option raw_request_opts[] = {
     CLI_END_OPTIONS,
 };
 static const cli_verb raw_request_usage = {
-    "raw-request",
-    NULL,
-    NULL,
-    "sign and send any request (or print it with --dry-run)",
-    "[--]",
-    "The body goes to stdout as it comes, the status to stderr; an answer that is not 2xx exits 1.\n",
-    raw_request_opts,
-    0};
+    .name = "raw-request",
+    .summary = "sign and send any request (or print it with --dry-run)",
+    .args = "[--]",
+    .text = "The body goes to stdout as it comes, the status to stderr; an answer that is not 2xx exits 1.\n",
+    .options = raw_request_opts,
+};
 
 static const cli_verb completion_verbs[] = {
     {"bash", NULL, NULL, "the completion script for bash", NULL, "Load it with: source <(ocisbx completion bash)\n",

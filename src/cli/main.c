@@ -9,23 +9,6 @@
 
 #include "cli.h"
 
-static const char *env_or_null(const char *name)
-{
-    const char *v = getenv(name);
-    return v && *v ? v : NULL;
-}
-
-static int check_auth(const char *auth)
-{
-    static const char *const kinds[] = {OCISBX_AUTH_API_KEY, OCISBX_AUTH_SECURITY_TOKEN,
-                                        OCISBX_AUTH_INSTANCE_PRINCIPAL, OCISBX_AUTH_RESOURCE_PRINCIPAL, NULL};
-    for (const char *const *k = kinds; *k; k++)
-        if (strcmp(*k, auth) == 0)
-            return 0;
-    return cli_error(CLI_EXIT_USAGE,
-                     "--auth %s: not one of api_key, security_token, instance_principal, resource_principal", auth);
-}
-
 /* An integer option value in [min, max]; usage error naming the option. */
 static int global_int(const char *name, const char *value, long long min, long long max, long long *out)
 {
@@ -56,15 +39,23 @@ static int check_limits(cli_globals *g)
         return CLI_EXIT_USAGE;
     if (g->read_timeout && global_int("read-timeout", g->read_timeout, 1, 86400, &g->read_timeout_s))
         return CLI_EXIT_USAGE;
+    if (g->deadline && global_int("deadline", g->deadline, 1, 86400, &g->deadline_s))
+        return CLI_EXIT_USAGE;
     return 0;
 }
 
-/* argv[*i] as a global option (the table's): 1 taken (help and version
- * noted), 0 not one, -1 after a usage error. --help is the command's once
- * the command name has come (after_command). */
-static int take_global(int argc, char **argv, int *i, bool after_command, cli_globals *g, bool *help, bool *version)
+/* argv[*i] as a global option (a client setting, or one of the CLI's own
+ * table): 1 taken (help and version noted), 0 not one, -1 after a usage
+ * error. --help is the command's once the command name has come
+ * (after_command). */
+static int take_global(cli_ctx *ctx, int argc, char **argv, int *i, bool after_command, bool *help,
+                       bool *version)
 {
     const char *arg = argv[*i];
+    int st = cli_setting_option(ctx, argc, argv, i); /* the client settings: the library's table */
+    if (st != 0)
+        return st;
+    cli_globals *g = &ctx->g;
     if (strcmp(arg, "-h") == 0 && !after_command) {
         *help = true;
         return 1;
@@ -123,13 +114,9 @@ static int oci_path(int nrest, char **rest, int *skip)
     return 0;
 }
 
-static int run(int argc, char **argv)
+/* Parses the global options into ctx (the rest into rest) and runs the command. */
+static int run_with(cli_ctx *ctx, int argc, char **argv, char **rest)
 {
-    cli_ctx ctx;
-    memset(&ctx, 0, sizeof ctx);
-    char **rest = calloc((size_t)argc + 1, sizeof *rest);
-    if (!rest)
-        return cli_error(CLI_EXIT_FAIL, "out of memory");
     int nrest = 0;
     bool help = false, version = false, no_more = false;
     for (int i = 1; i < argc; i++) {
@@ -147,52 +134,26 @@ static int run(int argc, char **argv)
                 rest[nrest++] = argv[i];
             continue;
         }
-        int m = take_global(argc, argv, &i, nrest > 0, &ctx.g, &help, &version);
-        if (m < 0) {
-            free(rest);
+        int m = take_global(ctx, argc, argv, &i, nrest > 0, &help, &version);
+        if (m < 0)
             return CLI_EXIT_USAGE;
-        }
         if (m == 0)
             rest[nrest++] = argv[i];
     }
     if (version) {
         printf("ocisbx %s\n", ocisbx_version());
-        free(rest);
         return CLI_EXIT_OK;
     }
     if (help || nrest == 0) {
         cli_help_top(help ? stdout : stderr, false);
-        free(rest);
         return help ? CLI_EXIT_OK : CLI_EXIT_USAGE;
     }
-    /* The environment fills what the options left open. */
-    if (!ctx.g.profile)
-        ctx.g.profile = env_or_null("OCI_SANDBOX_PROFILE");
-    if (!ctx.g.region)
-        ctx.g.region = env_or_null("OCI_SANDBOX_REGION");
-    if (!ctx.g.endpoint)
-        ctx.g.endpoint = env_or_null("OCI_SANDBOX_ENDPOINT");
-    if (!ctx.g.api_version)
-        ctx.g.api_version = env_or_null("OCI_SANDBOX_API_VERSION");
-    if (!ctx.g.ca_bundle)
-        ctx.g.ca_bundle = env_or_null("OCI_SANDBOX_CA_BUNDLE");
-    if (!ctx.g.api_version)
-        ctx.g.api_version = CLI_DEFAULT_API_VERSION;
-    ctx.g.project_id = env_or_null("OCI_SANDBOX_PROJECT_ID");
-    if (check_limits(&ctx.g) != 0) {
-        free(rest);
+    if (check_limits(&ctx->g) != 0)
         return CLI_EXIT_USAGE;
-    }
-    if (ctx.g.auth && check_auth(ctx.g.auth) != 0) {
-        free(rest);
-        return CLI_EXIT_USAGE;
-    }
 
     int skip = 0, status = oci_path(nrest, rest, &skip);
-    if (status != 0 || (skip == 0 && strcmp(rest[0], "generative-ai-sandbox") == 0)) {
-        free(rest);
+    if (status != 0 || (skip == 0 && strcmp(rest[0], "generative-ai-sandbox") == 0))
         return status;
-    }
     char **cargv = rest + skip;
     int cargc = nrest - skip;
     const cli_command *cmd = cli_find_command(cargv[0]);
@@ -205,18 +166,30 @@ static int run(int argc, char **argv)
     } else if (ocisbx_global_init() != 0) {
         status = cli_fail_last();
     } else {
-        cli_progress_setup(&ctx);
+        cli_progress_setup(ctx);
         cli_signals_install();
-        status = cmd->fn(&ctx, cargc, cargv);
+        status = cmd->fn(ctx, cargc, cargv);
         ocisbx_set_log(NULL, 0, NULL);
-        ocisbx_credentials_free(ctx.creds);
-        ocisbx_config_free(ctx.config);
-        free(ctx.endpoint);
+        ocisbx_credentials_free(ctx->creds);
+        free(ctx->endpoint);
+        ocisbx_settings_free(ctx->settings); /* its credentials before the library's cleanup */
+        ctx->settings = NULL;
         ocisbx_global_cleanup();
         /* interrupted: cleaned up above; one line, exit 130 / 143 */
         if (cli_interrupt_status())
             status = cli_interrupt_status();
     }
+    return status;
+}
+
+static int run(int argc, char **argv)
+{
+    cli_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    int status = rest && ocisbx_settings_new(&ctx.settings) == 0 ? run_with(&ctx, argc, argv, rest)
+                                                                 : cli_error(CLI_EXIT_FAIL, "out of memory");
+    ocisbx_settings_free(ctx.settings);
     free(rest);
     return status;
 }

@@ -51,6 +51,7 @@ struct ocisbx_http {
     CURL *curl;
     CURLSH *share;
     char *user_agent;
+    long http_version; /* CURL_HTTP_VERSION_*; 0: 1.1 */
 };
 
 typedef enum { BODY_NONE, BODY_BUFFER, BODY_FILE, BODY_CALLBACK } body_kind;
@@ -144,15 +145,117 @@ int64_t ocisbx_http_body_length(const ocisbx_http_request *r);
  * a negative OCISBX_E*. `offset` tracks progress through a buffer body. */
 int64_t ocisbx_http_body_read(ocisbx_http_request *r, size_t *offset, void *buf, size_t cap);
 
-/* ---- transport.c ---- */
-/* The longest wait a retry-after asks for that is honoured (60 s); a call's
- * deadline cuts it shorter (the call fails at once instead of waiting past
- * it). */
-#define OCISBX_HTTP_RETRY_AFTER_CAP_MS 60000
-/* retry-after (delay-seconds or an HTTP date, relative to now_ms, the wall
- * clock in ms) as a wait in ms, capped at OCISBX_HTTP_RETRY_AFTER_CAP_MS;
- * -1 when absent or malformed. */
-int64_t ocisbx_http_retry_after_ms(const char *value, int64_t now_ms);
+/* ---- retry.h: the decision; call.c / attempt.c: the stepping ---- */
+#include "http/retry.h"
+#include "util/dest.h"
+
+/* The state of one attempt, the user data of libcurl's callbacks. */
+typedef struct ocisbx_http_attempt {
+    ocisbx_http_request *r;
+    ocisbx_http_response *resp;
+    CURL *curl;
+    int status;         /* from the last status line */
+    char reason[128];   /* its reason phrase */
+    size_t body_offset; /* progress through a buffer body */
+    int body_rc;        /* error from the body source */
+    ocisbx_dest *dest;  /* SINK_FILE: the destination, opened at the first byte */
+    int sink_rc;
+    size_t header_bytes; /* of this answer, all header blocks */
+    bool headers_too_large;
+    bool sink_canceled;
+    bool headers_done;     /* the headers callback ran for this answer */
+    bool headers_canceled; /* ... and asked to stop */
+    bool error_body_cut;   /* an error body reached OCISBX_HTTP_ERROR_BODY_MAX */
+    bool body_sent;        /* request body bytes were taken from the source */
+    uint64_t sink_bytes;   /* delivered to a file/callback sink */
+    bool loopback;
+    int64_t idle_ms, deadline_at, last_activity, started_at;
+    curl_off_t last_progress;
+    bool idle_expired;
+    bool deadline_expired;
+    ocisbx_cancel_fn cancel;
+    void *cancel_ud;
+    ocisbx_http_progress_fn progress_fn;
+    void *progress_ud;
+    bool canceled;  /* the cancel callback stopped the transfer */
+    bool connected; /* the request could go out (connect and TLS done) */
+} ocisbx_http_attempt;
+
+/* Sets every option of one attempt on an easy handle (reset first): URL,
+ * TLS, timeouts, callbacks into a, the header list hl (copied into
+ * *slist, which the caller frees with ocisbx_http_slist_free after the
+ * transfer). */
+int ocisbx_http_attempt_setup(ocisbx_http *h, ocisbx_http_attempt *a, CURL *easy, const ocisbx_headers *hl,
+                              struct curl_slist **slist, char *errbuf);
+void ocisbx_http_slist_free(struct curl_slist *sl);
+
+/* One call (one request, its attempts and waits), stepped by a loop: the
+ * blocking ocisbx_http_send, or the engine's event loop over curl multi.
+ *
+ *   ocisbx_http_call_new
+ *   loop: ocisbx_http_call_start (on an easy handle; non-zero: stop)
+ *         the transfer (curl_easy_perform, or curl multi until CURLMSG_DONE)
+ *         ocisbx_http_call_end (the outcome of the attempt)
+ *         d = ocisbx_http_call_decide; FINISH: leave the loop
+ *         ocisbx_http_call_before_retry (non-zero: leave the loop)
+ *         wait d.wait_ms (asking the cancel callback), then again
+ *   ocisbx_http_call_finish (the result, as ocisbx_http_send returns it)
+ *
+ * The call must not move while an attempt runs (libcurl holds pointers
+ * into it). */
+typedef struct ocisbx_http_call {
+    ocisbx_http *h;
+    ocisbx_http_request *r;
+    ocisbx_http_response *resp;
+    ocisbx_url u;
+    int64_t start_ms;
+    int64_t deadline_at; /* monotonic ms; 0: none */
+    int max_attempts;
+    int n; /* attempts started */
+    bool refreshed;
+    bool answered; /* the last attempt has an answer (a status) */
+    ocisbx_cancel_fn cancel;
+    void *cancel_ud;
+    ocisbx_dest dest;
+    ocisbx_http_attempt a;
+    struct curl_slist *slist;
+    CURL *easy; /* the handle of the attempt in flight */
+    char errbuf[CURL_ERROR_SIZE];
+    ocisbx_http_outcome last;
+} ocisbx_http_call;
+
+/* Checks the URL, makes the response; the deadline starts now. */
+int ocisbx_http_call_new(ocisbx_http *h, ocisbx_http_request *r, ocisbx_http_call **out);
+/* A deadline (monotonic ms, 0: the transport's) and a cancel callback (fn
+ * NULL: the transport's) of this call only. */
+void ocisbx_http_call_set_deadline(ocisbx_http_call *c, int64_t deadline_at);
+void ocisbx_http_call_set_cancel(ocisbx_http_call *c, ocisbx_cancel_fn fn, void *user_data);
+/* Prepares the next attempt on easy: asks the cancel callback, signs the
+ * request afresh, sets the options. Non-zero (the error set): no attempt;
+ * go to ocisbx_http_call_finish with it. */
+int ocisbx_http_call_start(ocisbx_http_call *c, CURL *easy);
+/* After the transfer ended with cc: fills c->last, logs the attempt and
+ * calls the attempt callback. */
+void ocisbx_http_call_end(ocisbx_http_call *c, CURLcode cc);
+/* ocisbx_http_decide on c->last (budget NULL: unlimited). */
+ocisbx_http_decision ocisbx_http_call_decide(ocisbx_http_call *c, const ocisbx_http_retry_budget *budget);
+/* What a retry owes before its wait: for REFRESH the refresh itself, for
+ * RETRY the log line, the retry callback and a restarted file sink. 0:
+ * wait and attempt again; non-zero: finish instead (the refresh failed). */
+int ocisbx_http_call_before_retry(ocisbx_http_call *c, const ocisbx_http_decision *d);
+/* The call canceled during a wait (sets the error; returns OCISBX_ECANCELED). */
+int ocisbx_http_call_canceled(ocisbx_http_call *c);
+/* Ends the call and frees it. rc 0: the result of the last attempt (0, or
+ * the error of its answer or transfer); non-zero: that failure (its error
+ * already set). Returns what ocisbx_http_send returns, *out as it sets it. */
+int ocisbx_http_call_finish(ocisbx_http_call *c, int rc, ocisbx_http_response **out);
+/* Frees a call without a result (an engine shutting down). */
+void ocisbx_http_call_abandon(ocisbx_http_call *c);
+
+/* ---- debug.c: the DEBUG log of each attempt (credential values never shown) ---- */
+void ocisbx_http_debug_request(const ocisbx_http_request *r, const ocisbx_headers *hl, int attempt, int max_attempts);
+void ocisbx_http_debug_response(int status, const char *reason, const ocisbx_headers *h);
+void ocisbx_http_debug_times(const ocisbx_http_request *r, const ocisbx_http_outcome *o);
 
 /* ---- request.c ---- */
 /* Generates request id / retry token when absent. */

@@ -46,6 +46,132 @@ static bool is_digit(char c)
     return c >= '0' && c <= '9';
 }
 
+/* One number: its whole part (saturating: whole_overflow), and a fraction
+ * of which the first 9 digits count (later ones are below a nanosecond). */
+typedef struct number {
+    uint64_t whole, frac_num, frac_den;
+    bool whole_overflow, fraction;
+} number;
+
+static int read_number(const char *s, const char **pp, number *n)
+{
+    const char *p = *pp;
+    *n = (number){0, 0, 1, false, false};
+    for (; is_digit(*p); p++) {
+        if (n->whole > (UINT64_MAX - 9) / 10)
+            n->whole_overflow = true;
+        else
+            n->whole = n->whole * 10 + (uint64_t)(*p - '0');
+    }
+    if (*p == '.' || *p == ',') {
+        n->fraction = true;
+        p++;
+        if (!is_digit(*p))
+            return BAD("duration \"%.64s\": no digits after the decimal mark", s);
+        for (; is_digit(*p); p++) {
+            if (n->frac_den < UINT64_C(1000000000)) {
+                n->frac_num = n->frac_num * 10 + (uint64_t)(*p - '0');
+                n->frac_den *= 10;
+            }
+        }
+    }
+    *pp = p;
+    return 0;
+}
+
+/* The unit letter's rank and length, with the date/time part checked. */
+static int unit_of(const char *s, char unit, bool in_time, uint64_t whole, int *rank, int64_t *unit_ms)
+{
+    switch (unit) {
+    case '\0': return BAD("duration \"%.64s\": the number at the end has no unit", s);
+    case 'Y': return BAD("duration \"%.64s\": years are not supported (no fixed length); use days", s);
+    case 'W':
+        if (in_time)
+            return BAD("duration \"%.64s\": unit 'W' after 'T' (weeks belong in the date part)", s);
+        *rank = R_WEEK, *unit_ms = MS_WEEK;
+        return 0;
+    case 'D':
+        if (in_time)
+            return BAD("duration \"%.64s\": unit 'D' after 'T' (days belong in the date part)", s);
+        *rank = R_DAY, *unit_ms = MS_DAY;
+        return 0;
+    case 'H':
+        if (!in_time)
+            return BAD("duration \"%.64s\": unit 'H' needs 'T' before it (e.g. \"PT1H\")", s);
+        *rank = R_HOUR, *unit_ms = MS_HOUR;
+        return 0;
+    case 'M':
+        if (!in_time)
+            return BAD("duration \"%.64s\": months are not supported (no fixed length); "
+                       "for minutes write \"PT%lluM\"",
+                       s, (unsigned long long)whole);
+        *rank = R_MINUTE, *unit_ms = MS_MINUTE;
+        return 0;
+    case 'S':
+        if (!in_time)
+            return BAD("duration \"%.64s\": unit 'S' needs 'T' before it (e.g. \"PT30S\")", s);
+        *rank = R_SECOND, *unit_ms = MS_SECOND;
+        return 0;
+    default:
+        if (unit >= 0x21 && unit <= 0x7e)
+            return BAD("duration \"%.64s\": unknown unit '%c' (expected W, D, H, M or S)", s, unit);
+        return BAD("duration \"%.64s\": unknown unit byte 0x%02x (expected W, D, H, M or S)", s, (unsigned char)unit);
+    }
+}
+
+/* The parse's state between units. */
+typedef struct parse_state {
+    bool in_time, had_fraction, had_week;
+    int last_rank, count, time_count;
+    int64_t total;
+} parse_state;
+
+/* One "<number><unit>" at *pp, added to st->total. */
+static int read_part(const char *s, const char **pp, parse_state *st)
+{
+    const char *p = *pp;
+    if (*p == '-' || *p == '+')
+        return BAD("duration \"%.64s\": signs are not allowed (negative durations are refused)", s);
+    if (!is_digit(*p)) {
+        if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z'))
+            return BAD("duration \"%.64s\": unit '%c' without a number before it", s, *p);
+        return BAD("duration \"%.64s\": unexpected character 0x%02x at offset %d", s, (unsigned char)*p,
+                   (int)(p - s));
+    }
+    if (st->had_fraction)
+        return BAD("duration \"%.64s\": a fraction is allowed on the last (smallest) unit only", s);
+    number n;
+    int rank = 0;
+    int64_t unit_ms = 0;
+    int rc = read_number(s, &p, &n);
+    if (!rc)
+        rc = unit_of(s, *p, st->in_time, n.whole, &rank, &unit_ms);
+    if (rc)
+        return rc;
+    if (rank == st->last_rank)
+        return BAD("duration \"%.64s\": unit '%c' repeated", s, *p);
+    if (rank < st->last_rank)
+        return BAD("duration \"%.64s\": unit '%c' out of order (units go from largest to smallest)", s, *p);
+    if (st->had_week || (rank == R_WEEK && st->count > 0))
+        return BAD("duration \"%.64s\": weeks cannot be combined with other units (write days)", s);
+    p++;
+    int64_t part;
+    if (n.whole_overflow || n.whole > (uint64_t)INT64_MAX || __builtin_mul_overflow((int64_t)n.whole, unit_ms, &part))
+        return BAD("duration \"%.64s\": too large (more than %lld ms)", s, (long long)INT64_MAX);
+    /* unit_ms * frac_num < 6.1e8 * 1e9: no overflow. */
+    int64_t frac_ms = (int64_t)((uint64_t)unit_ms * n.frac_num / n.frac_den);
+    if (__builtin_add_overflow(part, frac_ms, &part) || __builtin_add_overflow(st->total, part, &st->total))
+        return BAD("duration \"%.64s\": too large (more than %lld ms)", s, (long long)INT64_MAX);
+    st->had_fraction = n.fraction;
+    st->had_week = rank == R_WEEK;
+    st->last_rank = rank;
+    st->count++;
+    if (st->in_time)
+        st->time_count++;
+    *pp = p;
+    return 0;
+}
+
 int ocisbx_duration_parse(const char *text, int64_t *out_ms)
 {
     if (!text || !out_ms)
@@ -58,119 +184,26 @@ int ocisbx_duration_parse(const char *text, int64_t *out_ms)
     const char *p = s + 1;
     if (*p == '\0')
         return BAD("duration \"%.64s\": empty, no value after 'P'", s);
-    bool in_time = false, had_fraction = false, had_week = false;
-    int last_rank = 0, count = 0, time_count = 0;
-    int64_t total = 0;
+    parse_state st = {0};
     while (*p) {
-        if (*p == 'T') {
-            if (in_time)
-                return BAD("duration \"%.64s\": 'T' appears twice", s);
-            if (had_fraction)
-                return BAD("duration \"%.64s\": a fraction is allowed on the last (smallest) unit only", s);
-            in_time = true;
-            p++;
-            if (*p == '\0')
-                return BAD("duration \"%.64s\": empty, no value after 'T'", s);
+        if (*p != 'T') {
+            int rc = read_part(s, &p, &st);
+            if (rc)
+                return rc;
             continue;
         }
-        if (*p == '-' || *p == '+')
-            return BAD("duration \"%.64s\": signs are not allowed (negative durations are refused)", s);
-        if (!is_digit(*p)) {
-            if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z'))
-                return BAD("duration \"%.64s\": unit '%c' without a number before it", s, *p);
-            return BAD("duration \"%.64s\": unexpected character 0x%02x at offset %d", s, (unsigned char)*p,
-                       (int)(p - s));
-        }
-        if (had_fraction)
+        if (st.in_time)
+            return BAD("duration \"%.64s\": 'T' appears twice", s);
+        if (st.had_fraction)
             return BAD("duration \"%.64s\": a fraction is allowed on the last (smallest) unit only", s);
-        /* Whole part: at most 19 digits fit an int64; overflow is checked on use. */
-        uint64_t whole = 0;
-        bool whole_overflow = false;
-        for (; is_digit(*p); p++) {
-            if (whole > (UINT64_MAX - 9) / 10)
-                whole_overflow = true;
-            else
-                whole = whole * 10 + (uint64_t)(*p - '0');
-        }
-        /* Fraction: the first 9 digits count, later ones are below a nanosecond. */
-        uint64_t frac_num = 0, frac_den = 1;
-        bool fraction = false;
-        if (*p == '.' || *p == ',') {
-            fraction = true;
-            p++;
-            if (!is_digit(*p))
-                return BAD("duration \"%.64s\": no digits after the decimal mark", s);
-            for (; is_digit(*p); p++) {
-                if (frac_den < UINT64_C(1000000000)) {
-                    frac_num = frac_num * 10 + (uint64_t)(*p - '0');
-                    frac_den *= 10;
-                }
-            }
-        }
-        char unit = *p;
-        if (unit == '\0')
-            return BAD("duration \"%.64s\": the number at the end has no unit", s);
-        int rank;
-        int64_t unit_ms;
-        switch (unit) {
-        case 'Y': return BAD("duration \"%.64s\": years are not supported (no fixed length); use days", s);
-        case 'W':
-            if (in_time)
-                return BAD("duration \"%.64s\": unit 'W' after 'T' (weeks belong in the date part)", s);
-            rank = R_WEEK, unit_ms = MS_WEEK;
-            break;
-        case 'D':
-            if (in_time)
-                return BAD("duration \"%.64s\": unit 'D' after 'T' (days belong in the date part)", s);
-            rank = R_DAY, unit_ms = MS_DAY;
-            break;
-        case 'H':
-            if (!in_time)
-                return BAD("duration \"%.64s\": unit 'H' needs 'T' before it (e.g. \"PT1H\")", s);
-            rank = R_HOUR, unit_ms = MS_HOUR;
-            break;
-        case 'M':
-            if (!in_time)
-                return BAD("duration \"%.64s\": months are not supported (no fixed length); "
-                           "for minutes write \"PT%lluM\"",
-                           s, (unsigned long long)whole);
-            rank = R_MINUTE, unit_ms = MS_MINUTE;
-            break;
-        case 'S':
-            if (!in_time)
-                return BAD("duration \"%.64s\": unit 'S' needs 'T' before it (e.g. \"PT30S\")", s);
-            rank = R_SECOND, unit_ms = MS_SECOND;
-            break;
-        default:
-            if (unit >= 0x21 && unit <= 0x7e)
-                return BAD("duration \"%.64s\": unknown unit '%c' (expected W, D, H, M or S)", s, unit);
-            return BAD("duration \"%.64s\": unknown unit byte 0x%02x (expected W, D, H, M or S)", s,
-                       (unsigned char)unit);
-        }
-        if (rank == last_rank)
-            return BAD("duration \"%.64s\": unit '%c' repeated", s, unit);
-        if (rank < last_rank)
-            return BAD("duration \"%.64s\": unit '%c' out of order (units go from largest to smallest)", s, unit);
-        if (had_week || (rank == R_WEEK && count > 0))
-            return BAD("duration \"%.64s\": weeks cannot be combined with other units (write days)", s);
+        st.in_time = true;
         p++;
-        int64_t part;
-        if (whole_overflow || whole > (uint64_t)INT64_MAX || __builtin_mul_overflow((int64_t)whole, unit_ms, &part))
-            return BAD("duration \"%.64s\": too large (more than %lld ms)", s, (long long)INT64_MAX);
-        /* unit_ms * frac_num < 6.1e8 * 1e9: no overflow. */
-        int64_t frac_ms = (int64_t)((uint64_t)unit_ms * frac_num / frac_den);
-        if (__builtin_add_overflow(part, frac_ms, &part) || __builtin_add_overflow(total, part, &total))
-            return BAD("duration \"%.64s\": too large (more than %lld ms)", s, (long long)INT64_MAX);
-        had_fraction = fraction;
-        had_week = rank == R_WEEK;
-        last_rank = rank;
-        count++;
-        if (in_time)
-            time_count++;
+        if (*p == '\0')
+            return BAD("duration \"%.64s\": empty, no value after 'T'", s);
     }
-    if (in_time && time_count == 0)
+    if (st.in_time && st.time_count == 0)
         return BAD("duration \"%.64s\": empty, no value after 'T'", s);
-    *out_ms = total;
+    *out_ms = st.total;
     return 0;
 }
 

@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (!cJSON_IsObject(args))
         abort();
-    cJSON *schema = cJSON_Parse(t->schema);
+    cJSON *schema = harness_tool_schema(t);
     const cJSON *req;
     cJSON_ArrayForEach(req, cJSON_GetObjectItem(schema, "required")) if (!cJSON_GetObjectItemCaseSensitive(
                                                                              args, req->valuestring)) abort();

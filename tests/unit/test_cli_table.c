@@ -46,8 +46,9 @@ static int quietly(cli_cmd_fn fn, int argc, char **argv)
     dup2(fileno(null), 2);
     cli_ctx ctx;
     memset(&ctx, 0, sizeof ctx);
-    ctx.g.api_version = CLI_DEFAULT_API_VERSION;
+    assert_int_equal(ocisbx_settings_new(&ctx.settings), 0);
     int st = fn(&ctx, argc, argv);
+    ocisbx_settings_free(ctx.settings);
     fflush(stdout);
     fflush(stderr);
     dup2(out, 1);

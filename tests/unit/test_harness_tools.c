@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "harness/tools.h"
+#include "ocisbx/backend.h"
 #include "ocisbx/harness.h"
 
 static void table_is_complete(void **state)
@@ -28,7 +29,7 @@ static void table_is_complete(void **state)
         assert_string_equal(t[i].name, want[i][0]);
         assert_string_equal(t[i].label, want[i][1]);
         assert_true(strlen(t[i].description) > 80);
-        cJSON *s = cJSON_Parse(t[i].schema);
+        cJSON *s = harness_tool_schema(&t[i]);
         if (!s)
             fail_msg("%s: schema is not JSON", t[i].name);
         assert_string_equal(cJSON_GetObjectItem(s, "type")->valuestring, "object");
@@ -139,6 +140,167 @@ static void defaults_are_filled(void **state)
     cJSON_Delete(a);
 }
 
+/* The defaults the backend has come from its macros, through the rows. */
+static void defaults_come_from_the_backend(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *tool, *param;
+        long long want;
+    } cases[] = {
+        {"exec", "timeout", OCISBX_BACKEND_DEFAULT_EXEC_TIMEOUT_MS / 1000},
+        {"read", "limit", OCISBX_BACKEND_READ_LIMIT},
+        {"search", "max_results", OCISBX_BACKEND_DEFAULT_SEARCH_RESULTS},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const harness_tool *t = harness_tool_find(cases[i].tool);
+        cJSON *s = harness_tool_schema(t);
+        const cJSON *p = cJSON_GetObjectItem(cJSON_GetObjectItem(s, "properties"), cases[i].param);
+        const cJSON *d = cJSON_GetObjectItem(p, "default");
+        if (!cJSON_IsNumber(d) || (long long)d->valuedouble != cases[i].want)
+            fail_msg("%s.%s: default is not %lld", cases[i].tool, cases[i].param, cases[i].want);
+        cJSON_Delete(s);
+        /* and the same default reaches the tool */
+        cJSON *a = NULL;
+        char msg[256];
+        const char *args = !strcmp(cases[i].tool, "exec")   ? "{\"command\":\"true\"}"
+                           : !strcmp(cases[i].tool, "read") ? "{\"path\":\"a\"}"
+                                                            : "{\"pattern\":\"x\"}";
+        assert_int_equal(harness_args_check(t, args, strlen(args), &a, msg, sizeof msg), 0);
+        assert_int_equal((long long)cJSON_GetObjectItem(a, cases[i].param)->valuedouble, cases[i].want);
+        cJSON_Delete(a);
+    }
+}
+
+/* A row with a list of objects (as edit's edits): its schema and its checks. */
+static const harness_tool LIST_TOOL = {
+    "multi",
+    "workspace.write",
+    "A test row.",
+    (const harness_param[]){
+        {"path", HARNESS_PATH, .required = true, .has_min = true, .min = 1, .help = "The file"},
+        {"edits", HARNESS_LIST, .required = true, .has_min = true, .min = 1, .has_max = true, .max = 3,
+         .help = "The edits",
+         .items = (const harness_param[]){{"old_string", HARNESS_STRING, .required = true, .has_min = true, .min = 1,
+                                           .help = "Old"},
+                                          {"replace_all", HARNESS_BOOLEAN, .has_default = true, .help = "All"},
+                                          {0}}},
+        {"mode", HARNESS_STRING, .has_default = true, .def_str = "apply", .help = "How"},
+        {0}},
+    NULL,
+    0};
+
+static void list_parameters(void **state)
+{
+    (void)state;
+    cJSON *s = harness_tool_schema(&LIST_TOOL);
+    char *text = cJSON_PrintUnformatted(s);
+    assert_string_equal(
+        text, "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\",\"minLength\":1,\"description\":"
+              "\"The file\"},\"edits\":{\"type\":\"array\",\"minItems\":1,\"maxItems\":3,\"items\":{\"type\":"
+              "\"object\",\"properties\":{\"old_string\":{\"type\":\"string\",\"minLength\":1,\"description\":"
+              "\"Old\"},\"replace_all\":{\"type\":\"boolean\",\"default\":false,\"description\":\"All\"}},"
+              "\"required\":[\"old_string\"],\"additionalProperties\":false},\"description\":\"The edits\"},"
+              "\"mode\":{\"type\":\"string\",\"default\":\"apply\",\"description\":\"How\"}},\"required\":[\"path\","
+              "\"edits\"],\"additionalProperties\":false}");
+    free(text);
+    cJSON_Delete(s);
+    static const char *const bad[][2] = {
+        {"{\"path\":\"a\",\"edits\":{}}", "argument \"edits\" must be an array, not an object"},
+        {"{\"path\":\"a\",\"edits\":[]}", "argument \"edits\" must have at least 1 item"},
+        {"{\"path\":\"a\",\"edits\":[{},{},{},{}]}", "argument \"edits\" must have at most 3 items"},
+        {"{\"path\":\"a\",\"edits\":[7]}", "argument \"edits[0]\" must be an object, not a number"},
+        {"{\"path\":\"a\",\"edits\":[{\"old_string\":\"x\"},{}]}",
+         "missing required argument \"edits[1].old_string\""},
+        {"{\"path\":\"a\",\"edits\":[{\"old_string\":\"x\",\"new\":1}]}",
+         "unknown argument \"edits[0].new\" (the arguments are old_string, replace_all)"},
+        {"{\"path\":\"a\",\"edits\":[{\"old_string\":\"\"}]}", "argument \"edits[0].old_string\" must not be empty"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cJSON *a = (cJSON *)1;
+        char msg[512];
+        int rc = harness_args_check(&LIST_TOOL, bad[i][0], strlen(bad[i][0]), &a, msg, sizeof msg);
+        if (rc != OCISBX_EINVAL || !strstr(msg, bad[i][1]))
+            fail_msg("%s: rc %d, \"%s\", want \"%s\"", bad[i][0], rc, msg, bad[i][1]);
+        assert_null(a);
+    }
+    cJSON *a = NULL;
+    char msg[256];
+    const char *ok = "{\"path\":\"a\",\"edits\":[{\"old_string\":\"x\"}]}";
+    assert_int_equal(harness_args_check(&LIST_TOOL, ok, strlen(ok), &a, msg, sizeof msg), 0);
+    assert_string_equal(cJSON_GetObjectItem(a, "mode")->valuestring, "apply");
+    cJSON_Delete(a);
+}
+
+/* Numbers past the exact integers are "too large" (or small) with the
+ * limit, not "not an integer" (issue 20, item 18). */
+static void huge_integers(void **state)
+{
+    (void)state;
+    check_bad("exec", "{\"command\":\"ls\",\"timeout\":1e400}",
+              "argument \"timeout\" is too large: it must be from 1 to 86400");
+    check_bad("exec", "{\"command\":\"ls\",\"timeout\":99999999999999999999}",
+              "argument \"timeout\" is too large: it must be from 1 to 86400");
+    check_bad("exec", "{\"command\":\"ls\",\"timeout\":-1e400}",
+              "argument \"timeout\" is too small: it must be from 1 to 86400");
+    check_bad("job", "{\"job_id\":\"j\",\"action\":\"output\",\"offset\":99999999999999999999}",
+              "argument \"offset\" is too large (at most 9007199254740992)");
+    check_bad("job", "{\"job_id\":\"j\",\"action\":\"output\",\"offset\":-1e400}",
+              "argument \"offset\" is too small (at least 0)");
+    check_bad("job", "{\"job_id\":\"j\",\"action\":\"output\",\"offset\":-3}",
+              "argument \"offset\" must be at least 0, not -3");
+    check_bad("exec", "{\"command\":\"ls\",\"timeout\":2.5}", "must be an integer, not a fraction");
+}
+
+/* A row's arguments as docs/harness.md's table writes them:
+ * {required, choice: a\|b, optional?, with_default?=value}. */
+static void signature(const harness_tool *t, char *out, size_t cap)
+{
+    size_t o = (size_t)snprintf(out, cap, "{");
+    for (const harness_param *p = t->params; p->name && o < cap; p++) {
+        o += (size_t)snprintf(out + o, cap - o, "%s%s", p == t->params ? "" : ", ", p->name);
+        if (p->choices) {
+            o += (size_t)snprintf(out + o, cap - o, ":");
+            for (const char *const *c = p->choices; *c; c++)
+                o += (size_t)snprintf(out + o, cap - o, "%s%s", c == p->choices ? " " : "\\|", *c);
+        }
+        if (!p->required)
+            o += (size_t)snprintf(out + o, cap - o, "?");
+        if (p->implied)
+            o += (size_t)snprintf(out + o, cap - o, "=\"%s\"", p->implied);
+        else if (p->has_default && p->type == HARNESS_BOOLEAN)
+            o += (size_t)snprintf(out + o, cap - o, "=%s", p->def_num ? "true" : "false");
+        else if (p->has_default && p->type == HARNESS_INTEGER)
+            o += (size_t)snprintf(out + o, cap - o, "=%lld", (long long)p->def_num);
+        else if (p->has_default)
+            o += (size_t)snprintf(out + o, cap - o, "=\"%s\"", p->def_str ? p->def_str : "");
+    }
+    if (o < cap)
+        snprintf(out + o, cap - o, "}");
+}
+
+/* docs/harness.md's tool table is checked against the rows: each tool's
+ * row there names its label and exactly the arguments the rows have. */
+static void docs_table_matches_rows(void **state)
+{
+    (void)state;
+    FILE *f = fopen(OCISBX_SOURCE_DIR "/docs/harness.md", "r");
+    assert_non_null(f);
+    static char doc[256 * 1024];
+    size_t len = fread(doc, 1, sizeof doc - 1, f);
+    fclose(f);
+    doc[len] = 0;
+    size_t n;
+    const harness_tool *t = harness_tools(&n);
+    for (size_t i = 0; i < n; i++) {
+        char want[1024], sig[900];
+        signature(&t[i], sig, sizeof sig);
+        snprintf(want, sizeof want, "| `%s` | `%s` | `%s` |", t[i].name, t[i].label, sig);
+        if (!strstr(doc, want))
+            fail_msg("docs/harness.md has no tool table row starting \"%s\"", want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -146,6 +308,10 @@ int main(void)
         cmocka_unit_test(formats),
         cmocka_unit_test(bad_arguments),
         cmocka_unit_test(defaults_are_filled),
+        cmocka_unit_test(defaults_come_from_the_backend),
+        cmocka_unit_test(list_parameters),
+        cmocka_unit_test(huge_integers),
+        cmocka_unit_test(docs_table_matches_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,6 @@ arguments (each else the environment, else the library's default), and
 Client, the REST client a backend uses."""
 
 import ctypes
-import os
 import sys
 import traceback
 from typing import Any, Callable, Dict, Optional
@@ -41,6 +40,16 @@ _native.declare({
     "ocisbx_client_options_set_http_options": (c_int, [c_void_p, c_void_p]),
     "ocisbx_client_options_set_cancel": (c_int, [c_void_p, CANCEL_FN, c_void_p]),
     "ocisbx_client_new": (c_int, [c_void_p, P(client_p)]),
+    # settings.h: the one resolver of the client settings
+    "ocisbx_settings_new": (c_int, [P(c_void_p)]),
+    "ocisbx_settings_free": (None, [c_void_p]),
+    "ocisbx_settings_set": (c_int, [c_void_p, c_char_p, c_char_p]),
+    "ocisbx_settings_set_default": (c_int, [c_void_p, c_char_p, c_char_p]),
+    "ocisbx_settings_resolve": (c_int, [c_void_p]),
+    "ocisbx_settings_get": (c_char_p, [c_void_p, c_char_p]),
+    "ocisbx_settings_source": (c_int, [c_void_p, c_char_p]),
+    "ocisbx_settings_origin": (c_char_p, [c_void_p, c_char_p]),
+    "ocisbx_settings_client_new": (c_int, [c_void_p, c_void_p, P(client_p)]),
     "ocisbx_client_free": (None, [client_p]),
     "ocisbx_client_endpoint": (c_char_p, [client_p]),
     "ocisbx_client_last_request_id": (c_char_p, [client_p]),
@@ -146,11 +155,10 @@ OPTION_NAMES = tuple(sorted(list(_STRING_OPTIONS) + list(_INT_OPTIONS) + list(_B
                             list(_CLIENT_OPTIONS) + ["env", "secret_env", "cancel"]))
 
 
-def _setting(value, env_name):
-    """The C library's rule: the option, else the variable (empty = unset)."""
-    if value not in (None, ""):
-        return value
-    return os.environ.get(env_name) or None
+# The client settings the keywords give to the library's one resolver
+# (ocisbx_settings_*: keyword > environment > config file > default).
+_SETTING_KEYWORDS = ("config_file", "profile", "auth", "region", "endpoint", "ca_bundle")
+_SOURCE_FILE = 2  # OCISBX_SETTING_FILE
 
 
 def _cancel_thunk(cancel):
@@ -165,60 +173,45 @@ def _cancel_thunk(cancel):
 
 
 class _ClientBuilder:
-    """An ocisbx_client built from the config file + profile (+ endpoint,
-    region, transport settings). Borrowed by the backend: it must be freed
-    after the backend."""
+    """An ocisbx_client built by the library's settings resolver from the
+    keywords (else the environment, the config file's profile, the
+    defaults), with the transport settings. Borrowed by the backend: it must
+    be freed after the backend."""
 
     def __init__(self, kw, cancel_cb):
         self.handle = ctypes.c_void_p()
         self.config_region = None
-        cfg = ctypes.c_void_p()
-        creds = ctypes.c_void_p()
+        settings = ctypes.c_void_p()
         http = ctypes.c_void_p()
         co = ctypes.c_void_p()
         try:
-            auth = kw.get("auth")
-            if auth not in ("instance_principal", "resource_principal"):
-                path = _setting(kw.get("config_file"), "OCI_CONFIG_FILE")
-                if path is None:
-                    path = os.path.join(os.environ.get("HOME", ""), ".oci", "config")
-                profile = _setting(kw.get("profile"), "OCI_SANDBOX_PROFILE")
-                check(lib.ocisbx_config_load(arg(path), arg(profile), ctypes.byref(cfg)))
-                if auth is None and lib.ocisbx_config_get(cfg, b"security_token_file"):
-                    auth = "security_token"
-                self.config_region = text(lib.ocisbx_config_get(cfg, b"region"))
-            check(lib.ocisbx_credentials_new(arg(auth), cfg, ctypes.byref(creds)))
+            check(lib.ocisbx_settings_new(ctypes.byref(settings)))
+            for k in _SETTING_KEYWORDS:
+                if kw.get(k) not in (None, ""):
+                    check(lib.ocisbx_settings_set(settings, arg(k), arg(kw[k])))
+            check(lib.ocisbx_settings_resolve(settings))
+            if lib.ocisbx_settings_source(settings, b"region") == _SOURCE_FILE:
+                self.config_region = text(lib.ocisbx_settings_get(settings, b"region"))
             check(lib.ocisbx_http_options_new(ctypes.byref(http)))
             for k, fn in _HTTP_INT_OPTIONS.items():
                 if kw.get(k) is not None:
                     check(getattr(lib, fn)(http, int(kw[k])))
             if kw.get("retries") is not None:
                 check(lib.ocisbx_http_options_set_retries(http, 1 if kw["retries"] else 0))
-            if kw.get("ca_bundle") is not None:
-                check(lib.ocisbx_http_options_set_ca_bundle(http, arg(kw["ca_bundle"])))
             if kw.get("user_agent_suffix") is not None:
                 check(lib.ocisbx_http_options_set_user_agent_suffix(http, arg(kw["user_agent_suffix"])))
-            endpoint = _setting(kw.get("endpoint"), "OCI_SANDBOX_ENDPOINT")
-            plain = kw.get("allow_plain_http")
-            if plain is None:  # like the CLI: opt in for an http:// endpoint (loopback only, the transport's rule)
-                plain = bool(endpoint and endpoint.startswith("http://"))
-            check(lib.ocisbx_http_options_set_allow_plain_http(http, 1 if plain else 0))
+            if kw.get("allow_plain_http"):  # the resolver allows a loopback http:// endpoint by itself
+                check(lib.ocisbx_http_options_set_allow_plain_http(http, 1))
             check(lib.ocisbx_client_options_new(ctypes.byref(co)))
-            if kw.get("endpoint"):
-                check(lib.ocisbx_client_options_set_endpoint(co, arg(kw["endpoint"])))
-            if kw.get("region"):
-                check(lib.ocisbx_client_options_set_region(co, arg(kw["region"])))
-            check(lib.ocisbx_client_options_set_credentials(co, creds))
             check(lib.ocisbx_client_options_set_http_options(co, http))
             if cancel_cb is not None:
                 check(lib.ocisbx_client_options_set_cancel(co, cancel_cb, None))
-            check(lib.ocisbx_client_new(co, ctypes.byref(self.handle)))
+            check(lib.ocisbx_settings_client_new(settings, co, ctypes.byref(self.handle)))
         finally:
             # the client references the credentials and copied the rest
             lib.ocisbx_client_options_free(co)
             lib.ocisbx_http_options_free(http)
-            lib.ocisbx_credentials_free(creds)
-            lib.ocisbx_config_free(cfg)
+            lib.ocisbx_settings_free(settings)
 
     def endpoint(self):
         return text(lib.ocisbx_client_endpoint(self.handle))
@@ -247,9 +240,9 @@ class _Options:
             if remote:
                 self.client = _ClientBuilder(kwargs, self.cancel_cb)
                 check(lib.ocisbx_backend_options_set_client(self.handle, self.client.handle))
-                # the label's region: option, environment, endpoint host, config file (the C order)
-                if (not _setting(kwargs.get("region"), "OCI_SANDBOX_REGION") and self.client.config_region
-                        and "generativeai." not in (self.client.endpoint() or "")):
+                # the label's region: option, environment, endpoint host, config file (the C order;
+                # config_region is set only when the region came from the file)
+                if self.client.config_region and "generativeai." not in (self.client.endpoint() or ""):
                     check(lib.ocisbx_backend_options_set_region(self.handle, arg(self.client.config_region)))
         except BaseException:
             self.free()

@@ -57,18 +57,20 @@ _native.declare({
 class Backend:
     """A workspace: an OCI sandbox (create / connect) or a local directory.
 
-    Options (keyword arguments, each else the environment, else the library's
-    default): region ($OCI_SANDBOX_REGION), endpoint ($OCI_SANDBOX_ENDPOINT),
-    profile ($OCI_SANDBOX_PROFILE), config_file ($OCI_CONFIG_FILE, else
-    ~/.oci/config), runtime, shape, expiration ($OCI_SANDBOX_RUNTIME, _SHAPE,
-    _EXPIRATION), warmpool, display_name, env (dict), secret_env (dict),
+    Options (keyword arguments, each else the environment, else the config
+    file, else the library's default: the library's one settings resolver,
+    docs/settings.md): region ($OCI_SANDBOX_REGION, $OCI_CLI_REGION), endpoint
+    ($OCI_SANDBOX_ENDPOINT), profile ($OCI_SANDBOX_PROFILE, $OCI_CLI_PROFILE),
+    config_file ($OCI_CONFIG_FILE, $OCI_CLI_CONFIG_FILE, else ~/.oci/config),
+    runtime, shape, expiration ($OCI_SANDBOX_RUNTIME, _SHAPE, _EXPIRATION), warmpool, display_name, env (dict), secret_env (dict),
     max_output_bytes, ready_timeout_ms, poll_interval_ms, cancel (a callable
     polled while a call blocks; true cancels); for the REST client: auth
     ("api_key", "security_token", "instance_principal",
-    "resource_principal"; default from the config file), connect_timeout_ms,
+    "resource_principal"; else $OCI_SANDBOX_AUTH, $OCI_CLI_AUTH; else
+    security_token for a profile with security_token_file, else api_key), connect_timeout_ms,
     read_timeout_ms, stream_idle_timeout_ms, deadline_ms, max_attempts,
-    retries (bool), ca_bundle, allow_plain_http (default: for an http://
-    endpoint; loopback only), user_agent_suffix; for local: isolation,
+    retries (bool), ca_bundle ($OCI_SANDBOX_CA_BUNDLE), allow_plain_http
+    (a loopback http:// endpoint is allowed without it), user_agent_suffix; for local: isolation,
     network.
 
     Use it in a with block, or call close(): a created sandbox is deleted

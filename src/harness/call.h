@@ -1,0 +1,84 @@
+/* One tool call on its way through the harness (library-internal): the
+ * pipeline (call.c) fills it, the gate (gate.c) decides on it, a tool
+ * implementation (tool_*.c) runs it; call_result.c has the helpers they
+ * share: arguments, errors for the model, redaction, evidence fields. */
+#ifndef OCISBX_HARNESS_CALL_H
+#define OCISBX_HARNESS_CALL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "harness/evidence.h"
+#include "harness/harness_int.h"
+#include "harness/tools.h"
+#include "util/internal.h"
+
+typedef struct harness_call {
+    ocisbx_harness *h;
+    const harness_tool *tool;
+    cJSON *args;              /* checked, defaults filled in */
+    char *path;               /* the normalised "path" argument (its implied value when absent), or NULL */
+    char *cwd;                /* the normalised "cwd" argument, or NULL */
+    const char *command;      /* the command argument (in args), or NULL */
+    ocisbx_env_list call_env; /* the env argument (not secret) */
+    cJSON *result;
+    const char *err_code;
+    char err_msg[1024];
+    int rc;
+    evidence_fields ev;
+    char started[OCISBX_RFC3339_LEN + 1];
+    char *ev_command, *ev_path, *ev_out_sha, *ev_before, *ev_after, *ev_cmd_id;
+    char ret_sha[OCISBX_SHA256_LEN * 2 + 1];
+} harness_call;
+
+/* ---- arguments (checked: present unless optional without a default) ---- */
+const char *call_str(const harness_call *c, const char *name);
+int64_t call_int(const harness_call *c, const char *name);
+bool call_bool(const harness_call *c, const char *name);
+
+/* ---- errors for the model ---- */
+/* Sets the call's error (code for the model, message, rc); returns rc. */
+int call_error(harness_call *c, const char *code, int rc, const char *fmt, ...) OCISBX_PRINTF(4, 5);
+/* The library's failure rc (the thread's error) as the model's error. */
+int call_backend_failure(harness_call *c, int rc);
+/* The model's error code for a library code ("backend_error" for the rest). */
+const char *call_error_code(int rc);
+
+/* ---- secrets ---- */
+/* A copy of text (len bytes) with every secret value (the harness's, the
+ * backend's) replaced by [REDACTED]; *out_len (may be NULL) its length.
+ * free() it. NULL: no memory. */
+char *call_redact(const ocisbx_harness *h, const char *text, size_t len, size_t *out_len);
+/* A cJSON string of text, redacted; NULL: no memory. */
+cJSON *call_redacted_string(const ocisbx_harness *h, const char *text);
+/* Adds name: text (redacted) to obj; false: no memory. */
+bool call_add_redacted(const ocisbx_harness *h, cJSON *obj, const char *name, const char *text);
+
+/* ---- evidence fields ---- */
+void call_set_hex(char **dst, const char *hex);
+/* What the model got (len bytes): returned_bytes and returned_sha256. */
+void call_returned(harness_call *c, const char *data, size_t len);
+
+/* ---- the gate (gate.c) ---- */
+/* The decision of the ready policies, the policy file and the gate
+ * callback (the strictest wins); *reason (free()) the deciding one's. */
+int gate_decide(harness_call *c, int *decision, char **reason);
+/* The verdict for the evidence: "allow", "deny", or for a held call the
+ * person's: "approved" or "refused" (*asked: someone answered; *reason
+ * replaced when no one could be asked). */
+const char *gate_verdict(harness_call *c, int decision, char **reason, bool *asked);
+
+/* ---- the tools (their rows are in tool_table.c) ---- */
+int harness_tool_read(harness_call *c);
+int harness_tool_write(harness_call *c);
+int harness_tool_edit(harness_call *c);
+int harness_tool_search(harness_call *c);
+int harness_tool_glob(harness_call *c);
+int harness_tool_ls(harness_call *c);
+int harness_tool_exec(harness_call *c);
+int harness_tool_job(harness_call *c);
+
+#endif

@@ -1,0 +1,127 @@
+/* The command tools: exec and job (rows in tool_table.c). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/call.h"
+#include "ocisbx/backend.h"
+
+static int exec_options(harness_call *c, ocisbx_exec_options **out)
+{
+    ocisbx_exec_options *o = NULL;
+    int rc = ocisbx_exec_options_new(&o);
+    if (!rc)
+        rc = ocisbx_exec_options_set_timeout_ms(o, call_int(c, "timeout") * 1000);
+    if (!rc && c->cwd)
+        rc = ocisbx_exec_options_set_cwd(o, c->cwd);
+    for (size_t i = 0; !rc && i < c->h->env.n; i++)
+        rc = ocisbx_exec_options_add_env(o, c->h->env.v[i].name, c->h->env.v[i].value, c->h->env.v[i].secret);
+    for (size_t i = 0; !rc && i < c->call_env.n; i++)
+        rc = ocisbx_exec_options_add_env(o, c->call_env.v[i].name, c->call_env.v[i].value, 0);
+    if (rc) {
+        ocisbx_exec_options_free(o);
+        return rc;
+    }
+    *out = o;
+    return 0;
+}
+
+int harness_tool_exec(harness_call *c)
+{
+    const char *command = call_str(c, "command");
+    ocisbx_exec_options *o = NULL;
+    int rc = exec_options(c, &o);
+    if (rc)
+        return call_backend_failure(c, rc);
+    if (call_bool(c, "background")) {
+        char *job = NULL;
+        rc = ocisbx_backend_job_start(c->h->b, command, o, &job);
+        ocisbx_exec_options_free(o);
+        if (rc)
+            return call_backend_failure(c, rc);
+        cJSON_AddStringToObject(c->result, "job_id", job);
+        ocisbx_free(job);
+        return 0;
+    }
+    ocisbx_exec_result *r = NULL;
+    rc = ocisbx_backend_exec(c->h->b, command, o, &r);
+    ocisbx_exec_options_free(o);
+    if (rc)
+        return call_backend_failure(c, rc);
+    int code = 0;
+    bool has = ocisbx_exec_result_exit_code(r, &code) == 1;
+    size_t len = 0, shown_len = 0;
+    const char *out = ocisbx_exec_result_output(r, &len);
+    char *shown = call_redact(c->h, out, len, &shown_len);
+    if (has)
+        cJSON_AddNumberToObject(c->result, "exit_code", code);
+    else
+        cJSON_AddNullToObject(c->result, "exit_code");
+    cJSON_AddBoolToObject(c->result, "timed_out", ocisbx_exec_result_timed_out(r));
+    cJSON_AddBoolToObject(c->result, "truncated", ocisbx_exec_result_truncated(r));
+    cJSON_AddStringToObject(c->result, "output", shown ? shown : "");
+    cJSON_AddNumberToObject(c->result, "duration_ms", (double)ocisbx_exec_result_duration_ms(r));
+    c->ev.has_exit_code = has;
+    c->ev.exit_code = code;
+    c->ev.timed_out = ocisbx_exec_result_timed_out(r) != 0;
+    c->ev.truncated = ocisbx_exec_result_truncated(r) != 0;
+    c->ev.output_bytes = (int64_t)ocisbx_exec_result_total_bytes(r);
+    call_set_hex(&c->ev_out_sha, ocisbx_exec_result_total_sha256(r));
+    call_set_hex(&c->ev_cmd_id, ocisbx_exec_result_command_id(r));
+    call_returned(c, shown ? shown : "", shown_len);
+    free(shown);
+    ocisbx_exec_result_free(r);
+    return 0;
+}
+
+int harness_tool_job(harness_call *c)
+{
+    const char *id = call_str(c, "job_id"), *action = call_str(c, "action");
+    int rc;
+    if (!strcmp(action, "kill")) {
+        ocisbx_job_status *s = NULL;
+        rc = ocisbx_backend_job_status(c->h->b, id, &s);
+        bool was_running = !rc && ocisbx_job_status_running(s);
+        ocisbx_job_status_free(s);
+        if (!rc)
+            rc = ocisbx_backend_job_kill(c->h->b, id);
+        if (rc)
+            return call_backend_failure(c, rc);
+        cJSON_AddBoolToObject(c->result, "killed", was_running);
+        return 0;
+    }
+    if (!strcmp(action, "output")) {
+        char *data = NULL;
+        size_t len = 0;
+        uint64_t total = 0;
+        int64_t offset = call_int(c, "offset");
+        rc = ocisbx_backend_job_output(c->h->b, id, offset, 0, &data, &len, &total);
+        if (rc)
+            return call_backend_failure(c, rc);
+        size_t shown_len = 0;
+        char *shown = call_redact(c->h, data, len, &shown_len);
+        uint64_t next = (uint64_t)offset + len;
+        cJSON_AddStringToObject(c->result, "output", shown ? shown : "");
+        cJSON_AddBoolToObject(c->result, "truncated", next < total);
+        cJSON_AddNumberToObject(c->result, "next_offset", (double)next);
+        call_returned(c, shown ? shown : "", shown_len);
+        free(shown);
+        ocisbx_free(data);
+        return 0;
+    }
+    ocisbx_job_status *s = NULL;
+    rc = ocisbx_backend_job_status(c->h->b, id, &s);
+    if (rc)
+        return call_backend_failure(c, rc);
+    int code = 0;
+    bool has = ocisbx_job_status_exit_code(s, &code) == 1;
+    cJSON_AddStringToObject(c->result, "job_id", id);
+    cJSON_AddBoolToObject(c->result, "running", ocisbx_job_status_running(s));
+    if (has)
+        cJSON_AddNumberToObject(c->result, "exit_code", code);
+    else
+        cJSON_AddNullToObject(c->result, "exit_code");
+    cJSON_AddBoolToObject(c->result, "timed_out", ocisbx_job_status_timed_out(s));
+    cJSON_AddNumberToObject(c->result, "duration_ms", (double)ocisbx_job_status_duration_ms(s));
+    ocisbx_job_status_free(s);
+    return 0;
+}
