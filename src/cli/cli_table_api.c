@@ -83,12 +83,14 @@ static const cli_option sandbox_create[] = {
     CREATE_OPTS,
     {"source-snapshot-id", "ID", "start from this snapshot's files", NULL, 0, "snapshot-id"},
     O_WAIT(SANDBOX_STATES),
+    O_OUTPUT,
     CLI_END_OPTIONS,
 };
 static const cli_option sandbox_create_from_snapshot[] = {
     CREATE_OPTS,
     {"source-snapshot-id", "ID", "start from this snapshot's files", NULL, CLI_OPT_REQUIRED, "snapshot-id"},
     O_WAIT(SANDBOX_STATES),
+    O_OUTPUT,
     CLI_END_OPTIONS,
 };
 static const cli_option sandbox_get[] = {O_SANDBOX_ID(CLI_OPT_REQUIRED), O_OUTPUT, CLI_END_OPTIONS};
@@ -104,6 +106,7 @@ static const cli_option sandbox_update[] = {
     O_DISPLAY_NAME(CLI_OPT_REQUIRED),
     O_IF_MATCH,
     O_WAIT(SANDBOX_STATES),
+    O_OUTPUT,
     CLI_END_OPTIONS,
 };
 static const cli_option sandbox_stop[] = {
@@ -111,14 +114,16 @@ static const cli_option sandbox_stop[] = {
     {"is-force", NULL, "stop at once, no graceful shutdown (also --is-force=true|false)", NULL, CLI_OPT_BOOL, NULL},
     O_IF_MATCH,
     O_WAIT(SANDBOX_STATES),
+    O_OUTPUT,
     CLI_END_OPTIONS,
 };
-static const cli_option sandbox_wait_only[] = {O_SANDBOX_ID(CLI_OPT_REQUIRED), O_WAIT(SANDBOX_STATES),
+static const cli_option sandbox_wait_only[] = {O_SANDBOX_ID(CLI_OPT_REQUIRED), O_WAIT(SANDBOX_STATES), O_OUTPUT,
                                                CLI_END_OPTIONS};
 static const cli_option sandbox_extend[] = {
     O_SANDBOX_ID(CLI_OPT_REQUIRED),
     {"additional-duration", "DURATION", "ISO 8601 time to add, e.g. PT30M", NULL, CLI_OPT_REQUIRED, NULL},
     O_IF_MATCH,
+    O_OUTPUT,
     CLI_END_OPTIONS,
 };
 
@@ -160,8 +165,9 @@ const cli_verb cli_sandbox_collection_verbs[] = {
         "arg", "V", "an argument of the command (repeatable; or after --)", NULL, CLI_OPT_REPEAT, NULL             \
     }
 
-static const cli_option command_run[] = {RUN_OPTS, O_WAIT(COMMAND_STATES), CLI_END_OPTIONS};
-static const cli_option command_run_plain[] = {RUN_OPTS, CLI_END_OPTIONS};
+static const cli_option command_run[] = {RUN_OPTS, O_WAIT(COMMAND_STATES), O_OUTPUT, CLI_END_OPTIONS};
+static const cli_option command_run_plain[] = {RUN_OPTS, O_OUTPUT, CLI_END_OPTIONS};
+static const cli_option command_run_stream[] = {RUN_OPTS, CLI_END_OPTIONS}; /* its output is the command's */
 static const cli_option command_get[] = {O_SANDBOX_ID(CLI_OPT_REQUIRED), O_COMMAND_ID(CLI_OPT_REQUIRED),
                                          O_WAIT(COMMAND_STATES), O_OUTPUT, CLI_END_OPTIONS};
 static const cli_option command_list[] = {O_SANDBOX_ID(CLI_OPT_REQUIRED), O_COMMAND_ID(0),
@@ -193,7 +199,7 @@ const cli_verb cli_sandbox_command_collection_verbs[] = {
     CLI_END_VERBS,
 };
 const cli_verb cli_sandbox_command_event_verbs[] = {
-    {"run-and-stream", NULL, NULL, S_RUN_AND_STREAM, RUN_ARGS, NULL, command_run_plain, 0},
+    {"run-and-stream", NULL, NULL, S_RUN_AND_STREAM, RUN_ARGS, NULL, command_run_stream, 0},
     {"stream", "events", NULL, S_STREAM, NULL, NULL, command_events, 0},
     CLI_END_VERBS,
 };
@@ -205,7 +211,7 @@ const cli_verb cli_command_verbs[] = {
     {"run", NULL, "sandbox-command run", S_RUN, RUN_ARGS, NULL, command_run, 0},
     {"run-and-wait", NULL, "sandbox-command run-and-wait", S_RUN_AND_WAIT, RUN_ARGS, NULL, command_run_plain, 0},
     {"run-and-stream", NULL, "sandbox-command-event run-and-stream", S_RUN_AND_STREAM, RUN_ARGS, NULL,
-     command_run_plain, 0},
+     command_run_stream, 0},
     {"get", NULL, "sandbox-command get", S_GET_COMMAND, NULL, NULL, command_get, 0},
     {"list", NULL, "sandbox-command-collection list", S_LIST_COMMANDS, NULL, NULL, command_list, 0},
     {"output", NULL, "sandbox-command-output get-output", S_GET_OUTPUT, NULL, NULL, command_events, 0},
@@ -253,11 +259,12 @@ static const cli_option snapshot_create[] = {
     O_SANDBOX_ID(CLI_OPT_REQUIRED),
     {"expiration-duration", "DURATION", "ISO 8601 lifetime of the snapshot, e.g. P7D", NULL, 0, NULL},
     O_WAIT(SNAPSHOT_STATES),
+    O_OUTPUT,
     CLI_END_OPTIONS,
 };
 static const cli_option snapshot_get[] = {O_SNAPSHOT_ID(CLI_OPT_REQUIRED), O_OUTPUT, CLI_END_OPTIONS};
 static const cli_option snapshot_delete[] = {O_SNAPSHOT_ID(CLI_OPT_REQUIRED), O_IF_MATCH, O_WAIT(SNAPSHOT_STATES),
-                                             CLI_END_OPTIONS};
+                                             O_OUTPUT, CLI_END_OPTIONS};
 static const cli_option snapshot_list[] = {
     O_PROJECT_ID,
     O_DISPLAY_NAME(0),
