@@ -260,11 +260,19 @@ int ocisbx_backend_user_command(const char *wire, char **out)
         n++;
     }
     ocisbx_buf_free(&w);
-    /* exactly the text of a wrapper after its arguments */
-    bool ours = !rc && *p == '\n' &&
-                ((n == 10 && !strcmp(p + 1, ocisbx_script_exec)) || (n == 6 && !strcmp(p + 1, ocisbx_script_job_run)));
-    if (ours && !(rc = ocisbx_buf_append(&first, "", 0)))
+    /* exactly the text of one of the workspace scripts after its arguments:
+     * the exec wrapper and the job carry the user's command first; the
+     * backend's own steps are shown as "ocisbx <script>" */
+    const char *name = NULL;
+    for (size_t i = 0; !rc && *p == '\n' && i < ocisbx_n_scripts && !name; i++)
+        if (!strcmp(p + 1, ocisbx_scripts[i].text))
+            name = ocisbx_scripts[i].name;
+    bool user = name && ((n == 10 && !strcmp(name, "exec")) || (n == 6 && !strcmp(name, "job-run")));
+    bool ours = name != NULL;
+    if (user && !(rc = ocisbx_buf_append(&first, "", 0)))
         *out = first.data ? ocisbx_buf_detach(&first) : ocisbx_strdup("");
+    else if (ours)
+        *out = ocisbx_asprintf("ocisbx %s", name);
     ocisbx_buf_free(&first);
     if (rc == OCISBX_EPARSE)
         return 0;

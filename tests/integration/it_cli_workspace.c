@@ -263,6 +263,25 @@ static void close_stops_then_deletes(void **state)
     cli_result_free(&r);
 }
 
+/* The commands table shows what the user ran, not the exec wrapper. */
+static void commands_table_shows_user_command(void **state)
+{
+    world *w = *state;
+    cli_result r;
+    RUN(w, &r, "exec", "@", "--", "echo table-check | cat");
+    assert_int_equal(r.status, 0);
+    cli_result_free(&r);
+    RUN(w, &r, "sandbox-command-collection", "list", "--sandbox-id", w->sandbox, "--output", "table");
+    if (r.status != 0)
+        fail_msg("list: exit %d: %s", r.status, r.err);
+    assert_non_null(strstr(r.out, "  echo table-check | cat\n"));
+    if (strstr(r.out, "#!/bin/sh"))
+        fail_msg("the wrapper is shown:\n%s", r.out);
+    assert_null(strstr(r.out, "set --"));
+    assert_non_null(strstr(r.out, "  ocisbx job-status\n")); /* the backend's own steps, by name */
+    cli_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest both[] = {
@@ -273,6 +292,7 @@ int main(void)
         cmocka_unit_test(job_outlives_the_cli),
         cmocka_unit_test(exec_prints_as_written),
         cmocka_unit_test(close_stops_then_deletes),
+        cmocka_unit_test(commands_table_shows_user_command),
     };
     int rc = cmocka_run_group_tests_name("workspace CLI, local directory", both, setup_local, teardown);
     rc |= cmocka_run_group_tests_name("workspace CLI, emulator sandbox", oci, setup_oci, teardown);

@@ -142,6 +142,13 @@ static void user_command(void **state)
     assert_string_equal(u, "sleep 30");
     ocisbx_free(u);
     free(w);
+    /* one of the backend's own steps */
+    const char *sa[] = {"/workspace", "job-aaaaaaaaaaaaaaaa", "0"};
+    w = wire(ocisbx_script_job_status, sa, 3);
+    assert_int_equal(ocisbx_backend_user_command(w, &u), 0);
+    assert_string_equal(u, "ocisbx job-status");
+    ocisbx_free(u);
+    free(w);
     /* not the wrapper: a command run as it is, a look-alike, bad quoting */
     w = wire("echo not the wrapper", ea, 10);
     const char *others[] = {"ls -la", w, "set -- 'unclosed\n", "set -- a\n#!/bin/sh\n", ""};
