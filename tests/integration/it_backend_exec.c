@@ -378,6 +378,94 @@ static void test_backend_client(void **state)
         assert_ptr_equal(ocisbx_backend_client(w->b), w->c);
 }
 
+/* ---- requests (OCI) ---- */
+static void count_attempt(const char *method, const char *url, int attempt, int status, const char *rid, void *ud)
+{
+    (void)attempt;
+    (void)status;
+    (void)rid;
+    ocisbx_buf_appendf(ud, "%s %s\n", method, strstr(url, "/sandboxes") ? strstr(url, "/sandboxes") : url);
+}
+
+static int lines(const ocisbx_buf *b)
+{
+    int n = 0;
+    for (size_t i = 0; i < b->len; i++)
+        n += b->data[i] == '\n';
+    return n;
+}
+
+/* exec costs one request on a connected backend (RunSandboxCommandAndStream)
+ * and connect none; a fresh backend's close adds the removal of its run
+ * files: two in all. */
+static void test_exec_one_request(void **state)
+{
+    world *w = *state;
+    ocisbx_buf log = OCISBX_BUF_INIT;
+    ocisbx_client *c = NULL;
+    check(emu_client_new_observed(w->emu, count_attempt, &log, &c), "observed client");
+    ocisbx_backend_options *o = NULL;
+    check(ocisbx_backend_options_new(&o), "options");
+    check(ocisbx_backend_options_set_client(o, c), "client");
+    ocisbx_backend *b = NULL;
+    check(ocisbx_backend_connect(ocisbx_backend_sandbox_id(w->b), o, &b), "connect");
+    assert_int_equal(lines(&log), 0);
+    for (int k = 0; k < 2; k++) {
+        ocisbx_buf_clear(&log);
+        ocisbx_exec_result *r = run(b, "true", NULL);
+        ocisbx_exec_result_free(r);
+        if (lines(&log) != 1 || !strstr(log.data, "POST /sandboxes/") || !strstr(log.data, "/runAndStream"))
+            fail_msg("exec made these requests:\n%s", log.data ? log.data : "");
+    }
+    ocisbx_buf_clear(&log);
+    check(ocisbx_backend_close(b), "close");
+    assert_int_equal(lines(&log), 1);
+    ocisbx_backend_free(b);
+    ocisbx_backend_options_free(o);
+    ocisbx_client_free(c);
+    ocisbx_buf_free(&log);
+}
+
+/* A service without RunSandboxCommandAndStream (404): run + events, from
+ * then on without asking again. */
+static void test_exec_without_stream_operation(void **state)
+{
+    (void)state;
+    emu_fixture_options eo = {0};
+    eo.extra_yaml = "limits:\n  create_delay_ms: 20\n"
+                    "faults:\n  rules:\n"
+                    "    - match: {method: POST, path: \"/sandboxes/*/commands/actions/runAndStream\"}\n"
+                    "      respond: 404\n";
+    emu_fixture *emu = NULL;
+    assert_int_equal(emu_fixture_start(&eo, &emu), 0);
+    char sid[128];
+    assert_int_equal(emu_fixture_new_sandbox(emu, NULL, NULL, sid, sizeof sid), 0);
+    ocisbx_buf log = OCISBX_BUF_INIT;
+    ocisbx_client *c = NULL;
+    check(emu_client_new_observed(emu, count_attempt, &log, &c), "observed client");
+    ocisbx_backend_options *o = NULL;
+    check(ocisbx_backend_options_new(&o), "options");
+    check(ocisbx_backend_options_set_client(o, c), "client");
+    ocisbx_backend *b = NULL;
+    check(ocisbx_backend_connect(sid, o, &b), "connect");
+    char *out = run_out(b, "echo via run and events");
+    assert_string_equal(out, "via run and events\n");
+    free(out);
+    assert_int_equal(lines(&log), 3); /* the refused one, run, events */
+    ocisbx_buf_clear(&log);
+    out = run_out(b, "echo again");
+    assert_string_equal(out, "again\n");
+    free(out);
+    assert_int_equal(lines(&log), 2);
+    assert_null(strstr(log.data, "runAndStream"));
+    ocisbx_backend_free(b);
+    ocisbx_backend_options_free(o);
+    ocisbx_client_free(c);
+    ocisbx_buf_free(&log);
+    assert_int_equal(emu_fixture_stop(emu), 0);
+    emu_fixture_free(emu);
+}
+
 #define SUITE                                                                                                   \
     cmocka_unit_test(test_exec_streams_live), cmocka_unit_test(test_exec_env_names_kept),                       \
         cmocka_unit_test(test_exec_forged_markers), cmocka_unit_test(test_exec_binary_capped),                  \
@@ -387,7 +475,8 @@ static void test_backend_client(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest local_tests[] = {SUITE, cmocka_unit_test(test_exec_process_count)};
-    const struct CMUnitTest oci_tests[] = {SUITE};
+    const struct CMUnitTest oci_tests[] = {SUITE, cmocka_unit_test(test_exec_one_request),
+                                           cmocka_unit_test(test_exec_without_stream_operation)};
     const char *g = backend_world_group(argc, argv);
     int rc = 0;
     if (backend_world_wants(g, "local"))

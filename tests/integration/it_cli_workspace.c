@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -263,6 +264,54 @@ static void close_stops_then_deletes(void **state)
     cli_result_free(&r);
 }
 
+/* Two Ctrl-C while close waits for STOPPED: the wait ends, the delete is
+ * still sent (exit 1, the interruption said). */
+static void close_interrupted_still_deletes(void **state)
+{
+    world *w = *state;
+    char id[128];
+    assert_int_equal(emu_fixture_new_sandbox(w->emu, NULL, NULL, id, sizeof id), 0);
+    const char *const args[] = {"close", "--sandbox-id", id, NULL};
+    const char *argv[64];
+    argv[0] = OCISBX_CLI_PATH;
+    build_argv(w, args, argv + 1, 63);
+    int ep[2];
+    assert_int_equal(pipe(ep), 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(ep[1], 2);
+        close(ep[0]);
+        close(ep[1]);
+        char *cargv[64];
+        for (int i = 0; i < 64; i++) {
+            cargv[i] = argv[i] ? strdup(argv[i]) : NULL;
+            if (!argv[i])
+                break;
+        }
+        execv(OCISBX_CLI_PATH, cargv);
+        _exit(127);
+    }
+    close(ep[1]);
+    usleep(500000); /* the stop is sent, the wait (1.5 s) under way */
+    kill(pid, SIGINT);
+    usleep(100000);
+    kill(pid, SIGINT);
+    char err[4096];
+    size_t got = 0;
+    ssize_t n;
+    while ((n = read(ep[0], err + got, sizeof err - 1 - got)) > 0)
+        got += (size_t)n;
+    err[got] = '\0';
+    close(ep[0]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 1);
+    if (!strstr(err, "interrupted") || !strstr(err, "deleted anyway"))
+        fail_msg("stderr: %s", err);
+    assert_int_equal(sandbox_status(w, id), 404);
+}
+
 /* The commands table shows what the user ran, not the exec wrapper. */
 static void commands_table_shows_user_command(void **state)
 {
@@ -292,6 +341,7 @@ int main(void)
         cmocka_unit_test(job_outlives_the_cli),
         cmocka_unit_test(exec_prints_as_written),
         cmocka_unit_test(close_stops_then_deletes),
+        cmocka_unit_test(close_interrupted_still_deletes),
         cmocka_unit_test(commands_table_shows_user_command),
     };
     int rc = cmocka_run_group_tests_name("workspace CLI, local directory", both, setup_local, teardown);
