@@ -44,7 +44,7 @@ extern "C" {
 /** The client gives up on a command this long after deadline + grace. */
 #define OCISBX_BACKEND_CLIENT_MARGIN_MS 5000
 /** close of an owned sandbox: how long it waits for STOPPED before it deletes anyway. */
-#define OCISBX_BACKEND_DEFAULT_STOP_TIMEOUT_MS 60000
+#define OCISBX_BACKEND_DEFAULT_STOP_TIMEOUT_MS (OCISBX_DEFAULT_STOP_TIMEOUT_S * 1000)
 /** close of an owned sandbox: how often it asks for the state while it waits for STOPPED. */
 #define OCISBX_BACKEND_STOP_POLL_MS 1000
 /** Writes above this go in parts. */
@@ -127,8 +127,8 @@ OCISBX_API int ocisbx_backend_options_set_kill_grace_s(ocisbx_backend_options *o
  * OCISBX_BACKEND_CLIENT_MARGIN_MS). */
 OCISBX_API int ocisbx_backend_options_set_client_margin_ms(ocisbx_backend_options *o, int64_t ms);
 /** close of an owned sandbox: how long it waits for STOPPED after the stop
- * request before it deletes anyway (default
- * OCISBX_BACKEND_DEFAULT_STOP_TIMEOUT_MS; must be positive). It polls every
+ * request before it deletes anyway (else $OCI_SANDBOX_STOP_TIMEOUT in whole
+ * seconds, else OCISBX_BACKEND_DEFAULT_STOP_TIMEOUT_MS; must be positive). It polls every
  * OCISBX_BACKEND_STOP_POLL_MS, or every poll_interval when one was set and
  * is shorter. */
 OCISBX_API int ocisbx_backend_options_set_stop_timeout_ms(ocisbx_backend_options *o, int64_t ms);

@@ -195,7 +195,6 @@ int ocisbx_backend_init_common(ocisbx_backend *b, const ocisbx_backend_vt *vt, c
     b->max_output = (o && o->max_output) ? o->max_output : OCISBX_BACKEND_DEFAULT_MAX_OUTPUT;
     b->kill_grace_s = o && o->kill_grace_s ? o->kill_grace_s : OCISBX_BACKEND_KILL_GRACE_S;
     b->client_margin_ms = o && o->client_margin_ms >= 0 ? o->client_margin_ms : OCISBX_BACKEND_CLIENT_MARGIN_MS;
-    b->stop_timeout_ms = o && o->stop_timeout_ms ? o->stop_timeout_ms : OCISBX_BACKEND_DEFAULT_STOP_TIMEOUT_MS;
     b->poll_ms = o ? o->poll_interval_ms : 0;
     if (o) {
         b->cancel = o->cancel;

@@ -535,22 +535,28 @@ static int wait_running(ocisbx_backend *b, oci_impl *oi, int64_t timeout_ms, int
     }
 }
 
-/* The option, else $OCI_SANDBOX_READY_TIMEOUT (whole seconds), else the default. */
-static int ready_timeout_ms(const ocisbx_backend_options *o, int64_t *ms)
+/* The option (ms, 0: unset), else the setting's variable (whole seconds),
+ * else its default: ready_timeout, stop_timeout. */
+static int timeout_setting_ms(const char *what, const char *name, int64_t opt_ms, int64_t *ms)
 {
-    if (o && o->ready_timeout_ms) {
-        *ms = o->ready_timeout_ms;
+    if (opt_ms) {
+        *ms = opt_ms;
         return 0;
     }
     const char *which = NULL;
-    const char *v = ocisbx_setting_lookup("ready_timeout", NULL, NULL, &which);
+    const char *v = ocisbx_setting_lookup(name, NULL, NULL, &which);
     char *end = NULL;
     long long s = v ? strtoll(v, &end, 10) : 0;
     if (!v || !end || *end || s <= 0 || s > 7 * 86400)
-        return ocisbx_fail(OCISBX_ECONFIG, "create: %s %s: not a whole number of seconds from 1 to 604800",
-                           which ? which : "ready timeout", v ? OCISBX_SHOWN(v) : "(none)");
+        return ocisbx_fail(OCISBX_ECONFIG, "%s: %s %s: not a whole number of seconds from 1 to 604800", what,
+                           which ? which : name, v ? OCISBX_SHOWN(v) : "(none)");
     *ms = (int64_t)s * 1000;
     return 0;
+}
+
+static int ready_timeout_ms(const ocisbx_backend_options *o, int64_t *ms)
+{
+    return timeout_setting_ms("create", "ready_timeout", o ? o->ready_timeout_ms : 0, ms);
 }
 
 static int create_sandbox(ocisbx_backend *b, oci_impl *oi, const char *project_id, const ocisbx_backend_options *o)
@@ -654,6 +660,8 @@ int ocisbx_backend_oci_open(const char *project_id, const char *sandbox_id, cons
         }
         b->client = oi->client;
     }
+    if (!rc) /* checked at open: a close must not find it wrong */
+        rc = timeout_setting_ms("backend", "stop_timeout", o ? o->stop_timeout_ms : 0, &b->stop_timeout_ms);
     if (!rc) {
         b->root = ocisbx_strdup("/workspace");
         if (!b->root)

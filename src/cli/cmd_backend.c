@@ -329,9 +329,10 @@ static void live_emit(live_print *lp, bool all)
         hold = h > hold ? h : hold;
     }
     size_t out = lp->pend.len - hold;
-    if (out && (to_stdout(lp->pend.data, out, NULL) || fflush(stdout)))
+    if (out && lp->pend.data && (to_stdout(lp->pend.data, out, NULL) || fflush(stdout)))
         lp->failed = true;
-    memmove(lp->pend.data, lp->pend.data + out, hold);
+    if (hold)
+        memmove(lp->pend.data, lp->pend.data + out, hold);
     lp->pend.len = hold;
 }
 

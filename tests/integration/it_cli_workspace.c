@@ -262,6 +262,17 @@ static void close_stops_then_deletes(void **state)
     assert_non_null(strstr(r.err, "deleted anyway"));
     assert_int_equal(sandbox_status(w, id), 404);
     cli_result_free(&r);
+    /* the same from the setting's variable */
+    assert_int_equal(emu_fixture_new_sandbox(w->emu, NULL, NULL, id, sizeof id), 0);
+    const char *const args[] = {"close", "--sandbox-id", id, NULL};
+    const char *argv[64];
+    build_argv(w, args, argv, 64);
+    const char *const env[] = {"OCI_SANDBOX_STOP_TIMEOUT=1", NULL};
+    assert_int_equal(cli_run(argv, NULL, env, &r), 0);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "not STOPPED within 1000 ms"));
+    assert_int_equal(sandbox_status(w, id), 404);
+    cli_result_free(&r);
 }
 
 /* Two Ctrl-C while close waits for STOPPED: the wait ends, the delete is
