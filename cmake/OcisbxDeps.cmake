@@ -12,6 +12,12 @@ find_package(OpenSSL 3.0 REQUIRED COMPONENTS Crypto SSL)
 set(OCISBX_LIB_DEPS OpenSSL::Crypto Threads::Threads)
 set(OCISBX_PC_REQUIRES "libcrypto")
 set(OCISBX_PC_LIBS "-lpthread")
+# libm: the harness's argument checks (floor) need it where the compiler does not inline them
+find_library(OCISBX_LIBM m)
+if(OCISBX_LIBM)
+  list(APPEND OCISBX_LIB_DEPS ${OCISBX_LIBM})
+  string(APPEND OCISBX_PC_LIBS " -lm")
+endif()
 
 macro(ocisbx_lib_dep var module)
   list(APPEND OCISBX_LIB_DEPS PkgConfig::${var})
