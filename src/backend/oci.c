@@ -105,7 +105,7 @@ static int on_event(const ocisbx_command_event *ev, void *ud)
             (void)ocisbx_buf_append(&rs->err, d, n < 1024 - rs->err.len ? n : 1024 - rs->err.len);
         break;
     case OCISBX_EVENT_FINISHED:
-        if (ocisbx_command_event_exit_code(ev, &x) == 1) {
+        if (ocisbx_command_event_has_exit_code(ev, &x) == 1) {
             rs->res->has_exit = true;
             rs->res->exit_code = x;
         }
