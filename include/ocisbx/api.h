@@ -54,7 +54,10 @@ OCISBX_API int ocisbx_client_options_new(ocisbx_client_options **out);
 OCISBX_API void ocisbx_client_options_free(ocisbx_client_options *o);
 /** Base URL ("https://host[:port][/prefix]"). When unset: $OCI_SANDBOX_ENDPOINT,
  * else `https://inference.generativeai.<region>.oci.<realm domain>` with the
- * region from set_region, $OCI_SANDBOX_REGION or the credentials. */
+ * region from set_region, $OCI_SANDBOX_REGION or $OCI_CLI_REGION, or the
+ * credentials (the variables of the settings table, settings.h; a program
+ * that wants the config file's region and the rest of the precedence builds
+ * its client with ocisbx_settings_client_new). */
 OCISBX_API int ocisbx_client_options_set_endpoint(ocisbx_client_options *o, const char *url);
 /** Region name or short code ("us-chicago-1", "ord"). */
 OCISBX_API int ocisbx_client_options_set_region(ocisbx_client_options *o, const char *region);

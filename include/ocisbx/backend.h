@@ -51,8 +51,9 @@ extern "C" {
 #define OCISBX_BACKEND_LINE_MAX 2000
 /** search: the most matches returned when no maximum is set. */
 #define OCISBX_BACKEND_DEFAULT_SEARCH_RESULTS 100
-/** search: the most max_results may be (the search cap). */
-#define OCISBX_BACKEND_SEARCH_MAX_RESULTS 100000
+/** search: the most entries one page may have (the search cap; head_limit,
+ * max_results, ls limit). */
+#define OCISBX_SEARCH_MAX_LIMIT 100000
 
 /** Non-zero return: cancel (the operation fails with OCISBX_ECANCELED); the
  * library's one cancel callback type (common.h). */
@@ -173,6 +174,12 @@ OCISBX_API int ocisbx_backend_redact(const ocisbx_backend *b, const char *text, 
  * Symlinks are not looked at (see ocisbx_backend_resolve_path). *out is
  * freed with ocisbx_free. */
 OCISBX_API int ocisbx_backend_workspace_path(const char *path, char **out);
+/** The path the workspace's operations reach for path: the workspace path
+ * rule, then its symlinks followed as the workspace sees them (one small
+ * script run in the workspace; components that do not exist are kept).
+ * *out is an absolute /workspace path (ocisbx_free). A path that leads
+ * outside /workspace, lexically or through a symlink: OCISBX_EFORBIDDEN. */
+OCISBX_API int ocisbx_backend_resolve_path(ocisbx_backend *b, const char *path, char **out);
 
 /* ---- exec ------------------------------------------------------------------------ */
 /** Options of one exec (and of a job). */
@@ -318,11 +325,86 @@ OCISBX_API int ocisbx_backend_write_from_callback(ocisbx_backend *b, const char 
 /** Replaces old_text (non-empty) by new_text: exactly one occurrence unless
  * replace_all. None: OCISBX_ENOMATCH; several without replace_all:
  * OCISBX_ENOTUNIQUE; expected_sha256 (hex, may be NULL) not the file's:
- * OCISBX_ECONFLICT; nothing changed then. A file with CRLF line ends
- * matches LF in old_text and keeps CRLF. *count (may be NULL) gets the
- * number of replacements. */
+ * OCISBX_ECONFLICT; nothing changed then. Exact occurrences are looked for
+ * first; only when there is none, a newline in old_text also matches CRLF
+ * in the file, and then the newlines of new_text are written as CRLF. A
+ * file above OCISBX_BACKEND_DEFAULT_MAX_EDIT_BYTES: OCISBX_ETOOLARGE before
+ * it is read. *count (may be NULL) gets the number of replacements. One
+ * edit of ocisbx_backend_apply_edits. */
 OCISBX_API int ocisbx_backend_edit(ocisbx_backend *b, const char *path, const char *old_text, const char *new_text,
                                    int replace_all, const char *expected_sha256, size_t *count);
+
+/** The most bytes a file may have for edit (64 MiB); larger ones are
+ * refused with OCISBX_ETOOLARGE before they are read. */
+#define OCISBX_BACKEND_DEFAULT_MAX_EDIT_BYTES (64u * 1024 * 1024)
+/** The most bytes of the diff an edit returns (the note included). */
+#define OCISBX_BACKEND_DEFAULT_MAX_DIFF_BYTES 65536
+
+/** Several edits of one file, applied in order (each to the result of the
+ * ones before), all or nothing. */
+typedef struct ocisbx_edit_options ocisbx_edit_options;
+/** Makes edit options with no edits and the defaults. */
+OCISBX_API int ocisbx_edit_options_new(ocisbx_edit_options **out);
+/** Frees edit options. */
+OCISBX_API void ocisbx_edit_options_free(ocisbx_edit_options *o);
+/** Adds one edit (copied): old_text non-empty; replace_all 0: it must occur
+ * exactly once. The edit's index is the number of edits added before it. */
+OCISBX_API int ocisbx_edit_options_add(ocisbx_edit_options *o, const char *old_text, const char *new_text,
+                                       int replace_all);
+/** 1: compute the result and its diff, write nothing (default 0). */
+OCISBX_API int ocisbx_edit_options_set_dry_run(ocisbx_edit_options *o, int dry_run);
+/** Lowercase or uppercase hex SHA-256 the file must have before the edits
+ * (NULL: no check); another: OCISBX_ECONFLICT, nothing changed. */
+OCISBX_API int ocisbx_edit_options_set_expected_sha256(ocisbx_edit_options *o, const char *hex);
+/** The most bytes of the result's diff (default
+ * OCISBX_BACKEND_DEFAULT_MAX_DIFF_BYTES, at least 128). */
+OCISBX_API int ocisbx_edit_options_set_max_diff_bytes(ocisbx_edit_options *o, size_t n);
+/** The largest file edited (default OCISBX_BACKEND_DEFAULT_MAX_EDIT_BYTES);
+ * a larger one is OCISBX_ETOOLARGE, refused before it is read. */
+OCISBX_API int ocisbx_edit_options_set_max_file_bytes(ocisbx_edit_options *o, uint64_t n);
+
+/** What ocisbx_backend_apply_edits did, or (with OCISBX_ENOMATCH or
+ * OCISBX_ENOTUNIQUE) which edit failed. */
+typedef struct ocisbx_edit_result ocisbx_edit_result;
+/** Applies the options' edits (at least one) to the file at path, in order,
+ * atomically: every edit is checked against the result of the ones before
+ * it, then the file is written once (a checked write, temporary name and
+ * rename); when any edit fails nothing is written and the error message
+ * names the edit ("edits[1]: ..."), its index also in *out
+ * (ocisbx_edit_result_failed_edit; *out is set for OCISBX_ENOMATCH and
+ * OCISBX_ENOTUNIQUE, NULL otherwise). Each edit matches as
+ * ocisbx_backend_edit's does. A dry run writes nothing. Missing file:
+ * OCISBX_ENOTFOUND; a directory: OCISBX_EISDIR; too large:
+ * OCISBX_ETOOLARGE (the message gives the size and the limit). Free *out with ocisbx_edit_result_free. */
+OCISBX_API int ocisbx_backend_apply_edits(ocisbx_backend *b, const char *path, const ocisbx_edit_options *o,
+                                          ocisbx_edit_result **out);
+/** Frees an edit result. */
+OCISBX_API void ocisbx_edit_result_free(ocisbx_edit_result *r);
+/** The number of edits (of the options). */
+OCISBX_API size_t ocisbx_edit_result_edit_count(const ocisbx_edit_result *r);
+/** The replacements edit i made (0 for a failed or unreached edit). */
+OCISBX_API size_t ocisbx_edit_result_replacements(const ocisbx_edit_result *r, size_t i);
+/** The replacements of all edits. */
+OCISBX_API size_t ocisbx_edit_result_total_replacements(const ocisbx_edit_result *r);
+/** 1 when edit i matched through the CRLF-tolerant rule (no exact match). */
+OCISBX_API int ocisbx_edit_result_crlf_matched(const ocisbx_edit_result *r, size_t i);
+/** The index of the edit that failed, -1 when none did. */
+OCISBX_API int64_t ocisbx_edit_result_failed_edit(const ocisbx_edit_result *r);
+/** The unified diff of the whole change ("--- a/<path>" / "+++ b/<path>",
+ * paths relative to /workspace; "" when nothing changed), cut to the
+ * options' max_diff_bytes with a last line "[... N bytes of diff dropped
+ * ...]" when longer. *len may be NULL. */
+OCISBX_API const char *ocisbx_edit_result_diff(const ocisbx_edit_result *r, size_t *len);
+/** The bytes of the diff left out (0 when it is whole). */
+OCISBX_API uint64_t ocisbx_edit_result_diff_dropped(const ocisbx_edit_result *r);
+/** 1 for a dry run (nothing written). */
+OCISBX_API int ocisbx_edit_result_dry_run(const ocisbx_edit_result *r);
+/** Lowercase hex SHA-256 of the file before the edits. */
+OCISBX_API const char *ocisbx_edit_result_sha256_before(const ocisbx_edit_result *r);
+/** Lowercase hex SHA-256 of the result (what was written, or would be). */
+OCISBX_API const char *ocisbx_edit_result_sha256_after(const ocisbx_edit_result *r);
+/** The size of the result in bytes. */
+OCISBX_API uint64_t ocisbx_edit_result_size(const ocisbx_edit_result *r);
 
 /* ---- search, glob, ls --------------------------------------------------------------- */
 /** All skip /workspace/.ocisbx; file names may hold any byte. */
@@ -340,25 +422,66 @@ OCISBX_API int ocisbx_search_options_set_ignore_case(ocisbx_search_options *o, i
 /** Only files whose name matches (no '/': the name at any depth; with '/':
  * the path below the searched directory, '**' crossing directories). */
 OCISBX_API int ocisbx_search_options_set_glob(ocisbx_search_options *o, const char *glob);
-/** 1..OCISBX_BACKEND_SEARCH_MAX_RESULTS; default OCISBX_BACKEND_DEFAULT_SEARCH_RESULTS (100). */
+/** The most context lines before or after a match. */
+#define OCISBX_SEARCH_MAX_CONTEXT 100
+/** The same as ocisbx_search_options_set_head_limit (its older name);
+ * default OCISBX_BACKEND_DEFAULT_SEARCH_RESULTS (100). */
 OCISBX_API int ocisbx_search_options_set_max_results(ocisbx_search_options *o, size_t max);
 
-/** Matching lines (binary files skipped), in path order. */
+/** What a search returns: its entries are matching lines, files or counts. */
+typedef enum ocisbx_search_mode {
+    /** Matching lines (path, line number, text, context): the default. */
+    OCISBX_SEARCH_CONTENT = 0,
+    /** The files with at least one matching line (paths). */
+    OCISBX_SEARCH_FILES_WITH_MATCHES = 1,
+    /** Per file with matches: the number of matching lines. */
+    OCISBX_SEARCH_COUNT = 2
+} ocisbx_search_mode;
+/** The output mode (default OCISBX_SEARCH_CONTENT); another value: OCISBX_EINVAL. */
+OCISBX_API int ocisbx_search_options_set_output_mode(ocisbx_search_options *o, ocisbx_search_mode mode);
+/** Content mode: the lines before and after each match that come back with
+ * it (each 0..OCISBX_SEARCH_MAX_CONTEXT, default 0); other modes ignore it. */
+OCISBX_API int ocisbx_search_options_set_context(ocisbx_search_options *o, size_t before, size_t after);
+/** The most entries returned (1..OCISBX_SEARCH_MAX_LIMIT, default
+ * OCISBX_BACKEND_DEFAULT_SEARCH_RESULTS). */
+OCISBX_API int ocisbx_search_options_set_head_limit(ocisbx_search_options *o, size_t limit);
+/** Skips that many entries first (default 0): the next page starts at
+ * offset + head_limit. */
+OCISBX_API int ocisbx_search_options_set_offset(ocisbx_search_options *o, uint64_t offset);
+
+/** One page of entries in path order (and line order within a file);
+ * binary files are skipped. */
 typedef struct ocisbx_search_result ocisbx_search_result;
-/** Searches file contents for pattern (a POSIX ERE, or a fixed string); free *out with ocisbx_search_result_free. */
+/** Searches file contents for pattern (a POSIX ERE, or a fixed string); a
+ * pattern grep refuses is OCISBX_EINVAL with grep's message. Free *out with
+ * ocisbx_search_result_free. */
 OCISBX_API int ocisbx_backend_search(ocisbx_backend *b, const char *pattern, const ocisbx_search_options *o,
                                      ocisbx_search_result **out);
 /** Frees a search result. */
 OCISBX_API void ocisbx_search_result_free(ocisbx_search_result *r);
-/** The number of matching lines returned. */
+/** The output mode the result has. */
+OCISBX_API ocisbx_search_mode ocisbx_search_result_mode(const ocisbx_search_result *r);
+/** The number of entries returned (matching lines, files or counts). */
 OCISBX_API size_t ocisbx_search_result_count(const ocisbx_search_result *r);
-/** Absolute (/workspace/...). */
+/** Entry i's file: absolute (/workspace/...). */
 OCISBX_API const char *ocisbx_search_result_path(const ocisbx_search_result *r, size_t i);
-/** The line number (1-based) of match i. */
+/** Content mode: the line number (1-based) of match i; 0 in other modes. */
 OCISBX_API int64_t ocisbx_search_result_line(const ocisbx_search_result *r, size_t i);
-/** The line (cut at 2000 characters). */
+/** Content mode: the line (cut at 2000 characters); NULL in other modes. */
 OCISBX_API const char *ocisbx_search_result_text(const ocisbx_search_result *r, size_t i);
-/** 1 when there were more matches than max_results. */
+/** Count mode: the number of matching lines in file i; 0 in other modes. */
+OCISBX_API uint64_t ocisbx_search_result_matches(const ocisbx_search_result *r, size_t i);
+/** Content mode with context: how many lines before match i come back
+ * (fewer than asked at the start of a file). */
+OCISBX_API size_t ocisbx_search_result_before_count(const ocisbx_search_result *r, size_t i);
+/** Line j (0: the earliest) of those before match i (cut at 2000
+ * characters); its number is line(i) - before_count(i) + j. */
+OCISBX_API const char *ocisbx_search_result_before(const ocisbx_search_result *r, size_t i, size_t j);
+/** How many lines after match i come back (fewer at the end of a file). */
+OCISBX_API size_t ocisbx_search_result_after_count(const ocisbx_search_result *r, size_t i);
+/** Line j of those after match i; its number is line(i) + 1 + j. */
+OCISBX_API const char *ocisbx_search_result_after(const ocisbx_search_result *r, size_t i, size_t j);
+/** 1 when entries remain past this page (more than offset + head_limit). */
 OCISBX_API int ocisbx_search_result_truncated(const ocisbx_search_result *r);
 
 /** Entries: glob gives absolute paths of files (and links), ls the names in
@@ -368,8 +491,17 @@ typedef struct ocisbx_entry_list ocisbx_entry_list;
 /** path NULL: /workspace; max 0: 1000. */
 OCISBX_API int ocisbx_backend_glob(ocisbx_backend *b, const char *pattern, const char *path, size_t max,
                                    ocisbx_entry_list **out);
-/** Lists one directory: names, types and sizes; free *out with ocisbx_entry_list_free. */
+/** The most entries one ls page has when no limit is given. */
+#define OCISBX_BACKEND_LS_DEFAULT_LIMIT 10000
+/** Lists one directory: names, types and sizes, in byte order of the names,
+ * at most OCISBX_BACKEND_LS_DEFAULT_LIMIT (truncated when there are more);
+ * free *out with ocisbx_entry_list_free. */
 OCISBX_API int ocisbx_backend_ls(ocisbx_backend *b, const char *path, ocisbx_entry_list **out);
+/** One page of a directory: the entries after the first offset ones, at most
+ * limit (0: OCISBX_BACKEND_LS_DEFAULT_LIMIT; at most
+ * OCISBX_SEARCH_MAX_LIMIT); truncated when more follow. */
+OCISBX_API int ocisbx_backend_ls_page(ocisbx_backend *b, const char *path, uint64_t offset, size_t limit,
+                                      ocisbx_entry_list **out);
 /** Frees an entry list. */
 OCISBX_API void ocisbx_entry_list_free(ocisbx_entry_list *l);
 /** The number of entries. */
@@ -380,7 +512,8 @@ OCISBX_API const char *ocisbx_entry_list_name(const ocisbx_entry_list *l, size_t
 OCISBX_API char ocisbx_entry_list_type(const ocisbx_entry_list *l, size_t i);
 /** The size of entry i in bytes. */
 OCISBX_API uint64_t ocisbx_entry_list_size(const ocisbx_entry_list *l, size_t i);
-/** 1 when there were more entries than the maximum. */
+/** 1 when entries remain past this list (more than the maximum, or past
+ * the page). */
 OCISBX_API int ocisbx_entry_list_truncated(const ocisbx_entry_list *l);
 
 #ifdef __cplusplus

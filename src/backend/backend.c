@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "backend/backend_int.h"
+#include "backend/scripts.h"
 #include "ocisbx/util.h"
 #include "util/internal.h"
 
@@ -380,8 +381,26 @@ int ocisbx_backend_run_script(ocisbx_backend *b, const char *script, size_t cap,
     return ocisbx_backend_run_sh(b, script, NULL, 0, cap, out, out_len, exit_code);
 }
 
-int ocisbx_backend_run_sh(ocisbx_backend *b, const char *script, const char *const *args, size_t n_args, size_t cap,
-                          char **out, size_t *out_len, int *exit_code)
+/* A step of a workspace script failed (lib.sh's fail): the last line of its
+ * stderr says which and why. */
+static int step_failure(const char *stderr_text)
+{
+    const char *t = stderr_text ? stderr_text : "";
+    size_t n = strlen(t);
+    while (n > 0 && t[n - 1] == '\n')
+        n--;
+    size_t s = n;
+    while (s > 0 && t[s - 1] != '\n')
+        s--;
+    char *line = ocisbx_strndup(t + s, n - s);
+    int rc = ocisbx_fail(OCISBX_EIO, "in the workspace: %s",
+                         line && *line ? OCISBX_SHOWN(line) : "a step of a workspace script failed");
+    free(line);
+    return rc;
+}
+
+static int run_sh_env(ocisbx_backend *b, const char *script, const char *const *args, size_t n_args,
+                      const ocisbx_env_list *env, size_t cap, char **out, size_t *out_len, int *exit_code)
 {
     collect c = {OCISBX_BUF_INIT, cap};
     ocisbx_run_req req = {0};
@@ -390,6 +409,7 @@ int ocisbx_backend_run_sh(ocisbx_backend *b, const char *script, const char *con
     req.args = args;
     req.n_args = n_args;
     req.env[0] = &b->env;
+    req.env[1] = env;
     req.deadline_ms = ocisbx_time_monotonic_ms() + 600000;
     req.backstop_s = 600;
     req.on_stdout = collect_cb;
@@ -399,6 +419,8 @@ int ocisbx_backend_run_sh(ocisbx_backend *b, const char *script, const char *con
         rc = ocisbx_fail(OCISBX_ESERVICE, "workspace script ended without an exit status");
     if (rc == 0 && res.exit_code == OCISBX_SCRIPT_EXIT_OUTSIDE)
         rc = ocisbx_fail(OCISBX_EFORBIDDEN, "path leads outside /workspace (through a symlink)");
+    if (rc == 0 && res.exit_code == OCISBX_SCRIPT_EXIT_STEP)
+        rc = step_failure(res.stderr_text);
     if (rc == 0) {
         *exit_code = res.exit_code;
         if (out_len)
@@ -410,6 +432,46 @@ int ocisbx_backend_run_sh(ocisbx_backend *b, const char *script, const char *con
     free(res.command_id);
     free(res.stderr_text);
     return rc;
+}
+
+int ocisbx_backend_run_sh(ocisbx_backend *b, const char *script, const char *const *args, size_t n_args, size_t cap,
+                          char **out, size_t *out_len, int *exit_code)
+{
+    return run_sh_env(b, script, args, n_args, NULL, cap, out, out_len, exit_code);
+}
+
+int ocisbx_backend_run_sh_capture(ocisbx_backend *b, const char *script, const char *const *args, size_t n_args,
+                                  char **out, size_t *out_len, int *exit_code)
+{
+    char name[24] = "q-";
+    int rc = ocisbx_random_id(name + 2, 16);
+    ocisbx_env_list env = {0};
+    if (!rc)
+        rc = ocisbx_env_list_add(&env, "OCISBX_CAPTURE", name, false);
+    if (!rc)
+        rc = run_sh_env(b, script, args, n_args, &env, 0, NULL, NULL, exit_code);
+    ocisbx_env_list_free(&env);
+    char rel[40];
+    snprintf(rel, sizeof rel, ".ocisbx/%s", name);
+    ocisbx_buf data = OCISBX_BUF_INIT;
+    if (!rc)
+        rc = b->vt->get_file(b, rel, collect_cb_all, &data);
+    if (rc == OCISBX_ENOTFOUND) /* the script ended before it captured anything */
+        rc = 0;
+    if (rc != OCISBX_ECANCELED) { /* the capture file goes, whatever happened */
+        ocisbx_error_saved *sv = ocisbx_error_save();
+        const char *rm_args[] = {b->root, name};
+        int ex = 0;
+        (void)run_sh_env(b, ocisbx_script_state_rm, rm_args, 2, NULL, 0, NULL, NULL, &ex);
+        ocisbx_error_restore(sv);
+    }
+    if (rc) {
+        ocisbx_buf_free(&data);
+        return rc;
+    }
+    *out_len = data.len;
+    *out = ocisbx_buf_detach(&data);
+    return *out ? 0 : ocisbx_fail_nomem();
 }
 
 /* The script's stdout through a file in the workspace and a checked read:

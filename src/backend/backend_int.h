@@ -112,6 +112,12 @@ int ocisbx_run_req_text(const ocisbx_run_req *req, ocisbx_buf *out);
 int ocisbx_backend_run_sh(ocisbx_backend *b, const char *script, const char *const *args, size_t n_args, size_t cap,
                           char **out, size_t *out_len, int *exit_code);
 
+/* The same, the script's stdout byte exact: lib.sh's capture sends it to
+ * a file under .ocisbx ($OCISBX_CAPTURE), read back with get_file and
+ * removed; nothing captured is empty output. No cap but the file's. */
+int ocisbx_backend_run_sh_capture(ocisbx_backend *b, const char *script, const char *const *args, size_t n_args,
+                                  char **out, size_t *out_len, int *exit_code);
+
 /* Common part of every backend (backend.c). */
 int ocisbx_backend_init_common(ocisbx_backend *b, const ocisbx_backend_vt *vt, const ocisbx_backend_options *o);
 bool ocisbx_backend_canceled(const ocisbx_backend *b);
@@ -133,6 +139,9 @@ int ocisbx_backend_rel_path(const char *path, char **rel);
  * OCISBX_EFORBIDDEN. */
 #define OCISBX_SCRIPT_EXIT_OUTSIDE 93
 int ocisbx_backend_script_confine(ocisbx_buf *s, const char *var);
+/* A workspace script's step failed (lib.sh's fail): the run functions turn
+ * it into OCISBX_EIO with the script's last stderr line ("sort failed: ..."). */
+#define OCISBX_SCRIPT_EXIT_STEP 94
 /* A run of a small script whose stdout is collected (at most cap bytes
  * kept); generous fixed deadline. */
 int ocisbx_backend_run_script(ocisbx_backend *b, const char *script, size_t cap, char **out, size_t *out_len,

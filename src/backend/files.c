@@ -1,6 +1,6 @@
 /* Files, written once on the primitives: exact reads, numbered text reads
- * (the window cut in the workspace), checked writes in parts, edits. */
-#define _GNU_SOURCE /* memmem */
+ * (the window cut in the workspace), checked writes in parts (edits:
+ * edit.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -586,108 +586,4 @@ int ocisbx_backend_write_from_callback(ocisbx_backend *b, const char *path, ocis
     if (!read_fn)
         return ocisbx_fail(OCISBX_EINVAL, "write: NULL source");
     return write_stream(b, path, read_fn, ud);
-}
-
-/* ---- edit ---- */
-static char *lf_to_crlf(const char *s, size_t *len)
-{
-    ocisbx_buf o = OCISBX_BUF_INIT;
-    for (const char *p = s; *p; p++) {
-        if (*p == '\n' && (p == s || p[-1] != '\r')) {
-            if (ocisbx_buf_append(&o, "\r\n", 2))
-                goto fail;
-        } else if (ocisbx_buf_append(&o, p, 1)) {
-            goto fail;
-        }
-    }
-    *len = o.len;
-    return ocisbx_buf_detach(&o);
-fail:
-    ocisbx_buf_free(&o);
-    return NULL;
-}
-
-static size_t count_occ(const char *d, size_t dl, const char *n, size_t nl)
-{
-    size_t c = 0;
-    for (size_t i = 0; i + nl <= dl;) {
-        const char *f = memmem(d + i, dl - i, n, nl);
-        if (!f)
-            break;
-        c++;
-        i = (size_t)(f - d) + nl;
-    }
-    return c;
-}
-
-int ocisbx_backend_edit(ocisbx_backend *b, const char *path, const char *old_text, const char *new_text,
-                        int replace_all, const char *expected_sha256, size_t *count)
-{
-    if (count)
-        *count = 0;
-    if (!old_text || !*old_text || !new_text)
-        return ocisbx_fail(OCISBX_EINVAL, "edit: old text (non-empty) and new text needed");
-    unsigned char *data = NULL;
-    size_t len = 0;
-    int rc = ocisbx_backend_read_bytes(b, path, &data, &len);
-    if (rc)
-        return rc;
-    char *o = NULL, *n = NULL;
-    size_t ol = strlen(old_text), nl = strlen(new_text);
-    ocisbx_buf res = OCISBX_BUF_INIT;
-    if (expected_sha256) {
-        unsigned char h[OCISBX_SHA256_LEN];
-        char hex[65];
-        ocisbx_sha256(data, len, h);
-        ocisbx_hex(h, sizeof h, hex);
-        if (ocisbx_strcasecmp(hex, expected_sha256) != 0) {
-            rc = ocisbx_fail(OCISBX_ECONFLICT, "edit: the file changed since it was read (sha256 %s)", hex);
-            goto out;
-        }
-    }
-    bool crlf = memmem(data, len, "\r\n", 2) != NULL;
-    if (crlf && strchr(old_text, '\n')) {
-        o = lf_to_crlf(old_text, &ol);
-        n = lf_to_crlf(new_text, &nl);
-    } else {
-        o = ocisbx_strdup(old_text);
-        n = ocisbx_strdup(new_text);
-    }
-    if (!o || !n) {
-        rc = ocisbx_fail_nomem();
-        goto out;
-    }
-    size_t c = count_occ((const char *)data, len, o, ol);
-    if (c == 0) {
-        rc = ocisbx_fail(OCISBX_ENOMATCH, "edit: the old text does not occur in the file");
-        goto out;
-    }
-    if (c > 1 && !replace_all) {
-        rc = ocisbx_fail(OCISBX_ENOTUNIQUE, "edit: the old text occurs %zu times (give more context or replace all)",
-                         c);
-        goto out;
-    }
-    const char *d = (const char *)data;
-    size_t i = 0;
-    while (!rc) {
-        const char *f = memmem(d + i, len - i, o, ol);
-        if (!f) {
-            rc = ocisbx_buf_append(&res, d + i, len - i);
-            break;
-        }
-        rc = ocisbx_buf_append(&res, d + i, (size_t)(f - (d + i)));
-        if (!rc)
-            rc = ocisbx_buf_append(&res, n, nl);
-        i = (size_t)(f - d) + ol;
-    }
-    if (!rc)
-        rc = ocisbx_backend_write(b, path, res.data ? res.data : "", res.len);
-    if (!rc && count)
-        *count = c;
-out:
-    ocisbx_buf_free(&res);
-    ocisbx_free(data);
-    free(o);
-    free(n);
-    return rc;
 }

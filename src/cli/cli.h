@@ -251,6 +251,9 @@ int cli_unknown_option(const char *cmd, const char *arg);
 int cli_setting_option(cli_ctx *ctx, int argc, char **argv, int *i);
 /* The help lines of those options, from the table. */
 void cli_settings_help(FILE *out);
+/* The help line of one setting's option ("runtime": --runtime NAME, its
+ * help, variables and default), for a command's --help. */
+void cli_setting_help(FILE *out, const char *name);
 /* A resolved setting ("project_id", "region", ...), resolving once (a
  * config file that fails leaves the other sources' values readable). */
 const char *cli_setting(cli_ctx *ctx, const char *name);

@@ -238,6 +238,28 @@ class HarnessContract:
         self.assertEqual(cm.exception.code, "EINTEGRITY")
         self.assertEqual(cm.exception.bad_line, 2)
 
+    def test_torn_evidence_refuses_the_call(self):
+        path = os.path.join(self.scratch, "torn.jsonl")
+        with open(path, "w") as f:
+            f.write('{"partial')
+        with ocisbx.Harness(self.b, evidence=path) as h:
+            r = h.call("exec", {"command": "touch torn-marker"})
+        self.assertEqual(r["error"]["code"], "evidence_error")
+        self.assertFalse(self.exists("torn-marker"))
+
+    def test_secret_in_a_path_and_control_characters(self):
+        asked = []
+        h = ocisbx.Harness(self.b, secret_env={"PY_TOKEN": "tok-in-path-77"},
+                           gate=lambda call: "hold" if call["tool"] == "exec" else "allow",
+                           approve=lambda call: asked.append(call) or False)
+        r = h.call("write", {"path": "d-tok-in-path-77/f.txt", "content": "x"})
+        self.assertEqual(r["path"], "/workspace/d-[REDACTED]/f.txt")
+        r = h.call("glob", {"pattern": "**/f.txt"})
+        self.assertNotIn("tok-in-path-77", json.dumps(r))
+        h.call("exec", {"command": "echo \u009b2J"})
+        h.close()
+        self.assertEqual(asked[0]["arguments"]["command"], "echo \u009b2J")  # decoded: the same text
+
     def test_evidence_head(self):
         path = os.path.join(self.scratch, "head.jsonl")
         h = ocisbx.Harness(self.b, gate=lambda call: "allow", evidence=path)

@@ -6,6 +6,10 @@
 # symlink (the backend turns it into OCISBX_EFORBIDDEN); backend_int.h has
 # the same number.
 OCISBX_EXIT_OUTSIDE=93
+# The exit status of a script one of whose steps failed: the last line of
+# its stderr names the step and says why (the backend turns it into an
+# error with that line: OCISBX_SCRIPT_EXIT_STEP in backend_int.h).
+OCISBX_EXIT_STEP=94
 
 # confine PATH: exits OCISBX_EXIT_OUTSIDE unless PATH, its symlinks followed
 # as the workspace sees them, stays inside $W.
@@ -14,4 +18,49 @@ confine() {
     "$W"/*) ;;
     *) exit "$OCISBX_EXIT_OUTSIDE" ;;
     esac
+}
+
+# fail STEP [WHY]: ends the script with OCISBX_EXIT_STEP and
+# "STEP failed[: WHY]" as the last line of stderr.
+fail() {
+    printf '%s failed%s\n' "$1" "${2:+: $2}" >&2
+    exit "$OCISBX_EXIT_STEP"
+}
+
+# first_line FILE: the first line of FILE (at most 300 bytes), for fail.
+first_line() {
+    head -n 1 -- "$1" 2>/dev/null | head -c 300
+}
+
+# use_tmp NAME: $T, a fresh directory under $W/.ocisbx/tmp, is also TMPDIR
+# (sort and the like need space; /tmp may be read-only) and is removed when
+# the script ends. Directories there older than ten minutes (of scripts
+# that were killed) go first.
+use_tmp() {
+    find "$W/.ocisbx/tmp" -mindepth 1 -maxdepth 1 -mmin +10 -exec rm -rf {} + 2>/dev/null
+    T="$W/.ocisbx/tmp/$1.$$"
+    rm -rf -- "$T"
+    mkdir -p -- "$T" || fail "making $T"
+    TMPDIR=$T
+    export TMPDIR
+    trap 'rm -rf -- "$T"' EXIT
+    trap 'exit 129' HUP
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+}
+
+# capture: when the backend asked for it ($OCISBX_CAPTURE, a name under
+# $W/.ocisbx), stdout goes to that file, which the backend reads back byte
+# exact (the service's output is text). Run directly, stdout stays.
+capture() {
+    [ -n "${OCISBX_CAPTURE:-}" ] || return 0
+    mkdir -p -- "$W/.ocisbx" || fail "making $W/.ocisbx"
+    printf '' >"$W/.ocisbx/$OCISBX_CAPTURE" || fail "creating the capture file"
+    exec >"$W/.ocisbx/$OCISBX_CAPTURE"
+}
+
+# page SKIP COUNT: NUL-terminated fields SKIP+1 .. SKIP+COUNT of stdin (a
+# tail that fails other than by the closed pipe is noted in $T/failed).
+page() {
+    { tail -z -n "+$(($1 + 1))" || [ $? -ge 128 ] || echo tail >>"$T/failed"; } | head -z -n "$2"
 }

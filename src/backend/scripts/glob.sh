@@ -1,0 +1,29 @@
+#!/bin/sh
+# Files (not directories) under a path of the workspace whose name matches,
+# $1/.ocisbx skipped, in byte order, at most a number of them.
+#   $1  the workspace root as this shell sees it
+#   $2  where to look, as find starts from $1: "." or "./<path>"
+#   $3  the find test that selects by name: -name or -path
+#   $4  its pattern (for -path: "./<path>/<glob>")
+#   $5  the most entries to print
+# Prints "<path>/<type>/<size>\0" per entry (find's %p/%y/%s; paths as find
+# gives them, "./..."). Exits 3 when $2 does not exist, 20 when it is not a
+# directory, and fail()s naming any other step that fails.
+set -u
+W=$1
+START=$2
+# shellcheck source=lib.sh
+. "${0%/*}/lib.sh"
+confine "$W/$START"
+capture
+cd "$W" || fail "cd to the workspace"
+if [ ! -d "$START" ]; then
+    [ -e "$START" ] && exit 20
+    exit 3
+fi
+use_tmp glob
+find "$START" -path ./.ocisbx -prune -o ! -type d "$3" "$4" -printf '%p/%y/%s\0' >"$T/found" 2>"$T/err" ||
+    fail "find" "$(first_line "$T/err")"
+LC_ALL=C sort -z -- "$T/found" >"$T/sorted" 2>"$T/err" || fail "sort" "$(first_line "$T/err")"
+head -z -n "$5" -- "$T/sorted" || fail "writing the result"
+exit 0
