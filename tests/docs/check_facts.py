@@ -96,7 +96,7 @@ for name, page in sorted(named):
         fail("%s names %s, which is nowhere in the code" % (page, name))
 
 # ---- the one rule of int results (docs/api.md) ----
-question = re.compile(r"_(is|has)_|_(timed_out|truncated|running|killed|passed)$")
+question = re.compile(r"_(is|has)_|_(timed_out|truncated|running|killed|passed|matched)$")
 for h in sorted((src / "include" / "ocisbx").glob("*.h")):
     t = read(h)
     for m in re.finditer(r"/\*\*((?:(?!\*/).)*)\*/\s*OCISBX_API\s+int\s+(ocisbx_\w+)\(", t, re.S):
