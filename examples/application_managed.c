@@ -213,7 +213,7 @@ static int run(ocisbx_backend *b, const char *command)
     if (ocisbx_backend_exec(b, command, NULL, &r))
         return example_fail(PROG, command);
     int code = -1;
-    int finished = ocisbx_exec_result_exit_code(r, &code);
+    int finished = ocisbx_exec_result_has_exit_code(r, &code);
     printf("$ %s\n%s", command, ocisbx_exec_result_output(r, NULL));
     ocisbx_exec_result_free(r);
     if (!finished || code != 0) {
@@ -237,7 +237,7 @@ static int wait_for_plan(ocisbx_backend *b, const char *job, unsigned char **pla
         if (ocisbx_backend_job_status(b, job, &st))
             return example_fail(PROG, "executor status");
         int running = ocisbx_job_status_running(st), code = -1;
-        int exited = ocisbx_job_status_exit_code(st, &code);
+        int exited = ocisbx_job_status_has_exit_code(st, &code);
         ocisbx_job_status_free(st);
         if (!running) {
             char *out = NULL;

@@ -48,7 +48,7 @@ int main(int argc, char **argv)
         goto out;
     }
     int code = -1;
-    int finished = ocisbx_exec_result_exit_code(r, &code);
+    int finished = ocisbx_exec_result_has_exit_code(r, &code);
     printf("$ %s\n%s", command, ocisbx_exec_result_output(r, NULL));
     printf("exit code: %d\n", finished ? code : -1);
     rc = finished && code == 0 ? 0 : 1;

@@ -42,7 +42,7 @@ static int on_event(const ocisbx_command_event *ev, void *user_data)
         fflush(stdout);
         break;
     case OCISBX_EVENT_STDERR: fwrite(data, 1, len, stderr); break;
-    case OCISBX_EVENT_FINISHED: ocisbx_command_event_exit_code(ev, exit_code); break;
+    case OCISBX_EVENT_FINISHED: ocisbx_command_event_has_exit_code(ev, exit_code); break;
     default: break;
     }
     return 0; /* non-zero would cancel the stream */

@@ -155,7 +155,7 @@ OCISBX_API const char *ocisbx_sandbox_warmpool_name(const ocisbx_sandbox *s);
 /** The publishedPortAuthMode field, or NULL. */
 OCISBX_API const char *ocisbx_sandbox_published_port_auth_mode(const ocisbx_sandbox *s);
 /** 1 and *out set to expiresInMinutes when present, else 0. */
-OCISBX_API int ocisbx_sandbox_expires_in_minutes(const ocisbx_sandbox *s, int64_t *out);
+OCISBX_API int ocisbx_sandbox_has_expires_in_minutes(const ocisbx_sandbox *s, int64_t *out);
 /** RFC 3339 text as sent (parse with ocisbx_time_parse_rfc3339). */
 OCISBX_API const char *ocisbx_sandbox_time_created(const ocisbx_sandbox *s);
 /** timeUpdated (RFC 3339 text as sent), or NULL. */
@@ -220,7 +220,7 @@ OCISBX_API int ocisbx_command_state_from_name(const char *name, int *out);
  * ocisbx_command_state): the service sends no lifecycleState. */
 OCISBX_API const char *ocisbx_command_lifecycle_state(const ocisbx_command *c);
 /** 1 and *out set when the command reported an exit status, else 0. */
-OCISBX_API int ocisbx_command_exit_code(const ocisbx_command *c, int *out);
+OCISBX_API int ocisbx_command_has_exit_code(const ocisbx_command *c, int *out);
 /** runAndWait's output: stdout (whether the service sends the output object
  * or a plain string), stderr (NULL when the service sent only a string). */
 OCISBX_API const char *ocisbx_command_stdout(const ocisbx_command *c);
@@ -260,9 +260,9 @@ OCISBX_API size_t ocisbx_command_output_stdout_len(const ocisbx_command_output *
 /** The byte length of stderr, NUL bytes (`\u0000`) included. */
 OCISBX_API size_t ocisbx_command_output_stderr_len(const ocisbx_command_output *o);
 /** 1 and *out set to exitCode when present, else 0. */
-OCISBX_API int ocisbx_command_output_exit_code(const ocisbx_command_output *o, int *out);
+OCISBX_API int ocisbx_command_output_has_exit_code(const ocisbx_command_output *o, int *out);
 /** 1 and *out set to lastSeq when present, else 0. */
-OCISBX_API int ocisbx_command_output_last_seq(const ocisbx_command_output *o, int64_t *out);
+OCISBX_API int ocisbx_command_output_has_last_seq(const ocisbx_command_output *o, int64_t *out);
 
 /* ---- models: SandboxCommandEvent -------------------------------------------- */
 /** A SandboxCommandEvent model: one event of a command. */
@@ -295,7 +295,7 @@ OCISBX_API int ocisbx_command_event_kind(const ocisbx_command_event *e);
  * NULL), NUL bytes sent as `\u0000` included. */
 OCISBX_API const char *ocisbx_command_event_data(const ocisbx_command_event *e, size_t *len);
 /** 1 and *out set to the event's exitCode when present, else 0. */
-OCISBX_API int ocisbx_command_event_exit_code(const ocisbx_command_event *e, int *out);
+OCISBX_API int ocisbx_command_event_has_exit_code(const ocisbx_command_event *e, int *out);
 
 /* ---- models: SandboxFile, SandboxSnapshot -------------------------------------- */
 /** A SandboxFile model: the answer of a file write. */
@@ -340,7 +340,7 @@ OCISBX_API const char *ocisbx_snapshot_runtime(const ocisbx_snapshot *s);
 /** CREATING, ACTIVE, DELETING, DELETED, FAILED. */
 OCISBX_API const char *ocisbx_snapshot_lifecycle_state(const ocisbx_snapshot *s);
 /** 1 and *out set to the snapshot's sizeBytes when present, else 0. */
-OCISBX_API int ocisbx_snapshot_size_bytes(const ocisbx_snapshot *s, int64_t *out);
+OCISBX_API int ocisbx_snapshot_has_size_bytes(const ocisbx_snapshot *s, int64_t *out);
 /** timeCreated (RFC 3339 text as sent), or NULL. */
 OCISBX_API const char *ocisbx_snapshot_time_created(const ocisbx_snapshot *s);
 /** timeExpires (RFC 3339 text as sent), or NULL. */

@@ -265,7 +265,7 @@ typedef struct ocisbx_exec_result ocisbx_exec_result;
 OCISBX_API void ocisbx_exec_result_free(ocisbx_exec_result *r);
 /** 1 and *out set when the command finished with an exit status; 0 when it
  * did not finish (timed out, killed). */
-OCISBX_API int ocisbx_exec_result_exit_code(const ocisbx_exec_result *r, int *out);
+OCISBX_API int ocisbx_exec_result_has_exit_code(const ocisbx_exec_result *r, int *out);
 /** 1 when the command was stopped at its timeout. */
 OCISBX_API int ocisbx_exec_result_timed_out(const ocisbx_exec_result *r);
 /** 1 when output was left out (more than the output cap). */
@@ -332,7 +332,7 @@ OCISBX_API void ocisbx_job_status_free(ocisbx_job_status *s);
 /** 1 while the job runs. */
 OCISBX_API int ocisbx_job_status_running(const ocisbx_job_status *s);
 /** 1 and *out set when it finished with an exit status. */
-OCISBX_API int ocisbx_job_status_exit_code(const ocisbx_job_status *s, int *out);
+OCISBX_API int ocisbx_job_status_has_exit_code(const ocisbx_job_status *s, int *out);
 /** 1 when the job was stopped at its timeout. */
 OCISBX_API int ocisbx_job_status_timed_out(const ocisbx_job_status *s);
 /** 1 when the job was killed (ocisbx_backend_job_kill). */

@@ -63,7 +63,7 @@ STR(ocisbx_sandbox_time_created, ocisbx_sandbox, "timeCreated")
 STR(ocisbx_sandbox_time_updated, ocisbx_sandbox, "timeUpdated")
 STR(ocisbx_sandbox_time_expires, ocisbx_sandbox, "timeExpires")
 STR(ocisbx_sandbox_time_stopped, ocisbx_sandbox, "timeStopped")
-int ocisbx_sandbox_expires_in_minutes(const ocisbx_sandbox *s, int64_t *out)
+int ocisbx_sandbox_has_expires_in_minutes(const ocisbx_sandbox *s, int64_t *out)
 {
     return get_i64(CM(s), "expiresInMinutes", out);
 }
@@ -119,7 +119,7 @@ const char *ocisbx_command_arg(const ocisbx_command *c, size_t i)
     const cJSON *v = cJSON_GetArrayItem(a, (int)i);
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
-int ocisbx_command_exit_code(const ocisbx_command *c, int *out)
+int ocisbx_command_has_exit_code(const ocisbx_command *c, int *out)
 {
     if (get_int(CM(c), "exitCode", out))
         return 1;
@@ -183,11 +183,11 @@ size_t ocisbx_command_output_stderr_len(const ocisbx_command_output *o)
     ocisbx_model_bytes(CM(o), ocisbx_model_get(CM(o), "stderr"), &n);
     return n;
 }
-int ocisbx_command_output_exit_code(const ocisbx_command_output *o, int *out)
+int ocisbx_command_output_has_exit_code(const ocisbx_command_output *o, int *out)
 {
     return get_int(CM(o), "exitCode", out);
 }
-int ocisbx_command_output_last_seq(const ocisbx_command_output *o, int64_t *out)
+int ocisbx_command_output_has_last_seq(const ocisbx_command_output *o, int64_t *out)
 {
     return get_i64(CM(o), "lastSeq", out);
 }
@@ -228,7 +228,7 @@ const char *ocisbx_command_event_data(const ocisbx_command_event *e, size_t *len
         *len = n; /* NUL bytes included */
     return d;
 }
-int ocisbx_command_event_exit_code(const ocisbx_command_event *e, int *out)
+int ocisbx_command_event_has_exit_code(const ocisbx_command_event *e, int *out)
 {
     return get_int(CM(e), "exitCode", out);
 }
@@ -255,7 +255,7 @@ const char *ocisbx_snapshot_etag(const ocisbx_snapshot *s)
 }
 STR(ocisbx_snapshot_time_created, ocisbx_snapshot, "timeCreated")
 STR(ocisbx_snapshot_time_expires, ocisbx_snapshot, "timeExpires")
-int ocisbx_snapshot_size_bytes(const ocisbx_snapshot *s, int64_t *out)
+int ocisbx_snapshot_has_size_bytes(const ocisbx_snapshot *s, int64_t *out)
 {
     return get_i64(CM(s), "sizeBytes", out);
 }

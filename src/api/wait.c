@@ -128,7 +128,7 @@ int ocisbx_command_state(const ocisbx_command *cm)
     if (!cm)
         return OCISBX_COMMAND_NOT_STARTED;
     int code;
-    if (ocisbx_command_exit_code(cm, &code))
+    if (ocisbx_command_has_exit_code(cm, &code))
         return OCISBX_COMMAND_FINISHED;
     if (ocisbx_command_time_finished(cm))
         return OCISBX_COMMAND_FINISHED_NO_EXIT_CODE;

@@ -115,7 +115,7 @@ void ocisbx_exec_result_free(ocisbx_exec_result *r)
     free(r);
 }
 
-int ocisbx_exec_result_exit_code(const ocisbx_exec_result *r, int *out)
+int ocisbx_exec_result_has_exit_code(const ocisbx_exec_result *r, int *out)
 {
     if (!r || !r->has_exit)
         return 0;

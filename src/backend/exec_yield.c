@@ -66,7 +66,7 @@ int ocisbx_exec_yield(ocisbx_backend *b, const char *command, const ocisbx_exec_
         rc = so_far(b, id, &pl, r);
     } else if (!rc) {
         int x = 0;
-        r->has_exit = ocisbx_job_status_exit_code(st, &x) == 1;
+        r->has_exit = ocisbx_job_status_has_exit_code(st, &x) == 1;
         r->exit_code = x;
         r->timed_out = ocisbx_job_status_timed_out(st);
         rc = ended(b, id, &pl, r);

@@ -28,7 +28,7 @@ int ocisbx_job_status_running(const ocisbx_job_status *s)
 {
     return s && s->running;
 }
-int ocisbx_job_status_exit_code(const ocisbx_job_status *s, int *out)
+int ocisbx_job_status_has_exit_code(const ocisbx_job_status *s, int *out)
 {
     if (!s || !s->has_exit)
         return 0;

@@ -137,7 +137,7 @@ static int on_event(const ocisbx_command_event *ev, void *ud)
         }
         break;
     case OCISBX_EVENT_FINISHED:
-        if (ocisbx_command_event_exit_code(ev, &x) == 1) {
+        if (ocisbx_command_event_has_exit_code(ev, &x) == 1) {
             rs->res->has_exit = true;
             rs->res->exit_code = x;
         }

@@ -434,7 +434,7 @@ int cmd_exec(cli_ctx *ctx, int argc, char **argv)
         else if (rc)
             st = cli_fail_last();
         else
-            st = ocisbx_exec_result_timed_out(r) ? 124 : ocisbx_exec_result_exit_code(r, &x) ? x : CLI_EXIT_FAIL;
+            st = ocisbx_exec_result_timed_out(r) ? 124 : ocisbx_exec_result_has_exit_code(r, &x) ? x : CLI_EXIT_FAIL;
     }
     ocisbx_buf_free(&lp.pend);
     ocisbx_exec_result_free(r);
@@ -522,7 +522,7 @@ int cmd_cp(cli_ctx *ctx, int argc, char **argv)
         int x = -1;
         if (ocisbx_backend_exec_argv(b, args, 3, NULL, &r))
             st = cli_fail_last();
-        else if (!ocisbx_exec_result_exit_code(r, &x) || x != 0 ||
+        else if (!ocisbx_exec_result_has_exit_code(r, &x) || x != 0 ||
                  strncmp(ocisbx_exec_result_output(r, NULL), lh, 64) != 0)
             st = cli_error(CLI_EXIT_FAIL, "cp: the copy's SHA-256 does not match (%s locally)", lh);
         ocisbx_exec_result_free(r);

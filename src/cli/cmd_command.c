@@ -104,7 +104,7 @@ static int on_event(const ocisbx_command_event *ev, void *ud)
     }
     if (kind == OCISBX_EVENT_FINISHED) {
         s->finished = true;
-        s->has_code = ocisbx_command_event_exit_code(ev, &s->code) == 1;
+        s->has_code = ocisbx_command_event_has_exit_code(ev, &s->code) == 1;
     }
     return 0;
 }
@@ -136,7 +136,7 @@ static int stream_status(int rc, const stream_out *s, const char *what, ocisbx_c
                           : cli_error(CLI_EXIT_FAIL, "%s: the stream ended before the command finished", what);
     int code = 0;
     int state = ocisbx_command_state(cm);
-    bool has = ocisbx_command_exit_code(cm, &code) == 1;
+    bool has = ocisbx_command_has_exit_code(cm, &code) == 1;
     ocisbx_command_free(cm);
     if (state != OCISBX_COMMAND_FINISHED && state != OCISBX_COMMAND_FINISHED_NO_EXIT_CODE)
         return cli_error(CLI_EXIT_FAIL, "%s: the stream ended while the command is %s", what,

@@ -48,7 +48,7 @@ int harness_tool_exec(harness_call *c)
     if (rc)
         return call_backend_failure(c, rc);
     int code = 0;
-    bool has = ocisbx_exec_result_exit_code(r, &code) == 1;
+    bool has = ocisbx_exec_result_has_exit_code(r, &code) == 1;
     size_t len = 0, shown_len = 0;
     const char *out = ocisbx_exec_result_output(r, &len);
     char *shown = call_redact(c->h, out, len, &shown_len);
@@ -111,7 +111,7 @@ int harness_tool_job(harness_call *c)
     if (rc)
         return call_backend_failure(c, rc);
     int code = 0;
-    bool has = ocisbx_job_status_exit_code(s, &code) == 1;
+    bool has = ocisbx_job_status_has_exit_code(s, &code) == 1;
     cJSON_AddStringToObject(c->result, "job_id", id);
     cJSON_AddBoolToObject(c->result, "running", ocisbx_job_status_running(s));
     if (has)

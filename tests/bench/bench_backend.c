@@ -102,7 +102,7 @@ static void run_wait(ocisbx_client *c, const char *sid, const char *cmd)
     if (ocisbx_run_command_details_new(cmd, &d) || ocisbx_client_run_command_and_wait(c, sid, d, &r))
         die(cmd);
     int x = -1;
-    if (ocisbx_command_exit_code(r, &x) != 1 || x != 0) {
+    if (ocisbx_command_has_exit_code(r, &x) != 1 || x != 0) {
         fprintf(stderr, "bench_backend: %s: exit %d: %s\n", cmd, x, ocisbx_command_stderr(r));
         exit(1);
     }
@@ -149,7 +149,7 @@ static void bench_exec(ocisbx_client *c, ocisbx_backend *b)
         t0 = now_ms();
         ocisbx_exec_result *r = NULL;
         int x = -1;
-        if (ocisbx_backend_exec(b, "true", NULL, &r) || ocisbx_exec_result_exit_code(r, &x) != 1 || x != 0)
+        if (ocisbx_backend_exec(b, "true", NULL, &r) || ocisbx_exec_result_has_exit_code(r, &x) != 1 || x != 0)
             die("backend exec true");
         ocisbx_exec_result_free(r);
         wrapped[i] = now_ms() - t0;

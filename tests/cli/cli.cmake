@@ -4,3 +4,6 @@ add_test(NAME completion_scripts COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/te
 add_test(NAME man_pages COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/test_man.sh ${PROJECT_BINARY_DIR}
   ${PROJECT_SOURCE_DIR})
 set_tests_properties(completion_scripts man_pages PROPERTIES LABELS unit TIMEOUT 120)
+# Every CLI test through the one runner, tests/support/cli_run.h.
+add_test(NAME cli_tests_one_runner COMMAND bash ${PROJECT_SOURCE_DIR}/tests/cli/one_runner.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli_tests_one_runner PROPERTIES LABELS unit)

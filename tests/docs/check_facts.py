@@ -95,6 +95,20 @@ for name, page in sorted(named):
     if not re.search(r"\b%s\b" % re.escape(name), code):
         fail("%s names %s, which is nowhere in the code" % (page, name))
 
+# ---- the one rule of int results (docs/api.md) ----
+question = re.compile(r"_(is|has)_|_(timed_out|truncated|running|killed|passed|matched)$")
+for h in sorted((src / "include" / "ocisbx").glob("*.h")):
+    t = read(h)
+    for m in re.finditer(r"/\*\*((?:(?!\*/).)*)\*/\s*OCISBX_API\s+int\s+(ocisbx_\w+)\(", t, re.S):
+        doc = " ".join(m.group(1).replace("*", " ").split())
+        says_one = re.match(r"1 (when|while|and|if)\b", doc) is not None
+        if says_one and not question.search(m.group(2)):
+            fail("%s: %s returns 1 or 0 but its name does not ask a question (docs/api.md)" % (h.name, m.group(2)))
+        if "_has_" in m.group(2) and not says_one:
+            fail("%s: %s is named as a question but its comment does not say it returns 1" % (h.name, m.group(2)))
+if "## What an `int` result means: one rule" not in read(src / "docs" / "api.md"):
+    fail("docs/api.md does not state the rule of int results")
+
 for f in failures:
     print("FAIL " + f)
 print("doc_facts: %d options, %d variables read, %d names in the docs; %d failed" %

@@ -57,9 +57,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     int64_t v;
     int code;
-    ocisbx_sandbox_expires_in_minutes(s, &v);
+    ocisbx_sandbox_has_expires_in_minutes(s, &v);
     const ocisbx_command *c = (const ocisbx_command *)(void *)m;
-    ocisbx_command_exit_code(c, &code);
+    ocisbx_command_has_exit_code(c, &code);
     touch(ocisbx_command_stdout(c));
     touch(ocisbx_command_stderr(c));
     for (size_t i = 0; i < ocisbx_command_arg_count(c) + 1; i++)
@@ -83,10 +83,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             sum = (char)(sum ^ cs[i]);
         (void)sum;
     }
-    ocisbx_command_event_exit_code(e, &code);
+    ocisbx_command_event_has_exit_code(e, &code);
     const ocisbx_command_output *o = (const ocisbx_command_output *)(void *)m;
-    ocisbx_command_output_last_seq(o, &v);
-    ocisbx_snapshot_size_bytes((const ocisbx_snapshot *)(void *)m, &v);
+    ocisbx_command_output_has_last_seq(o, &v);
+    ocisbx_snapshot_has_size_bytes((const ocisbx_snapshot *)(void *)m, &v);
     const ocisbx_sandbox_collection *l = (const ocisbx_sandbox_collection *)(void *)m;
     for (size_t i = 0; i < ocisbx_sandbox_collection_count(l); i++)
         touch(ocisbx_sandbox_id(ocisbx_sandbox_collection_item(l, i)));

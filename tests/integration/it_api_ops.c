@@ -116,7 +116,7 @@ static void test_sandbox_lifecycle(void **state)
     assert_string_equal(ocisbx_sandbox_project_id(s), EMU_FIXTURE_PROJECT);
     assert_string_equal(ocisbx_sandbox_shape(s), "SMALL");
     int64_t minutes = 0;
-    assert_int_equal(ocisbx_sandbox_expires_in_minutes(s, &minutes), 1);
+    assert_int_equal(ocisbx_sandbox_has_expires_in_minutes(s, &minutes), 1);
     assert_int_equal(minutes, 60);
     ocisbx_sandbox_free(s);
     assert_non_null(ocisbx_client_last_request_id(w->c));
@@ -179,7 +179,7 @@ static void test_sandbox_lifecycle(void **state)
     check(ocisbx_client_create_sandbox(w->c, EMU_FIXTURE_PROJECT, d, &s), "create without expiry");
     ocisbx_create_sandbox_details_free(d);
     int64_t mins = 0;
-    assert_int_equal(ocisbx_sandbox_expires_in_minutes(s, &mins), 1);
+    assert_int_equal(ocisbx_sandbox_has_expires_in_minutes(s, &mins), 1);
     assert_int_equal(mins, -1);
     assert_null(ocisbx_sandbox_time_expires(s));
     /* if-match: the etag of get; a stale one is 412 */
@@ -228,7 +228,7 @@ static int collect(const ocisbx_command_event *ev, void *ud)
         break;
     case OCISBX_EVENT_FINISHED:
         c->finished = true;
-        ocisbx_command_event_exit_code(ev, &c->exit_code);
+        ocisbx_command_event_has_exit_code(ev, &c->exit_code);
         break;
     default: break;
     }
@@ -280,7 +280,7 @@ static void test_commands(void **state)
     wait_command(w->c, w->sandbox, cid, OCISBX_COMMAND_FINISHED); /* exit 3 */
     check(ocisbx_client_get_command(w->c, w->sandbox, cid, &cm), "get");
     int code = -1;
-    assert_int_equal(ocisbx_command_exit_code(cm, &code), 1);
+    assert_int_equal(ocisbx_command_has_exit_code(cm, &code), 1);
     assert_int_equal(code, 3);
     ocisbx_command_free(cm);
 
@@ -289,7 +289,7 @@ static void test_commands(void **state)
     assert_non_null(strstr(ocisbx_command_output_stdout(out), ":from-sandbox:per command\n/workspace\n"));
     assert_string_equal(ocisbx_command_output_stderr(out), "err\n");
     int64_t last = 0;
-    assert_int_equal(ocisbx_command_output_last_seq(out, &last), 1);
+    assert_int_equal(ocisbx_command_output_has_last_seq(out, &last), 1);
     assert_true(last >= 3);
     ocisbx_command_output_free(out);
 
@@ -310,7 +310,7 @@ static void test_commands(void **state)
 
     /* run and wait: output and exit code in the answer */
     check(ocisbx_client_run_command_and_wait(w->c, w->sandbox, d, &cm), "run and wait");
-    assert_int_equal(ocisbx_command_exit_code(cm, &code), 1);
+    assert_int_equal(ocisbx_command_has_exit_code(cm, &code), 1);
     assert_int_equal(code, 3);
     assert_non_null(ocisbx_command_stdout(cm));
     assert_non_null(strstr(ocisbx_command_stdout(cm), "per command"));
@@ -376,7 +376,7 @@ static void test_commands(void **state)
     ocisbx_run_command_details_free(d);
     assert_int_equal(ocisbx_command_state(cm), OCISBX_COMMAND_FINISHED_NO_EXIT_CODE);
     assert_string_equal(ocisbx_command_lifecycle_state(cm), "FINISHED_NO_EXIT_CODE");
-    assert_int_equal(ocisbx_command_exit_code(cm, &code), 0);
+    assert_int_equal(ocisbx_command_has_exit_code(cm, &code), 0);
     ocisbx_command_free(cm);
 
     /* an unknown command id */

@@ -57,7 +57,7 @@ static void test_exec_basic(void **state)
                                 "pwd; exit 3",
                                 o);
     int x = -1;
-    assert_int_equal(ocisbx_exec_result_exit_code(r, &x), 1);
+    assert_int_equal(ocisbx_exec_result_has_exit_code(r, &x), 1);
     assert_int_equal(x, 3);
     assert_false(ocisbx_exec_result_timed_out(r));
     assert_false(ocisbx_exec_result_truncated(r));
@@ -113,7 +113,7 @@ static void test_exec_timeout_kills_tree(void **state)
     ocisbx_exec_result *r = run(w->b, "echo start; sleep 1000.25 & trap '' TERM; sleep 1000.5; echo never", o);
     int x = -1;
     assert_true(ocisbx_exec_result_timed_out(r));
-    assert_int_equal(ocisbx_exec_result_exit_code(r, &x), 0);
+    assert_int_equal(ocisbx_exec_result_has_exit_code(r, &x), 0);
     assert_string_equal(ocisbx_exec_result_output(r, NULL), "start\n");
     ocisbx_exec_result_free(r);
     assert_true(gone("1000.25"));
@@ -530,7 +530,7 @@ static void test_jobs(void **state)
     assert_int_equal(strlen(id), 20);
     ocisbx_job_status *st = job_wait_done(w->b, id);
     int x = -1;
-    assert_int_equal(ocisbx_job_status_exit_code(st, &x), 1);
+    assert_int_equal(ocisbx_job_status_has_exit_code(st, &x), 1);
     assert_int_equal(x, 4);
     assert_false(ocisbx_job_status_killed(st));
     assert_int_equal(ocisbx_job_status_output_bytes(st), 4);
@@ -552,13 +552,13 @@ static void test_jobs(void **state)
     job_wait_output(w->b, id, "started\n");
     check(ocisbx_backend_job_status(w->b, id, &st), "status");
     assert_true(ocisbx_job_status_running(st));
-    assert_int_equal(ocisbx_job_status_exit_code(st, &x), 0);
+    assert_int_equal(ocisbx_job_status_has_exit_code(st, &x), 0);
     ocisbx_job_status_free(st);
     check(ocisbx_backend_job_kill(w->b, id), "kill");
     check(ocisbx_backend_job_status(w->b, id, &st), "status");
     assert_false(ocisbx_job_status_running(st));
     assert_true(ocisbx_job_status_killed(st));
-    assert_int_equal(ocisbx_job_status_exit_code(st, &x), 0);
+    assert_int_equal(ocisbx_job_status_has_exit_code(st, &x), 0);
     ocisbx_job_status_free(st);
     assert_true(gone("1000.75"));
     assert_true(gone("1000.875"));
@@ -572,7 +572,7 @@ static void test_jobs(void **state)
     check(ocisbx_backend_job_start(w->b, "sleep 1000.625", o, &id), "start overrun");
     st = job_wait_done(w->b, id);
     assert_true(ocisbx_job_status_timed_out(st));
-    assert_int_equal(ocisbx_job_status_exit_code(st, &x), 0);
+    assert_int_equal(ocisbx_job_status_has_exit_code(st, &x), 0);
     ocisbx_job_status_free(st);
     ocisbx_free(id);
     ocisbx_exec_options_free(o);
@@ -819,7 +819,7 @@ static void test_env_settings(void **state)
     check(ocisbx_sandbox_from_json(j, strlen(j), &s), "parse");
     assert_string_equal(ocisbx_sandbox_shape(s), "MEDIUM");
     int64_t m = 0;
-    assert_int_equal(ocisbx_sandbox_expires_in_minutes(s, &m), 1);
+    assert_int_equal(ocisbx_sandbox_has_expires_in_minutes(s, &m), 1);
     assert_int_equal(m, 120); /* rounded up */
     assert_string_equal(ocisbx_sandbox_runtime(s), "python-3.11");
     assert_int_equal(strncmp(ocisbx_sandbox_display_name(s), "ocisbx-", 7), 0);

@@ -154,7 +154,7 @@ static void test_exec_binary_capped(void **state)
     ocisbx_exec_options *o = opts(20000);
     ocisbx_exec_result *r = run(w->b, "yes \"$(printf 'ab\\377\\376c')\" | head -c 1000000; echo; exit 3", o);
     int x = -1;
-    assert_int_equal(ocisbx_exec_result_exit_code(r, &x), 1);
+    assert_int_equal(ocisbx_exec_result_has_exit_code(r, &x), 1);
     assert_int_equal(x, 3);
     assert_true(ocisbx_exec_result_truncated(r));
     assert_int_equal(ocisbx_exec_result_total_bytes(r), 1000001);
@@ -308,7 +308,7 @@ static void test_job_wait(void **state)
     int64_t took = ocisbx_time_monotonic_ms() - t0;
     assert_false(ocisbx_job_status_running(st));
     int x = -1;
-    assert_int_equal(ocisbx_job_status_exit_code(st, &x), 1);
+    assert_int_equal(ocisbx_job_status_has_exit_code(st, &x), 1);
     assert_int_equal(x, 0);
     assert_true(took < 30000); /* it came back at the end, not after the wait */
     ocisbx_job_status_free(st);
@@ -325,7 +325,7 @@ static void test_job_wait(void **state)
     check(ocisbx_backend_job_status(w->b, id, &st), "status after the stop");
     assert_false(ocisbx_job_status_running(st));
     assert_true(ocisbx_job_status_killed(st));
-    assert_int_equal(ocisbx_job_status_exit_code(st, &x), 0);
+    assert_int_equal(ocisbx_job_status_has_exit_code(st, &x), 0);
     ocisbx_job_status_free(st);
     check(ocisbx_backend_job_stop(w->b, id, &killed), "stop again");
     assert_int_equal(killed, 0);
@@ -342,7 +342,7 @@ static void test_exec_yield(void **state)
     ocisbx_exec_result *r = run(w->b, "echo quick; exit 5", o);
     assert_null(ocisbx_exec_result_job_id(r));
     int x = -1;
-    assert_int_equal(ocisbx_exec_result_exit_code(r, &x), 1);
+    assert_int_equal(ocisbx_exec_result_has_exit_code(r, &x), 1);
     assert_int_equal(x, 5);
     assert_string_equal(ocisbx_exec_result_output(r, NULL), "quick\n");
     assert_int_equal(ocisbx_exec_result_total_bytes(r), 6);
@@ -351,7 +351,7 @@ static void test_exec_yield(void **state)
     r = run(w->b, "echo early; sleep 60", o);
     const char *job = ocisbx_exec_result_job_id(r);
     assert_non_null(job);
-    assert_int_equal(ocisbx_exec_result_exit_code(r, &x), 0);
+    assert_int_equal(ocisbx_exec_result_has_exit_code(r, &x), 0);
     assert_false(ocisbx_exec_result_truncated(r));
     assert_string_equal(ocisbx_exec_result_output(r, NULL), "early\n");
     int killed = -1;

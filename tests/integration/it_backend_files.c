@@ -99,7 +99,7 @@ static void sh(world *w, const char *cmd)
     check(ocisbx_exec_options_set_timeout_ms(o, 300000), "timeout");
     check(ocisbx_backend_exec(w->b, cmd, o, &r), cmd);
     int x = -1;
-    if (ocisbx_exec_result_exit_code(r, &x) != 1 || x != 0)
+    if (ocisbx_exec_result_has_exit_code(r, &x) != 1 || x != 0)
         fail_msg("%s: exit %d: %s", cmd, x, ocisbx_exec_result_output(r, NULL));
     ocisbx_exec_result_free(r);
     ocisbx_exec_options_free(o);

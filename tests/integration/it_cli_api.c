@@ -14,17 +14,13 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "cli_run.h"
 #include "emu_fixture.h"
 
 static emu_fixture *emu;
 static char tmpdir[] = "/tmp/ocisbx-it-cli-api-XXXXXX";
 
-typedef struct run_result {
-    int status; /* exit status, or 128+signal */
-    char *out;
-    size_t out_len;
-    char *err;
-} run_result;
+typedef cli_result run_result;
 
 static char *slurp(const char *path, size_t *len)
 {
@@ -46,22 +42,14 @@ static char *slurp(const char *path, size_t *len)
 /* Extra "NAME=VALUE" environment entries for the next runs (NULL-terminated), or NULL. */
 static const char *const *run_env;
 
-/* Runs ocisbx with the global options for the emulator, then args (NULL
- * terminated); stdin_data (may be NULL) is its standard input. */
+/* Runs ocisbx (the shared runner, tests/support/cli_run.h) with args (NULL
+ * terminated), then the global options for the emulator; stdin_data (may
+ * be NULL) is its standard input. */
 static void run(run_result *r, const char *stdin_data, const char *const *args)
 {
-    char out_path[512], err_path[512], in_path[512];
-    snprintf(out_path, sizeof out_path, "%s/stdout", tmpdir);
-    snprintf(err_path, sizeof err_path, "%s/stderr", tmpdir);
-    snprintf(in_path, sizeof in_path, "%s/stdin", tmpdir);
-    FILE *in = fopen(in_path, "wb");
-    if (stdin_data)
-        fputs(stdin_data, in);
-    fclose(in);
     const char *argv[64];
     int n = 0;
-    argv[n++] = OCISBX_CLI_PATH;
-    for (const char *const *a = args; *a; a++)
+    for (const char *const *a = args; *a && n < 56; a++)
         argv[n++] = *a;
     /* global options after the subcommand: accepted there too */
     argv[n++] = "--config-file";
@@ -71,37 +59,18 @@ static void run(run_result *r, const char *stdin_data, const char *const *args)
     argv[n++] = "--ca-bundle";
     argv[n++] = emu_fixture_ca_path(emu);
     argv[n] = NULL;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        int fi = open(in_path, O_RDONLY), fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600),
-            fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        dup2(fi, 0);
-        dup2(fo, 1);
-        dup2(fe, 2);
-        unsetenv("OCI_SANDBOX_ENDPOINT");
-        unsetenv("OCI_SANDBOX_RUNTIME");
-        unsetenv("OCI_SANDBOX_SHAPE");
-        unsetenv("OCI_SANDBOX_EXPIRATION");
-        for (const char *const *e = run_env; e && *e; e++)
-            putenv(strdup(*e));
-        char *cargv[64];
-        for (int i = 0; i <= n; i++)
-            cargv[i] = argv[i] ? strdup(argv[i]) : NULL;
-        execv(cargv[0], cargv);
-        _exit(127);
-    }
-    int st = 0;
-    waitpid(pid, &st, 0);
-    r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    r->out = slurp(out_path, &r->out_len);
-    r->err = slurp(err_path, NULL);
+    const char *env[40] = {"OCI_SANDBOX_ENDPOINT", "OCI_SANDBOX_RUNTIME", "OCI_SANDBOX_SHAPE",
+                           "OCI_SANDBOX_EXPIRATION"}; /* unset, then run_env */
+    int k = 4;
+    for (const char *const *e = run_env; e && *e && k < 39; e++)
+        env[k++] = *e;
+    env[k] = NULL;
+    assert_int_equal(cli_run(argv, stdin_data, env, r), 0);
 }
 
 static void result_free(run_result *r)
 {
-    free(r->out);
-    free(r->err);
+    cli_result_free(r);
 }
 
 #define RUN(r, stdin_data, ...)                          \

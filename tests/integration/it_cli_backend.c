@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "cli_run.h"
 #include "emu_fixture.h"
 #include "ocisbx/api.h"
 
@@ -22,12 +23,7 @@ static char tmpdir[] = "/tmp/ocisbx-it-cli-backend-XXXXXX";
 static emu_fixture *emu;      /* fast creation */
 static emu_fixture *slow_emu; /* a sandbox never gets RUNNING */
 
-typedef struct run_result {
-    int status;
-    char *out;
-    size_t out_len;
-    char *err;
-} run_result;
+typedef cli_result run_result;
 
 static char *slurp(const char *path, size_t *len)
 {
@@ -46,66 +42,44 @@ static char *slurp(const char *path, size_t *len)
     return b;
 }
 
-/* Starts ocisbx with the global options for e first, then args. */
-static pid_t start(emu_fixture *e, const char *const *args)
+/* ocisbx with the global options for e first, then args, started (the
+ * shared runner, tests/support/cli_run.h): stdout and stderr collected, the
+ * tenancy's variables of the caller's environment unset. */
+static void start(emu_fixture *e, const char *const *args, cli_proc *p)
 {
-    char out_path[512], err_path[512];
-    snprintf(out_path, sizeof out_path, "%s/stdout", tmpdir);
-    snprintf(err_path, sizeof err_path, "%s/stderr", tmpdir);
     const char *argv[64];
     int n = 0;
-    argv[n++] = OCISBX_CLI_PATH;
     argv[n++] = "--config-file";
     argv[n++] = emu_fixture_config_path(e);
     argv[n++] = "--endpoint";
     argv[n++] = emu_fixture_url(e);
     argv[n++] = "--ca-bundle";
     argv[n++] = emu_fixture_ca_path(e);
-    for (const char *const *a = args; *a; a++)
+    for (const char *const *a = args; *a && n < 63; a++)
         argv[n++] = *a;
     argv[n] = NULL;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        int fi = open("/dev/null", O_RDONLY), fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600),
-            fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        dup2(fi, 0);
-        dup2(fo, 1);
-        dup2(fe, 2);
-        unsetenv("OCI_SANDBOX_ENDPOINT");
-        unsetenv("OCI_SANDBOX_REGION");
-        unsetenv("OCI_SANDBOX_PROJECT_ID");
-        char *cargv[64];
-        for (int i = 0; i <= n; i++)
-            cargv[i] = argv[i] ? strdup(argv[i]) : NULL;
-        execv(cargv[0], cargv);
-        _exit(127);
-    }
-    return pid;
+    static const char *const env[] = {"OCI_SANDBOX_ENDPOINT", "OCI_SANDBOX_REGION", "OCI_SANDBOX_PROJECT_ID", NULL};
+    cli_run_options o = {0};
+    o.env = env;
+    assert_int_equal(cli_run_start(argv, &o, p), 0);
 }
 
-static void finish(pid_t pid, run_result *r)
+static void finish(cli_proc *p, run_result *r)
 {
-    char out_path[512], err_path[512];
-    snprintf(out_path, sizeof out_path, "%s/stdout", tmpdir);
-    snprintf(err_path, sizeof err_path, "%s/stderr", tmpdir);
-    int st = 0;
-    waitpid(pid, &st, 0);
-    r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    r->out = slurp(out_path, &r->out_len);
-    r->err = slurp(err_path, NULL);
+    assert_int_equal(cli_run_finish(p, r), 0);
 }
 
 #define RUN(r, e, ...)                                   \
     do {                                                 \
         const char *const args_[] = {__VA_ARGS__, NULL}; \
-        finish(start(e, args_), r);                      \
+        cli_proc p_;                                     \
+        start(e, args_, &p_);                            \
+        finish(&p_, r);                                  \
     } while (0)
 
 static void result_free(run_result *r)
 {
-    free(r->out);
-    free(r->err);
+    cli_result_free(r);
 }
 
 static void expect_status(const run_result *r, int want, const char *what)
@@ -319,7 +293,8 @@ static void test_create_failures(void **state)
     }
     /* SIGINT while waiting */
     const char *const args[] = {"create", "--project-id", EMU_FIXTURE_PROJECT, "--poll-interval", "1", NULL};
-    pid_t pid = start(slow_emu, args);
+    cli_proc proc;
+    start(slow_emu, args, &proc);
     int seen = 0;
     for (int i = 0; i < 600 && !seen; i++) {
         seen = live(slow_emu) == 1;
@@ -327,8 +302,8 @@ static void test_create_failures(void **state)
             usleep(50000);
     }
     assert_true(seen);
-    kill(pid, SIGINT);
-    finish(pid, &r);
+    kill(proc.pid, SIGINT);
+    finish(&proc, &r);
     expect_status(&r, 1, "create interrupted");
     result_free(&r);
     assert_int_equal(live(slow_emu), 0);
@@ -343,11 +318,12 @@ static void test_exec_interrupted(void **state)
     assert_int_equal(emu_fixture_new_sandbox(emu, NULL, NULL, id, sizeof id), 0);
     assert_int_equal(emu_fixture_wait_state(emu, id, "RUNNING"), 0);
     const char *const args[] = {"exec", "--sandbox-id", id, "--", "sleep 4; touch /workspace/after", NULL};
-    pid_t pid = start(emu, args);
+    cli_proc proc;
+    start(emu, args, &proc);
     usleep(1500000);
-    kill(pid, SIGINT);
+    kill(proc.pid, SIGINT);
     run_result r;
-    finish(pid, &r);
+    finish(&proc, &r);
     expect_status(&r, 130, "exec interrupted");
     result_free(&r);
     sleep(5);

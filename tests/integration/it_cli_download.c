@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "bad_server.h"
+#include "cli_run.h"
 #include "test_keys.h"
 
 static char dir[] = "/tmp/ocisbx-it-cli-download-XXXXXX";
@@ -52,17 +53,23 @@ static void interrupted(int sig, int want_status)
     assert_int_equal(test_write_text(local, "the old content"), 0);
     bad_server *s = bad_server_start(BAD_TRICKLE);
     snprintf(endpoint, sizeof endpoint, "http://127.0.0.1:%d", bad_server_port(s));
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        int n = open("/dev/null", O_RDWR);
-        dup2(n, 0);
-        dup2(n, 1);
-        execl(OCISBX_CLI_PATH, OCISBX_CLI_PATH, "--config-file", config, "--profile", "VECTOR", "--endpoint",
-              endpoint, "sandbox-file", "read", "--sandbox-id", "sbx-aaaaaaaaaaaaaaaa", "--sandbox-file-path",
-              "/workspace/big.bin", "--local-file", local, (char *)NULL);
-        _exit(127);
-    }
+    const char *const args[] = {"--config-file",
+                                config,
+                                "--profile",
+                                "VECTOR",
+                                "--endpoint",
+                                endpoint,
+                                "sandbox-file",
+                                "read",
+                                "--sandbox-id",
+                                "sbx-aaaaaaaaaaaaaaaa",
+                                "--sandbox-file-path",
+                                "/workspace/big.bin",
+                                "--local-file",
+                                local,
+                                NULL};
+    cli_proc p;
+    assert_int_equal(cli_run_start(args, NULL, &p), 0);
     /* wait until the temporary file is there and growing, then interrupt */
     int temps = 0;
     for (int i = 0; i < 3000 && !temps; i++) {
@@ -72,11 +79,14 @@ static void interrupted(int sig, int want_status)
     }
     assert_int_equal(temps, 1);
     usleep(200000);
-    kill(pid, sig);
-    int st = 0;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    assert_true(WIFEXITED(st));
-    assert_int_equal(WEXITSTATUS(st), want_status);
+    kill(p.pid, sig);
+    cli_result r;
+    assert_int_equal(cli_run_finish(&p, &r), 0);
+    if (r.signal || r.status != want_status)
+        fprintf(stderr, "exit %d (signal %d), stderr: %s\n", r.status, r.signal, r.err);
+    assert_int_equal(r.signal, 0); /* a clean exit, not killed by the signal */
+    assert_int_equal(r.status, want_status);
+    cli_result_free(&r);
     bad_server_stop(s);
     assert_int_equal(entries(out_dir, &temps), 1);
     assert_int_equal(temps, 0);

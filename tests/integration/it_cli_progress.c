@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "cli_run.h"
 #include "test_http_server.h"
 #include "test_keys.h"
 
@@ -31,29 +32,33 @@ typedef struct result {
     char err[8192];
 } result;
 
-static void child_env(void)
+/* The child's environment: none of the caller's tenancy or proxy
+ * variables, HOME the test's directory. */
+static const char *const *child_env(void)
 {
-    static const char *const drop[] = {"OCI_SANDBOX_PROFILE",
-                                       "OCI_SANDBOX_REGION",
-                                       "OCI_SANDBOX_ENDPOINT",
-                                       "OCI_CONFIG_FILE",
-                                       "http_proxy",
-                                       "https_proxy",
-                                       "HTTP_PROXY",
-                                       "HTTPS_PROXY",
-                                       "ALL_PROXY",
-                                       "all_proxy",
-                                       NULL};
-    for (const char *const *p = drop; *p; p++)
-        unsetenv(*p);
-    setenv("HOME", dir, 1);
+    static char home[160];
+    static const char *env[] = {"OCI_SANDBOX_PROFILE",
+                                "OCI_SANDBOX_REGION",
+                                "OCI_SANDBOX_ENDPOINT",
+                                "OCI_CONFIG_FILE",
+                                "http_proxy",
+                                "https_proxy",
+                                "HTTP_PROXY",
+                                "HTTPS_PROXY",
+                                "ALL_PROXY",
+                                "all_proxy",
+                                home,
+                                NULL};
+    snprintf(home, sizeof home, "HOME=%s", dir);
+    return env;
 }
 
-static void exec_cli(const char *const *args)
+/* The shared runner (tests/support/cli_run.h) with the global options for
+ * the scripted server first; tty: its terminal. */
+static void run_cli(result *r, const char *const *args, cli_tty tty)
 {
     const char *argv[64];
     int n = 0;
-    argv[n++] = OCISBX_CLI_PATH;
     argv[n++] = "--config-file";
     argv[n++] = config;
     argv[n++] = "--profile";
@@ -63,71 +68,30 @@ static void exec_cli(const char *const *args)
     for (const char *const *p = args; *p && n < 63; p++)
         argv[n++] = *p;
     argv[n] = NULL;
-    execv(OCISBX_CLI_PATH, (char *const *)(uintptr_t)argv);
-    _exit(127);
+    cli_run_options o = {0};
+    o.env = child_env();
+    o.tty = tty;
+    cli_result c;
+    assert_int_equal(cli_run_ex(argv, &o, &c), 0);
+    free(o.tty_out);
+    r->status = c.status;
+    size_t len = c.out_len < sizeof r->out - 1 ? c.out_len : sizeof r->out - 1; /* NUL bytes kept */
+    memcpy(r->out, c.out, len);
+    r->out[len] = 0;
+    snprintf(r->err, sizeof r->err, "%s", c.err);
+    cli_result_free(&c);
 }
 
-static void read_all(int fd, char *buf, size_t cap)
-{
-    size_t len = 0;
-    for (;;) {
-        ssize_t k = read(fd, buf + len, cap - 1 - len);
-        if (k > 0 && len + (size_t)k < cap - 1) {
-            len += (size_t)k;
-            continue;
-        }
-        if (k < 0 && errno == EINTR)
-            continue;
-        break; /* EOF, or EIO once the pty's other side is closed */
-    }
-    buf[len] = '\0';
-}
-
-/* stdout and stderr to pipes (no terminal). */
+/* stdout and stderr to files (no terminal). */
 static void run_pipes(result *r, const char *const *args)
 {
-    char outp[128], errp[128];
-    snprintf(outp, sizeof outp, "%s/out", dir);
-    snprintf(errp, sizeof errp, "%s/err", dir);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int i = open("/dev/null", O_RDONLY);
-        dup2(o, 1);
-        dup2(e, 2);
-        dup2(i, 0);
-        child_env();
-        exec_cli(args);
-    }
-    int st = 0;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-    int fd = open(outp, O_RDONLY);
-    read_all(fd, r->out, sizeof r->out);
-    close(fd);
-    fd = open(errp, O_RDONLY);
-    read_all(fd, r->err, sizeof r->err);
-    close(fd);
+    run_cli(r, args, CLI_TTY_NONE);
 }
 
-/* stdout and stderr on a pseudo-terminal. */
+/* stdout and stderr on a pseudo-terminal (r->out: all it showed). */
 static void run_pty(result *r, const char *const *args)
 {
-    int master = -1;
-    pid_t pid = forkpty(&master, NULL, NULL, NULL);
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        child_env();
-        exec_cli(args);
-    }
-    read_all(master, r->out, sizeof r->out);
-    close(master);
-    int st = 0;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-    r->err[0] = '\0';
+    run_cli(r, args, CLI_TTY_PTY_STDIO);
 }
 
 static int count(const char *hay, const char *needle)

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "cli_run.h"
 #include "test_http_server.h"
 
 #define TENANCY "ocid1.tenancy.oc1..aaaaaaaaba3pv6wkcr4jqae5f15p2b2m2yt2j6rx32uzr4h25vqstifsfdsq"
@@ -68,56 +69,37 @@ static char *slurp(const char *path)
 /* When set, the CLI's stdout goes there (/dev/full) instead of a file. */
 static const char *stdout_to;
 
-/* Runs the CLI with argv (NULL-terminated), stdin from `input` (may be
- * NULL) and extra environment "NAME=VALUE" entries (NULL-terminated). */
-static result run(const char *const *args, const char *input, const char *const *env)
+/* Runs the CLI (the shared runner, tests/support/cli_run.h) with argv
+ * (NULL-terminated), stdin from `input` (may be NULL) and extra environment
+ * "NAME=VALUE" entries (NULL-terminated); none of the caller's tenancy or
+ * proxy variables, HOME the test's directory (never the user's
+ * ~/.oci/config). */
+static result run(const char *const *args, const char *input, const char *const *extra)
 {
-    char outp[700], errp[700], inp[700];
-    snprintf(outp, sizeof outp, "%s/out", dir);
-    snprintf(errp, sizeof errp, "%s/err", dir);
-    snprintf(inp, sizeof inp, "%s/in", dir);
-    FILE *in = fopen(inp, "wb");
-    assert_non_null(in);
-    if (input)
-        fputs(input, in);
-    fclose(in);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int o = stdout_to ? open(stdout_to, O_WRONLY) : open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int i = open(inp, O_RDONLY);
-        dup2(o, 1);
-        dup2(e, 2);
-        dup2(i, 0);
-        unsetenv("OCI_SANDBOX_PROFILE");
-        unsetenv("OCI_SANDBOX_REGION");
-        unsetenv("OCI_SANDBOX_ENDPOINT");
-        unsetenv("OCI_CONFIG_FILE");
-        unsetenv("http_proxy");
-        unsetenv("https_proxy");
-        unsetenv("HTTP_PROXY");
-        unsetenv("HTTPS_PROXY");
-        unsetenv("ALL_PROXY");
-        unsetenv("all_proxy");
-        setenv("HOME", dir, 1); /* never the user's ~/.oci/config */
-        for (const char *const *p = env; p && *p; p++)
-            putenv((char *)(uintptr_t)*p);
-        const char *argv[64];
-        int n = 0;
-        argv[n++] = OCISBX_CLI_PATH;
-        for (const char *const *p = args; *p && n < 63; p++)
-            argv[n++] = *p;
-        argv[n] = NULL;
-        execv(OCISBX_CLI_PATH, (char *const *)(uintptr_t)argv);
-        _exit(127);
-    }
-    int st = 0;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    result r;
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-    r.out = stdout_to ? strdup("") : slurp(outp);
-    r.err = slurp(errp);
+    char home[600];
+    snprintf(home, sizeof home, "HOME=%s", dir);
+    const char *env[64] = {"OCI_SANDBOX_PROFILE",
+                           "OCI_SANDBOX_REGION",
+                           "OCI_SANDBOX_ENDPOINT",
+                           "OCI_CONFIG_FILE",
+                           "http_proxy",
+                           "https_proxy",
+                           "HTTP_PROXY",
+                           "HTTPS_PROXY",
+                           "ALL_PROXY",
+                           "all_proxy",
+                           home};
+    int k = 11;
+    for (const char *const *p = extra; p && *p && k < 63; p++)
+        env[k++] = *p;
+    env[k] = NULL;
+    cli_run_options o = {0};
+    o.stdin_data = input;
+    o.env = env;
+    o.stdout_to = stdout_to;
+    cli_result c;
+    assert_int_equal(cli_run_ex(args, &o, &c), 0);
+    result r = {c.status, c.out, c.err};
     return r;
 }
 

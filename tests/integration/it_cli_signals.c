@@ -22,6 +22,7 @@
 
 #include <cmocka.h>
 
+#include "cli_run.h"
 #include "emu_fixture.h"
 #include "ocisbx/util.h"
 #include "test_http_server.h"
@@ -33,67 +34,56 @@ static char dir[] = "/tmp/ocisbx-it-cli-signals-XXXXXX";
 static char config[128];
 static ths *srv;
 
-typedef struct proc {
-    pid_t pid;
-    char err_path[160];
-} proc;
+typedef cli_proc proc;
 
-/* Starts ocisbx with args (NULL-terminated): stdout to /dev/null, stderr
- * to a file. */
+/* Starts ocisbx with args (NULL-terminated) through the shared runner
+ * (tests/support/cli_run.h): stdout and stderr collected, none of the
+ * caller's tenancy or proxy variables, HOME the test's directory. */
 static void spawn(proc *p, const char *const *args)
 {
-    snprintf(p->err_path, sizeof p->err_path, "%s/err", dir);
-    fflush(NULL);
-    p->pid = fork();
-    assert_true(p->pid >= 0);
-    if (p->pid == 0) {
-        int e = open(p->err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int n = open("/dev/null", O_RDWR);
-        dup2(n, 0);
-        dup2(n, 1);
-        dup2(e, 2);
-        static const char *const drop[] = {"OCI_SANDBOX_PROFILE",
-                                           "OCI_SANDBOX_REGION",
-                                           "OCI_SANDBOX_ENDPOINT",
-                                           "OCI_CONFIG_FILE",
-                                           "http_proxy",
-                                           "https_proxy",
-                                           "HTTP_PROXY",
-                                           "HTTPS_PROXY",
-                                           "ALL_PROXY",
-                                           "all_proxy",
-                                           NULL};
-        for (const char *const *d = drop; *d; d++)
-            unsetenv(*d);
-        setenv("HOME", dir, 1);
-        const char *argv[64];
-        int k = 0;
-        argv[k++] = OCISBX_CLI_PATH;
-        for (const char *const *a = args; *a && k < 63; a++)
-            argv[k++] = *a;
-        argv[k] = NULL;
-        execv(OCISBX_CLI_PATH, (char *const *)(uintptr_t)argv);
-        _exit(127);
-    }
+    static char home[200];
+    snprintf(home, sizeof home, "HOME=%s", dir);
+    static const char *const env[] = {"OCI_SANDBOX_PROFILE",
+                                      "OCI_SANDBOX_REGION",
+                                      "OCI_SANDBOX_ENDPOINT",
+                                      "OCI_CONFIG_FILE",
+                                      "http_proxy",
+                                      "https_proxy",
+                                      "HTTP_PROXY",
+                                      "HTTPS_PROXY",
+                                      "ALL_PROXY",
+                                      "all_proxy",
+                                      home,
+                                      NULL};
+    cli_run_options o = {0};
+    o.env = env;
+    assert_int_equal(cli_run_start(args, &o, p), 0);
 }
 
-/* The exit status (128 + signal when it died of one). */
+/* stderr of the last reaped (or still running) child. */
+static char err_text[256 * 1024];
+
+/* The exit status (killed by a signal: never a clean 130/143); its stderr
+ * kept for slurp_err. */
 static int reap(proc *p)
 {
-    int st = 0;
-    assert_int_equal(waitpid(p->pid, &st, 0), p->pid);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st) + 1000; /* killed: never a clean 130/143 */
+    cli_result r;
+    assert_int_equal(cli_run_finish(p, &r), 0);
+    snprintf(err_text, sizeof err_text, "%s", r.err);
+    int st = r.signal ? 128 + r.signal + 1000 : r.status;
+    cli_result_free(&r);
+    return st;
 }
 
-static char *slurp(const char *path)
+/* What the child wrote on stderr: so far, or (reaped) all of it. */
+static char *slurp_err(const proc *p, bool reaped)
 {
-    static char buf[256 * 1024];
-    FILE *f = fopen(path, "rb");
-    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    if (f)
-        fclose(f);
-    buf[n] = '\0';
-    return buf;
+    if (!reaped) {
+        char *now = cli_proc_stderr(p);
+        snprintf(err_text, sizeof err_text, "%s", now ? now : "");
+        free(now);
+    }
+    return err_text;
 }
 
 /* Waits (event: the server saw n requests) at most 60 s; on failure the
@@ -106,8 +96,8 @@ static void wait_requests(proc *p, size_t n)
     }
     if (ths_count(srv) < n) {
         kill(p->pid, SIGKILL);
-        waitpid(p->pid, NULL, 0);
-        fail_msg("the server saw %zu requests, not %zu; stderr: %s", ths_count(srv), n, slurp(p->err_path));
+        reap(p);
+        fail_msg("the server saw %zu requests, not %zu; stderr: %s", ths_count(srv), n, slurp_err(p, true));
     }
 }
 
@@ -158,7 +148,7 @@ static void run_interrupted(const char *const *cmd, size_t after_requests, int s
     int status = reap(&p);
     int64_t took = ocisbx_time_monotonic_ms() - t0;
     free(endpoint);
-    const char *err = slurp(p.err_path);
+    const char *err = slurp_err(&p, true);
     fprintf(stderr, "stderr: %s", err);
     assert_int_equal(status, want_status);
     assert_string_equal(err, want_line);              /* exactly the one line */
@@ -203,7 +193,7 @@ static void test_debug_redacted(void **state)
     proc p;
     spawn(&p, args);
     int status = reap(&p);
-    char *err = strdup(slurp(p.err_path));
+    char *err = strdup(slurp_err(&p, true));
     fprintf(stderr, "--debug stderr:\n%s", err);
     assert_int_equal(status, 0);
     assert_non_null(strstr(err, "ocisbx: [debug] http: POST "));
@@ -228,7 +218,7 @@ static void test_debug_redacted(void **state)
                                  NULL};
     spawn(&p, quiet);
     assert_int_equal(reap(&p), 0);
-    assert_string_equal(slurp(p.err_path), "");
+    assert_string_equal(slurp_err(&p, true), "");
     free(err);
     assert_int_equal(emu_fixture_stop(emu), 0);
     emu_fixture_free(emu);

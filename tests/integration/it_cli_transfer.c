@@ -28,13 +28,12 @@ static char dir[160]; /* a fresh directory under the system's temporary director
 static char sandbox[256];
 static char big[256];
 
-/* Runs ocisbx with stdout and stderr on a pty; returns the exit status and
- * what the terminal showed. */
+/* Runs ocisbx (the shared runner, tests/support/cli_run.h) with stdout and
+ * stderr on a pty; returns the exit status and what the terminal showed. */
 static int run_pty(const char *const *args, char *out, size_t cap)
 {
     const char *argv[32];
     int n = 0;
-    argv[n++] = OCISBX_CLI_PATH;
     argv[n++] = "--config-file";
     argv[n++] = emu_fixture_config_path(emu);
     argv[n++] = "--endpoint";
@@ -42,32 +41,17 @@ static int run_pty(const char *const *args, char *out, size_t cap)
     for (const char *const *a = args; *a && n < 31; a++)
         argv[n++] = *a;
     argv[n] = NULL;
-    int master = -1;
-    fflush(NULL);
-    pid_t pid = forkpty(&master, NULL, NULL, NULL);
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        unsetenv("OCI_CONFIG_FILE");
-        unsetenv("OCI_SANDBOX_ENDPOINT");
-        execv(OCISBX_CLI_PATH, (char *const *)(uintptr_t)argv);
-        _exit(127);
-    }
-    size_t len = 0;
-    for (;;) {
-        ssize_t k = read(master, out + len, cap - 1 - len);
-        if (k > 0 && len + (size_t)k < cap - 1) {
-            len += (size_t)k;
-            continue;
-        }
-        if (k < 0 && errno == EINTR)
-            continue;
-        break;
-    }
-    out[len] = '\0';
-    close(master);
-    int st = 0;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+    static const char *const env[] = {"OCI_CONFIG_FILE", "OCI_SANDBOX_ENDPOINT", NULL};
+    cli_run_options o = {0};
+    o.env = env;
+    o.tty = CLI_TTY_PTY_STDIO;
+    cli_result r;
+    assert_int_equal(cli_run_ex(argv, &o, &r), 0);
+    snprintf(out, cap, "%s", r.out);
+    free(o.tty_out);
+    int st = r.status;
+    cli_result_free(&r);
+    return st;
 }
 
 /* The same with pipes (cli_run): stderr must stay empty. */

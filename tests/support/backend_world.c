@@ -131,7 +131,7 @@ char *run_out(ocisbx_backend *b, const char *cmd)
 {
     ocisbx_exec_result *r = run(b, cmd, NULL);
     int x = -1;
-    assert_int_equal(ocisbx_exec_result_exit_code(r, &x), 1);
+    assert_int_equal(ocisbx_exec_result_has_exit_code(r, &x), 1);
     if (x != 0)
         fail_msg("%s: exit %d: %s", cmd, x, ocisbx_exec_result_output(r, NULL));
     char *s = ocisbx_strdup(ocisbx_exec_result_output(r, NULL));

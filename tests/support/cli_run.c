@@ -99,27 +99,66 @@ static void pty_converse(int master, pid_t pid, cli_run_options *o, int *status)
     o->tty_out = seen ? seen : calloc(1, 1);
 }
 
-int cli_run_ex(const char *const *args, cli_run_options *o, cli_result *out)
+/* The child's side after fork: its terminal, its files, its environment,
+ * then the program. Never returns. */
+static void child(const char *const *args, const cli_run_options *o, int fi, int fo, int fe, int master,
+                  const char *slave)
 {
-    cli_run_options none = {0};
-    if (!o)
-        o = &none;
-    memset(out, 0, sizeof *out);
-    o->tty_out = NULL;
-    int fi = temp_fd(), fo = temp_fd(), fe = temp_fd();
-    if (fi < 0 || fo < 0 || fe < 0) {
+    if (o->tty != CLI_TTY_INHERIT)
+        setsid(); /* no controlling terminal now */
+    if (o->tty == CLI_TTY_PTY || o->tty == CLI_TTY_PTY_STDIO) {
+        close(master);
+        int s = open(slave, O_RDWR); /* a session leader's first terminal becomes its own */
+        if (s < 0)
+            _exit(126);
+        if (o->tty == CLI_TTY_PTY_STDIO)
+            fi = fo = fe = s;
+        else
+            close(s); /* /dev/tty still names it */
+    }
+    if (o->stdout_to && (fo = open(o->stdout_to, O_WRONLY)) < 0)
+        _exit(126);
+    dup2(fi, 0);
+    dup2(fo, 1);
+    dup2(fe, 2);
+    for (const char *const *e = o->env; e && *e; e++) {
+        if (strchr(*e, '='))
+            putenv(strdup(*e));
+        else
+            unsetenv(*e);
+    }
+    size_t n = 0;
+    while (args[n])
+        n++;
+    char **argv = calloc(n + 2, sizeof *argv);
+    argv[0] = strdup(o->program ? o->program : OCISBX_CLI_PATH);
+    for (size_t i = 0; i < n; i++)
+        argv[i + 1] = strdup(args[i]);
+    execv(argv[0], argv);
+    _exit(127);
+}
+
+/* The files and the child; *master set for a pseudo-terminal. */
+static int start(const char *const *args, const cli_run_options *o, cli_proc *p, int *master)
+{
+    memset(p, 0, sizeof *p);
+    p->in_fd = temp_fd(), p->out_fd = temp_fd(), p->err_fd = temp_fd();
+    *master = -1;
+    if (p->in_fd < 0 || p->out_fd < 0 || p->err_fd < 0) {
         fprintf(stderr, "cli_run: cannot make temporary files\n");
         return -1;
     }
+    /* the child appends whatever the parent reads meanwhile (the file offset is shared) */
+    fcntl(p->out_fd, F_SETFL, O_APPEND);
+    fcntl(p->err_fd, F_SETFL, O_APPEND);
     const char *in = o->stdin_data;
-    if (in && write(fi, in, strlen(in)) != (ssize_t)strlen(in))
+    if (in && write(p->in_fd, in, strlen(in)) != (ssize_t)strlen(in))
         return -1;
-    lseek(fi, 0, SEEK_SET);
-    int master = -1;
+    lseek(p->in_fd, 0, SEEK_SET);
     const char *slave = NULL;
-    if (o->tty == CLI_TTY_PTY) {
-        master = posix_openpt(O_RDWR | O_NOCTTY);
-        if (master < 0 || grantpt(master) || unlockpt(master) || !(slave = ptsname(master))) {
+    if (o->tty == CLI_TTY_PTY || o->tty == CLI_TTY_PTY_STDIO) {
+        *master = posix_openpt(O_RDWR | O_NOCTTY);
+        if (*master < 0 || grantpt(*master) || unlockpt(*master) || !(slave = ptsname(*master))) {
             fprintf(stderr, "cli_run: no pseudo-terminal: %s\n", strerror(errno));
             return -1;
         }
@@ -128,45 +167,74 @@ int cli_run_ex(const char *const *args, cli_run_options *o, cli_result *out)
     pid_t pid = fork();
     if (pid < 0)
         return -1;
-    if (pid == 0) {
-        if (o->tty != CLI_TTY_INHERIT)
-            setsid(); /* no controlling terminal now */
-        if (o->tty == CLI_TTY_PTY) {
-            close(master);
-            int s = open(slave, O_RDWR); /* a session leader's first terminal becomes its own */
-            if (s < 0)
-                _exit(126);
-            close(s); /* /dev/tty still names it */
-        }
-        dup2(fi, 0);
-        dup2(fo, 1);
-        dup2(fe, 2);
-        for (const char *const *e = o->env; e && *e; e++)
-            putenv(strdup(*e));
-        size_t n = 0;
-        while (args[n])
-            n++;
-        char **argv = calloc(n + 2, sizeof *argv);
-        argv[0] = strdup(o->program ? o->program : OCISBX_CLI_PATH);
-        for (size_t i = 0; i < n; i++)
-            argv[i + 1] = strdup(args[i]);
-        execv(argv[0], argv);
-        _exit(127);
-    }
+    if (pid == 0)
+        child(args, o, p->in_fd, p->out_fd, p->err_fd, *master, slave);
+    p->pid = pid;
+    return 0;
+}
+
+static int collect(cli_proc *p, int st, cli_result *out)
+{
+    out->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    out->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+    out->out = slurp_fd(p->out_fd, &out->out_len);
+    out->err = slurp_fd(p->err_fd, NULL);
+    close(p->in_fd);
+    close(p->out_fd);
+    close(p->err_fd);
+    return out->out && out->err ? 0 : -1;
+}
+
+int cli_run_ex(const char *const *args, cli_run_options *o, cli_result *out)
+{
+    cli_run_options none = {0};
+    if (!o)
+        o = &none;
+    memset(out, 0, sizeof *out);
+    o->tty_out = NULL;
+    cli_proc p;
+    int master = -1;
+    if (start(args, o, &p, &master) != 0)
+        return -1;
     int st = 0;
     if (master >= 0) {
-        pty_converse(master, pid, o, &st);
+        pty_converse(master, p.pid, o, &st);
         close(master);
     } else {
-        waitpid(pid, &st, 0);
+        waitpid(p.pid, &st, 0);
     }
-    out->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    out->out = slurp_fd(fo, &out->out_len);
-    out->err = slurp_fd(fe, NULL);
-    close(fi);
-    close(fo);
-    close(fe);
-    return out->out && out->err ? 0 : -1;
+    int rc = collect(&p, st, out);
+    if (rc == 0 && o->tty == CLI_TTY_PTY_STDIO) { /* both streams went to the terminal */
+        free(out->out);
+        out->out = strdup(o->tty_out ? o->tty_out : "");
+        out->out_len = strlen(out->out);
+    }
+    return out->out ? rc : -1;
+}
+
+int cli_run_start(const char *const *args, const cli_run_options *o, cli_proc *p)
+{
+    cli_run_options none = {0};
+    int master = -1;
+    if (o && (o->tty == CLI_TTY_PTY || o->tty == CLI_TTY_PTY_STDIO)) {
+        fprintf(stderr, "cli_run_start: not with a pseudo-terminal\n");
+        return -1;
+    }
+    return start(args, o ? o : &none, p, &master);
+}
+
+char *cli_proc_stderr(const cli_proc *p)
+{
+    return slurp_fd(p->err_fd, NULL); /* the child appends (O_APPEND): reading moves nothing of its */
+}
+
+int cli_run_finish(cli_proc *p, cli_result *out)
+{
+    memset(out, 0, sizeof *out);
+    int st = 0;
+    if (waitpid(p->pid, &st, 0) != p->pid)
+        return -1;
+    return collect(p, st, out);
 }
 
 int cli_run(const char *const *args, const char *stdin_data, const char *const *env, cli_result *out)

@@ -278,7 +278,7 @@ static int on_event(const ocisbx_command_event *ev, void *ud)
              d);
     strcat(s->log, line);
     if (ocisbx_command_event_kind(ev) == OCISBX_EVENT_FINISHED)
-        ocisbx_command_event_exit_code(ev, &s->finished_code);
+        ocisbx_command_event_has_exit_code(ev, &s->finished_code);
     s->count++;
     return s->stop_at && s->count >= s->stop_at;
 }
@@ -651,7 +651,7 @@ static void test_wait_command(void **state)
     ocisbx_command *cm = NULL;
     assert_int_equal(ocisbx_client_wait_command(f->c, "s", "c", OCISBX_COMMAND_FINISHED, 60000, 1, &cm), 0);
     int code = 0;
-    assert_int_equal(ocisbx_command_exit_code(cm, &code), 1);
+    assert_int_equal(ocisbx_command_has_exit_code(cm, &code), 1);
     assert_int_equal(code, 4);
     ocisbx_command_free(cm);
     assert_int_equal(ths_count(f->srv), 3);

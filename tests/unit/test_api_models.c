@@ -43,7 +43,7 @@ static void test_sandbox(void **state)
     assert_string_equal(ocisbx_sandbox_published_port_auth_mode(s), "OCI_IAM");
     assert_string_equal(ocisbx_sandbox_warmpool_name(s), "wp");
     int64_t m = 0;
-    assert_int_equal(ocisbx_sandbox_expires_in_minutes(s, &m), 1);
+    assert_int_equal(ocisbx_sandbox_has_expires_in_minutes(s, &m), 1);
     assert_int_equal(m, 60);
     assert_string_equal(ocisbx_sandbox_time_created(s), "2026-01-01T00:00:00Z");
     assert_string_equal(ocisbx_sandbox_time_updated(s), "2026-01-01T00:00:01Z");
@@ -181,7 +181,7 @@ static void test_command(void **state)
     assert_int_equal(ocisbx_command_state(c), OCISBX_COMMAND_FINISHED);
     assert_string_equal(ocisbx_command_lifecycle_state(c), "FINISHED");
     int code = -1;
-    assert_int_equal(ocisbx_command_exit_code(c, &code), 1);
+    assert_int_equal(ocisbx_command_has_exit_code(c, &code), 1);
     assert_int_equal(code, 3);
     assert_string_equal(ocisbx_command_stdout(c), "out");
     assert_string_equal(ocisbx_command_stderr(c), "err");
@@ -196,7 +196,7 @@ static void test_command(void **state)
     assert_string_equal(ocisbx_command_stdout(c), "text");
     assert_null(ocisbx_command_stderr(c));
     code = 77;
-    assert_int_equal(ocisbx_command_exit_code(c, &code), 0);
+    assert_int_equal(ocisbx_command_has_exit_code(c, &code), 0);
     assert_int_equal(code, 77);
     ocisbx_command_free(c);
 }
@@ -255,9 +255,9 @@ static void test_output_event_file_snapshot(void **state)
     assert_string_equal(ocisbx_command_output_stderr(o), "");
     int code = -1;
     int64_t seq = 0;
-    assert_int_equal(ocisbx_command_output_exit_code(o, &code), 1);
+    assert_int_equal(ocisbx_command_output_has_exit_code(o, &code), 1);
     assert_int_equal(code, 0);
-    assert_int_equal(ocisbx_command_output_last_seq(o, &seq), 1);
+    assert_int_equal(ocisbx_command_output_has_last_seq(o, &seq), 1);
     assert_int_equal(seq, 12);
     ocisbx_command_output_free(o);
 
@@ -274,11 +274,11 @@ static void test_output_event_file_snapshot(void **state)
     size_t len = 0;
     assert_string_equal(ocisbx_command_event_data(e, &len), "x\xc3\xa9\n");
     assert_int_equal(len, 4);
-    assert_int_equal(ocisbx_command_event_exit_code(e, &code), 0);
+    assert_int_equal(ocisbx_command_event_has_exit_code(e, &code), 0);
     ocisbx_command_event_free(e);
     assert_int_equal(ocisbx_command_event_from_json(J("{\"seq\":5,\"event\":\"FINISHED\",\"exitCode\":2}"), &e), 0);
     assert_int_equal(ocisbx_command_event_kind(e), OCISBX_EVENT_FINISHED);
-    assert_int_equal(ocisbx_command_event_exit_code(e, &code), 1);
+    assert_int_equal(ocisbx_command_event_has_exit_code(e, &code), 1);
     assert_int_equal(code, 2);
     assert_string_equal(ocisbx_command_event_data(e, NULL), "");
     ocisbx_command_event_free(e);
@@ -315,7 +315,7 @@ static void test_output_event_file_snapshot(void **state)
     assert_string_equal(ocisbx_snapshot_lifecycle_state(s), "ACTIVE");
     assert_string_equal(ocisbx_snapshot_time_expires(s), "2026-02-01T00:00:00Z");
     assert_string_equal(ocisbx_snapshot_time_created(s), "2026-01-01T00:00:00Z");
-    assert_int_equal(ocisbx_snapshot_size_bytes(s, &size), 1);
+    assert_int_equal(ocisbx_snapshot_has_size_bytes(s, &size), 1);
     assert_int_equal(size, 1024);
     ocisbx_snapshot_free(s);
 }

@@ -30,7 +30,7 @@ static void fits(void **state)
     ocisbx_exec_result *r = NULL;
     assert_int_equal(parse("hello\n", "\nOCISBX-END " ID " 3 0 - - - -\n", &r), 0);
     int x = 0;
-    assert_int_equal(ocisbx_exec_result_exit_code(r, &x), 1);
+    assert_int_equal(ocisbx_exec_result_has_exit_code(r, &x), 1);
     assert_int_equal(x, 3);
     assert_string_equal(ocisbx_exec_result_output(r, NULL), "hello\n");
     assert_int_equal(ocisbx_exec_result_total_bytes(r), 6);
@@ -38,7 +38,7 @@ static void fits(void **state)
     ocisbx_exec_result_free(r);
     /* timed out: no exit status */
     assert_int_equal(parse("", "\nOCISBX-END " ID " 124 1 - - - -\n", &r), 0);
-    assert_int_equal(ocisbx_exec_result_exit_code(r, &x), 0);
+    assert_int_equal(ocisbx_exec_result_has_exit_code(r, &x), 0);
     assert_true(ocisbx_exec_result_timed_out(r));
     ocisbx_exec_result_free(r);
 }
@@ -52,7 +52,7 @@ static void forged_trailers_ignored(void **state)
     const char *out = "OCISBX-END " ID " 9 0 1 1 1 1\nOCISBX-MID " ID "\n";
     assert_int_equal(parse(out, "junk\nOCISBX-END " ID " 9 0 - - - -\n\nOCISBX-END " ID " 0 0 - - - -\n", &r), 0);
     int x = -1;
-    assert_int_equal(ocisbx_exec_result_exit_code(r, &x), 1);
+    assert_int_equal(ocisbx_exec_result_has_exit_code(r, &x), 1);
     assert_int_equal(x, 0);
     assert_string_equal(ocisbx_exec_result_output(r, NULL), out);
     ocisbx_exec_result_free(r);

@@ -39,7 +39,7 @@ _native.declare({
     "ocisbx_exec_options_set_max_output_bytes": (c_int, [exec_options_p, c_size_t]),
     "ocisbx_exec_options_set_on_output": (c_int, [exec_options_p, WRITE_FN, c_void_p]),
     "ocisbx_exec_result_free": (None, [exec_result_p]),
-    "ocisbx_exec_result_exit_code": (c_int, [exec_result_p, P(c_int)]),
+    "ocisbx_exec_result_has_exit_code": (c_int, [exec_result_p, P(c_int)]),
     "ocisbx_exec_result_timed_out": (c_int, [exec_result_p]),
     "ocisbx_exec_result_truncated": (c_int, [exec_result_p]),
     "ocisbx_exec_result_output": (c_void_p, [exec_result_p, P(c_size_t)]),
@@ -198,7 +198,7 @@ class Backend:
                 check(lib.ocisbx_exec_options_set_on_output(o, keep, None))
             check(lib.ocisbx_backend_exec(self._handle(), arg(command), o, ctypes.byref(r)))
             code = ctypes.c_int(0)
-            finished = lib.ocisbx_exec_result_exit_code(r, ctypes.byref(code))
+            finished = lib.ocisbx_exec_result_has_exit_code(r, ctypes.byref(code))
             n = ctypes.c_size_t(0)
             p = lib.ocisbx_exec_result_output(r, ctypes.byref(n))
             return {
