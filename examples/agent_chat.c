@@ -812,7 +812,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%ld tokens, %d held calls (%d approved)\n", c.tokens, c.held, c.approved);
     }
     ocisbx_harness_free(c.h);
-    if (s.b && ocisbx_backend_close(s.b)) /* a created sandbox is deleted here, also after a failure */
+    if (s.b && ocisbx_backend_close(s.b)) /* a created sandbox is stopped (waited for) and deleted here, also after a failure */
         rc = example_fail(PROG, "close the workspace");
     ocisbx_backend_free(s.b);
     ocisbx_harness_options_free(s.hopts);

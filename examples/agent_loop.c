@@ -269,7 +269,7 @@ int main(int argc, char **argv)
 
 out:
     ocisbx_harness_free(h);
-    if (b && ocisbx_backend_close(b)) /* a created sandbox is deleted here, also after a failure */
+    if (b && ocisbx_backend_close(b)) /* a created sandbox is stopped (waited for) and deleted here, also after a failure */
         rc = example_fail(PROG, "close the workspace");
     else if (b && !local_dir)
         printf("deleted the sandbox\n");

@@ -3,7 +3,7 @@
  * Creates a sandbox (and waits until it is RUNNING), then through the
  * harness's JSON entry point, as a model would: writes a Python script,
  * runs it (it writes a result file), reads the result; then extends the
- * sandbox and closes it (deletes it), also when a step fails. Each tool
+ * sandbox and closes it (stops it, waits for STOPPED, deletes it), also when a step fails. Each tool
  * result is printed as the model would see it, and each evidence record as
  * the harness writes it (one JSON line per call, chained by SHA-256).
  *
@@ -96,11 +96,11 @@ int main(void)
 
 out:
     ocisbx_harness_free(h);
-    if (b) { /* deletes the sandbox this program created, whatever happened */
+    if (b) { /* stops and deletes the sandbox this program created, whatever happened */
         const char *label = ocisbx_backend_label(b);
         printf("closing:  %s\n", label);
         if (ocisbx_backend_close(b))
-            rc = example_fail(PROG, "close (delete the sandbox)");
+            rc = example_fail(PROG, "close (stop and delete the sandbox)");
         else
             printf("deleted:  the sandbox is gone\n");
     }

@@ -43,6 +43,10 @@ extern "C" {
 #define OCISBX_BACKEND_KILL_GRACE_S 2
 /** The client gives up on a command this long after deadline + grace. */
 #define OCISBX_BACKEND_CLIENT_MARGIN_MS 5000
+/** close of an owned sandbox: how long it waits for STOPPED before it deletes anyway. */
+#define OCISBX_BACKEND_DEFAULT_STOP_TIMEOUT_MS 60000
+/** close of an owned sandbox: how often it asks for the state while it waits for STOPPED. */
+#define OCISBX_BACKEND_STOP_POLL_MS 1000
 /** Writes above this go in parts. */
 #define OCISBX_BACKEND_PART_SIZE OCISBX_FILE_PART_MAX
 /** read_text: default line limit, longest line kept. */
@@ -115,6 +119,19 @@ OCISBX_API int ocisbx_backend_options_set_ca_bundle(ocisbx_backend_options *o, c
 /** Polled between steps of create, while a command runs, between parts. */
 OCISBX_API int ocisbx_backend_options_set_cancel(ocisbx_backend_options *o, ocisbx_backend_cancel_fn fn,
                                                  void *user_data);
+/** Grace between TERM and KILL at a command's (and a job's) timeout, whole
+ * seconds 1..60 (default OCISBX_BACKEND_KILL_GRACE_S). */
+OCISBX_API int ocisbx_backend_options_set_kill_grace_s(ocisbx_backend_options *o, int seconds);
+/** How long after timeout + grace the client gives up on a command that has
+ * not come back (cancels it, result timed_out), 0..3600000 ms (default
+ * OCISBX_BACKEND_CLIENT_MARGIN_MS). */
+OCISBX_API int ocisbx_backend_options_set_client_margin_ms(ocisbx_backend_options *o, int64_t ms);
+/** close of an owned sandbox: how long it waits for STOPPED after the stop
+ * request before it deletes anyway (default
+ * OCISBX_BACKEND_DEFAULT_STOP_TIMEOUT_MS; must be positive). It polls every
+ * OCISBX_BACKEND_STOP_POLL_MS, or every poll_interval when one was set and
+ * is shorter. */
+OCISBX_API int ocisbx_backend_options_set_stop_timeout_ms(ocisbx_backend_options *o, int64_t ms);
 /** Local backend: isolate 0 runs commands on the host (a "host shell"),
  * default 1; allow_network default 0 (no network). */
 OCISBX_API int ocisbx_backend_options_set_isolation(ocisbx_backend_options *o, int isolate);
@@ -130,7 +147,9 @@ typedef struct ocisbx_backend ocisbx_backend;
  * timeout: OCISBX_ETIMEOUT, the cancel callback: OCISBX_ECANCELED) deletes
  * the sandbox first. */
 OCISBX_API int ocisbx_backend_create(const char *project_id, const ocisbx_backend_options *o, ocisbx_backend **out);
-/** Attaches to an existing sandbox (checked with a get); never deletes it. */
+/** Attaches to an existing sandbox; never deletes it (unless adopted). No
+ * request is made: a sandbox that does not exist shows at the first
+ * operation (OCISBX_ENOTFOUND), and ocisbx_backend_sandbox_json gets it then. */
 OCISBX_API int ocisbx_backend_connect(const char *sandbox_id, const ocisbx_backend_options *o, ocisbx_backend **out);
 /** dir (must exist) is the workspace. As root, a root-owned directory is
  * refused (OCISBX_EUNSUPPORTED) unless isolation is off. */
@@ -143,16 +162,47 @@ OCISBX_API const char *ocisbx_backend_kind(const ocisbx_backend *b);
 OCISBX_API int ocisbx_backend_is_host_shell(const ocisbx_backend *b);
 /** The sandbox id, NULL for a local directory. */
 OCISBX_API const char *ocisbx_backend_sandbox_id(const ocisbx_backend *b);
-/** The sandbox as created (RUNNING) or connected, as JSON; EUNSUPPORTED locally. */
+/** The sandbox as created (RUNNING), or as a get answers now for a connected
+ * one, as JSON; EUNSUPPORTED locally. */
 OCISBX_API int ocisbx_backend_sandbox_json(const ocisbx_backend *b, char **out);
 /** Adds lifetime (ISO 8601); *time_expires (may be NULL) gets the new expiry
  * (RFC 3339). EUNSUPPORTED locally. */
 OCISBX_API int ocisbx_backend_extend(ocisbx_backend *b, const char *duration, char **time_expires);
-/** Created: deletes the sandbox (already gone is fine). Idempotent. */
+/** The REST client the backend uses (borrowed: valid while the backend lives,
+ * the caller's own when one was given); NULL for a local directory. */
+OCISBX_API ocisbx_client *ocisbx_backend_client(const ocisbx_backend *b);
+/** Created (or adopted): stops the sandbox (StopSandbox, isForce false), waits
+ * until it is STOPPED (stop timeout), then deletes it; not found or DELETED
+ * at any step means gone, which is success. When the stop fails or times out
+ * the sandbox is deleted anyway and close returns the stop's error
+ * (OCISBX_ETIMEOUT: not STOPPED in time); ocisbx_backend_close_flags says
+ * what happened. The cancel callback ends the wait early; the delete is sent
+ * anyway (bounded by 60 s). Connected: ends the jobs this backend started
+ * (unless detached). Idempotent: once the sandbox is deleted, 0. */
 OCISBX_API int ocisbx_backend_close(ocisbx_backend *b);
+/** ocisbx_backend_close_flags: the sandbox was DELETED or not found already. */
+#define OCISBX_CLOSE_ALREADY_GONE 1u
+/** ocisbx_backend_close_flags: the stop request failed; deleted anyway. */
+#define OCISBX_CLOSE_STOP_FAILED 2u
+/** ocisbx_backend_close_flags: not STOPPED within the stop timeout (or the
+ * wait was canceled); deleted anyway. */
+#define OCISBX_CLOSE_STOP_TIMED_OUT 4u
+/** ocisbx_backend_close_flags: the sandbox was deleted by this close. */
+#define OCISBX_CLOSE_DELETED 8u
+/** What the last close of an owned sandbox did (OCISBX_CLOSE_* bits); 0 for
+ * a connected or local backend and before a close. */
+OCISBX_API unsigned ocisbx_backend_close_flags(const ocisbx_backend *b);
 /** Gives up a created sandbox: close (and free) no longer delete it (the
  * CLI's create, which leaves the sandbox for later commands). */
 OCISBX_API int ocisbx_backend_disown(ocisbx_backend *b);
+/** Takes a connected sandbox over: close then stops and deletes it, as for a
+ * created one (the CLI's close). EUNSUPPORTED locally. */
+OCISBX_API int ocisbx_backend_adopt(ocisbx_backend *b);
+/** Leaves this backend's background jobs running: close and free no longer
+ * end them (their state stays in /workspace/.ocisbx/jobs/, so any later
+ * process can take their status, output and kill). The CLI always uses it.
+ * Jobs started after the call are detached too. */
+OCISBX_API int ocisbx_backend_detach_jobs(ocisbx_backend *b);
 /** Closes (errors ignored) and frees. NULL: no-op. */
 OCISBX_API void ocisbx_backend_free(ocisbx_backend *b);
 
@@ -197,9 +247,17 @@ OCISBX_API int ocisbx_exec_options_add_env(ocisbx_exec_options *o, const char *n
 /** 0: the backend's. */
 OCISBX_API int ocisbx_exec_options_set_max_output_bytes(ocisbx_exec_options *o, size_t n);
 /** Live output (merged stdout and stderr, in the order written): the head as
- * it is produced (the last few hundred bytes of a short output only at the
- * end); a non-zero return cancels the command (OCISBX_ECANCELED). */
+ * it is produced (a line within about 100 ms); when the output is cut, the
+ * head's last few hundred bytes, the note and the tail at the end. What it
+ * gets, in all, is the returned output. A non-zero return cancels the
+ * command (OCISBX_ECANCELED). */
 OCISBX_API int ocisbx_exec_options_set_on_output(ocisbx_exec_options *o, ocisbx_write_fn fn, void *user_data);
+/** Run as a background job and wait at most ms (1..86400000) for it: when it
+ * ends in time, the usual result; else the result names the job
+ * (ocisbx_exec_result_job_id), which keeps running, with the output so far
+ * (its first max_output_bytes; truncated when there is more) and no exit
+ * code. No output callback in this mode. 0 (default): exec waits for the end. */
+OCISBX_API int ocisbx_exec_options_set_yield_ms(ocisbx_exec_options *o, int64_t ms);
 
 /** What a finished (or timed-out) exec gives back. */
 typedef struct ocisbx_exec_result ocisbx_exec_result;
@@ -231,11 +289,21 @@ OCISBX_API int64_t ocisbx_exec_result_duration_ms(const ocisbx_exec_result *r);
 OCISBX_API int64_t ocisbx_exec_result_start_time_ms(const ocisbx_exec_result *r);
 /** The service's command id (OCI), NULL locally. */
 OCISBX_API const char *ocisbx_exec_result_command_id(const ocisbx_exec_result *r);
+/** With a yield (ocisbx_exec_options_set_yield_ms): the id of the job that
+ * still runs; NULL when the command ended (and without a yield). */
+OCISBX_API const char *ocisbx_exec_result_job_id(const ocisbx_exec_result *r);
 
 /** command: a shell command line run by /bin/sh in the workspace. A command
  * that did not finish in time is not an error: the result says timed_out. */
 OCISBX_API int ocisbx_backend_exec(ocisbx_backend *b, const char *command, const ocisbx_exec_options *o,
                                    ocisbx_exec_result **out);
+/** The command line a user ran, recovered from the command text the service
+ * records for a backend exec or job (the wrapper's first argument): *out
+ * (freed with ocisbx_free) is that command line; "ocisbx <script>" for one of
+ * the backend's own steps (a job's status, a text read, ...); NULL when
+ * wire_command is none of the backend's scripts (a command run as it is).
+ * For listings that show what the user ran (the CLI's commands table). */
+OCISBX_API int ocisbx_backend_user_command(const char *wire_command, char **out);
 /** argv: each word shell-quoted (any byte string but NUL). */
 OCISBX_API int ocisbx_backend_exec_argv(ocisbx_backend *b, const char *const *argv, size_t argc,
                                         const ocisbx_exec_options *o, ocisbx_exec_result **out);
@@ -246,13 +314,19 @@ OCISBX_API int ocisbx_backend_exec_argv(ocisbx_backend *b, const char *const *ar
  * letters or digits). Its state lives in `/workspace/.ocisbx/jobs/<id>/`, so
  * another backend connected to the same sandbox can read and kill it.
  * close ends the jobs this backend started (a created sandbox is deleted
- * anyway). A local job lives as long as the process that started it. */
+ * anyway) unless they were detached (ocisbx_backend_detach_jobs): then they
+ * outlive the backend and the process, on both backends. */
 OCISBX_API int ocisbx_backend_job_start(ocisbx_backend *b, const char *command, const ocisbx_exec_options *o,
                                         char **job_id);
 /** A background job's state, as read by ocisbx_backend_job_status. */
 typedef struct ocisbx_job_status ocisbx_job_status;
 /** Reads a job's state; free *out with ocisbx_job_status_free. */
 OCISBX_API int ocisbx_backend_job_status(ocisbx_backend *b, const char *job_id, ocisbx_job_status **out);
+/** Waits until the job ends (exits, times out or is killed) or wait_ms
+ * (0..86400000) passes, then reads its state as ocisbx_backend_job_status
+ * does (running tells which). The wait happens in the workspace: one run. */
+OCISBX_API int ocisbx_backend_job_wait(ocisbx_backend *b, const char *job_id, int64_t wait_ms,
+                                       ocisbx_job_status **out);
 /** Frees a job status. */
 OCISBX_API void ocisbx_job_status_free(ocisbx_job_status *s);
 /** 1 while the job runs. */
@@ -269,11 +343,20 @@ OCISBX_API int64_t ocisbx_job_status_duration_ms(const ocisbx_job_status *s);
 OCISBX_API uint64_t ocisbx_job_status_output_bytes(const ocisbx_job_status *s);
 /** Up to max bytes (0: the backend's max_output_bytes) of its merged output
  * from byte offset (offset < 0: the last max bytes); *total gets the
- * output's size so far. *data is freed with ocisbx_free. */
+ * output's size so far. The next call's offset is offset + *len (with
+ * offset < 0: *total - *len + *len = *total). Exact bytes. *data is freed
+ * with ocisbx_free. */
 OCISBX_API int ocisbx_backend_job_output(ocisbx_backend *b, const char *job_id, int64_t offset, size_t max,
                                          char **data, size_t *len, uint64_t *total);
-/** TERM, KILL after the grace, to the whole tree; 0 when it already ended. */
+/** TERM, KILL after the grace, to the whole tree; returns once it has ended
+ * (within grace + a few seconds), its state then ended and killed. 0 also
+ * when it had already ended (nothing is done; see
+ * ocisbx_backend_job_stop to tell the two apart). A job of another
+ * process (or an earlier one) can be killed too. */
 OCISBX_API int ocisbx_backend_job_kill(ocisbx_backend *b, const char *job_id);
+/** The same; *killed (may be NULL) is 1 when this call ended a running job,
+ * 0 when the job had already ended (no wait then). */
+OCISBX_API int ocisbx_backend_job_stop(ocisbx_backend *b, const char *job_id, int *killed);
 
 /* ---- files ------------------------------------------------------------------------- */
 /** Exact bytes. Missing: OCISBX_ENOTFOUND; a directory: OCISBX_EISDIR.

@@ -19,6 +19,7 @@ int ocisbx_backend_options_new(ocisbx_backend_options **out)
         return ocisbx_fail_nomem();
     (*out)->isolate = -1;
     (*out)->network = -1;
+    (*out)->client_margin_ms = -1;
     return 0;
 }
 
@@ -158,6 +159,30 @@ int ocisbx_backend_options_set_network(ocisbx_backend_options *o, int allow)
     return 0;
 }
 
+int ocisbx_backend_options_set_kill_grace_s(ocisbx_backend_options *o, int seconds)
+{
+    if (!o || seconds < 1 || seconds > 60)
+        return ocisbx_fail(OCISBX_EINVAL, "kill_grace must be 1..60 seconds");
+    o->kill_grace_s = seconds;
+    return 0;
+}
+
+int ocisbx_backend_options_set_client_margin_ms(ocisbx_backend_options *o, int64_t ms)
+{
+    if (!o || ms < 0 || ms > 3600000)
+        return ocisbx_fail(OCISBX_EINVAL, "client_margin must be 0..3600000 ms");
+    o->client_margin_ms = ms;
+    return 0;
+}
+
+int ocisbx_backend_options_set_stop_timeout_ms(ocisbx_backend_options *o, int64_t ms)
+{
+    if (!o || ms <= 0)
+        return ocisbx_fail(OCISBX_EINVAL, "stop_timeout must be positive");
+    o->stop_timeout_ms = ms;
+    return 0;
+}
+
 const char *ocisbx_backend_setting(const char *opt, const char *name)
 {
     return ocisbx_setting_lookup(name, opt, NULL, NULL);
@@ -168,6 +193,10 @@ int ocisbx_backend_init_common(ocisbx_backend *b, const ocisbx_backend_vt *vt, c
 {
     b->vt = vt;
     b->max_output = (o && o->max_output) ? o->max_output : OCISBX_BACKEND_DEFAULT_MAX_OUTPUT;
+    b->kill_grace_s = o && o->kill_grace_s ? o->kill_grace_s : OCISBX_BACKEND_KILL_GRACE_S;
+    b->client_margin_ms = o && o->client_margin_ms >= 0 ? o->client_margin_ms : OCISBX_BACKEND_CLIENT_MARGIN_MS;
+    b->stop_timeout_ms = o && o->stop_timeout_ms ? o->stop_timeout_ms : OCISBX_BACKEND_DEFAULT_STOP_TIMEOUT_MS;
+    b->poll_ms = o ? o->poll_interval_ms : 0;
     if (o) {
         b->cancel = o->cancel;
         b->cancel_ud = o->cancel_ud;
@@ -232,6 +261,24 @@ const char *ocisbx_backend_sandbox_id(const ocisbx_backend *b)
     return b ? b->sandbox_id : NULL;
 }
 
+ocisbx_client *ocisbx_backend_client(const ocisbx_backend *b)
+{
+    return b ? b->client : NULL;
+}
+
+unsigned ocisbx_backend_close_flags(const ocisbx_backend *b)
+{
+    return b ? b->close_flags : 0;
+}
+
+int ocisbx_backend_detach_jobs(ocisbx_backend *b)
+{
+    if (!b)
+        return ocisbx_fail(OCISBX_EINVAL, "detach jobs: NULL backend");
+    b->jobs_detached = true;
+    return 0;
+}
+
 int ocisbx_backend_extend(ocisbx_backend *b, const char *duration, char **time_expires)
 {
     if (!b || !duration)
@@ -255,8 +302,8 @@ int ocisbx_backend_close(ocisbx_backend *b)
         return 0;
     if (b->closed)
         return 0;
-    int rc = b->vt->close ? b->vt->close(b) : ocisbx_backend_end_own_jobs(b);
-    if (rc == 0)
+    int rc = b->vt->close ? b->vt->close(b) : ocisbx_backend_close_common(b);
+    if (rc == 0 || (b->close_flags & (OCISBX_CLOSE_DELETED | OCISBX_CLOSE_ALREADY_GONE)))
         b->closed = true;
     return rc;
 }

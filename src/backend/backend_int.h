@@ -28,7 +28,13 @@ typedef struct ocisbx_run_req {
     int64_t backstop_s;
     /* stdout bytes as they arrive; non-zero return cancels (ECANCELED). */
     int (*on_stdout)(const char *data, size_t len, void *user_data);
+    /* stderr bytes as they arrive (NULL: only the first KiB is kept, in
+     * ocisbx_run_res.stderr_text); non-zero return cancels. */
+    int (*on_stderr)(const char *data, size_t len, void *user_data);
     void *user_data;
+    /* A cleanup owed after a cancel: the backend's cancel callback is not
+     * asked (the deadline alone bounds the run). */
+    bool uncancelable;
 } ocisbx_run_req;
 
 typedef struct ocisbx_run_res {
@@ -70,21 +76,44 @@ struct ocisbx_backend {
     size_t max_output;
     ocisbx_backend_cancel_fn cancel;
     void *cancel_ud;
-    char *sandbox_id; /* oci */
+    char *sandbox_id;      /* oci */
+    ocisbx_client *client; /* oci (borrowed or the impl's own) */
     void *impl;
-    /* This backend's own jobs: job id and spawn handle; close ends them. */
+    /* This backend's own jobs: job id and spawn handle; close ends them
+     * unless detached. */
     struct own_job {
         char *job_id, *handle;
     } * jobs;
     size_t n_jobs;
+    bool jobs_detached;
+    int kill_grace_s;
+    int64_t client_margin_ms;
+    int64_t stop_timeout_ms;
+    int64_t poll_ms; /* the poll_interval option, 0 when unset */
+    unsigned close_flags;
+    /* The exec wrapper's run files (.ocisbx/run-<slot>.*), reused by each
+     * exec of this backend and removed by close. */
+    char run_slot[17];
+    bool run_slot_used;
 };
 
 /* The exec options' internals the jobs need (exec.c). */
 const char *ocisbx_exec_options_cwd_(const ocisbx_exec_options *o);
 int64_t ocisbx_exec_options_timeout_(const ocisbx_exec_options *o);
 const ocisbx_env_list *ocisbx_exec_options_env_(const ocisbx_exec_options *o);
-/* Ends every job this backend started (jobs.c). */
+/* Ends every job this backend started, unless detached (jobs.c). */
 int ocisbx_backend_end_own_jobs(ocisbx_backend *b);
+/* What a connected or local backend's close does: ends its own jobs
+ * (unless detached) and removes the exec wrapper's run files (exec.c). */
+int ocisbx_backend_close_common(ocisbx_backend *b);
+int ocisbx_exec_remove_run_files(ocisbx_backend *b);
+/* A window of a job's output (exact bytes, appended to data), the output's
+ * size so far and, with want_sum, the hex SHA-256 of all of it (jobs.c). */
+int ocisbx_backend_job_read_(ocisbx_backend *b, const char *job_id, int64_t offset, size_t max, bool want_sum,
+                             ocisbx_buf *data, uint64_t *total, char sum[65]);
+/* The exec options the yield and the jobs read (exec_result.c). */
+int64_t ocisbx_exec_options_yield_(const ocisbx_exec_options *o);
+size_t ocisbx_exec_options_max_output_(const ocisbx_exec_options *o);
 
 /* The options as set (NULL/0 = unset); backend.c resolves environment and
  * defaults. */
@@ -99,6 +128,9 @@ struct ocisbx_backend_options {
     void *cancel_ud;
     int isolate; /* -1 unset */
     int network; /* -1 unset */
+    int kill_grace_s;        /* 0 unset */
+    int64_t client_margin_ms; /* -1 unset */
+    int64_t stop_timeout_ms;  /* 0 unset */
 };
 
 /* The text an implementation hands to one /bin/sh: the script with its

@@ -1,283 +1,81 @@
-/* exec: the wrapper script (docs/backend.md, "The exec wrapper"), run by the
- * implementation's run primitive, and the client's half: the trailer parsed,
- * head and tail cut on UTF-8 and nearby line boundaries, the note inserted. */
-#define _GNU_SOURCE /* memmem */
+/* exec: the wrapper (scripts/exec.sh, docs/backend.md "The exec wrapper")
+ * run by the implementation's run primitive, and the client's half: the
+ * trailer (the last line of stderr) parsed, head and tail taken by the
+ * lengths it gives, cut on UTF-8 and nearby line boundaries, the note
+ * inserted, secrets cut at the edges redacted. Options and results are in
+ * exec_result.c, the yield (an exec as a job) in exec_yield.c. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend/backend_int.h"
+#include "backend/exec_int.h"
+#include "backend/scripts.h"
 #include "util/utf8.h"
 #include "ocisbx/util.h"
 #include "util/internal.h"
 
-#define TRAILER_HOLD 200 /* longest trailer line, held back from the live callback */
-#define NOTE_RESERVE 96  /* room kept for the note in max_output */
-#define LINE_NEAR 256    /* a cut moves to a line end at most this far */
+#define TRAILER_MAX 256 /* the longest trailer line kept from stderr */
+#define NOTE_RESERVE 96 /* room kept for the note in max_output */
+#define LINE_NEAR 256   /* a cut moves to a line end at most this far */
+#define CLEANUP_MS 5000 /* the run that removes a canceled run's files */
 
-struct ocisbx_exec_options {
-    int64_t timeout_ms;
-    char *cwd;
-    ocisbx_env_list env;
-    size_t max_output;
-    ocisbx_write_fn on_output;
-    void *on_output_ud;
-};
-
-struct ocisbx_exec_result {
-    bool has_exit;
-    int exit_code;
-    bool timed_out, truncated;
-    char *output;
-    size_t output_len;
-    uint64_t total_bytes, dropped;
-    char total_sha[65], returned_sha[65];
-    int64_t duration_ms, start_ms;
-    char *command_id;
-    size_t head_kept; /* bytes of output that are the head */
-};
-
-const char *ocisbx_exec_options_cwd_(const ocisbx_exec_options *o)
-{
-    return o && o->cwd ? o->cwd : "/workspace";
-}
-
-int64_t ocisbx_exec_options_timeout_(const ocisbx_exec_options *o)
-{
-    return o && o->timeout_ms ? o->timeout_ms : OCISBX_BACKEND_DEFAULT_EXEC_TIMEOUT_MS;
-}
-
-const ocisbx_env_list *ocisbx_exec_options_env_(const ocisbx_exec_options *o)
-{
-    return o ? &o->env : NULL;
-}
-
-int ocisbx_exec_options_new(ocisbx_exec_options **out)
-{
-    if (!out)
-        return ocisbx_fail(OCISBX_EINVAL, "exec options: NULL out");
-    *out = calloc(1, sizeof **out);
-    return *out ? 0 : ocisbx_fail_nomem();
-}
-
-void ocisbx_exec_options_free(ocisbx_exec_options *o)
-{
-    if (!o)
-        return;
-    free(o->cwd);
-    ocisbx_env_list_free(&o->env);
-    free(o);
-}
-
-int ocisbx_exec_options_set_timeout_ms(ocisbx_exec_options *o, int64_t ms)
-{
-    if (!o || ms <= 0 || ms > INT64_C(86400000) * 7)
-        return ocisbx_fail(OCISBX_EINVAL, "exec timeout must be positive (at most 7 days)");
-    o->timeout_ms = ms;
-    return 0;
-}
-
-int ocisbx_exec_options_set_cwd(ocisbx_exec_options *o, const char *cwd)
-{
-    if (!o)
-        return ocisbx_fail(OCISBX_EINVAL, "exec options: NULL");
-    char *c = cwd ? ocisbx_strdup(cwd) : NULL;
-    if (cwd && !c)
-        return ocisbx_fail_nomem();
-    free(o->cwd);
-    o->cwd = c;
-    return 0;
-}
-
-int ocisbx_exec_options_add_env(ocisbx_exec_options *o, const char *name, const char *value, int secret)
-{
-    if (!o)
-        return ocisbx_fail(OCISBX_EINVAL, "exec options: NULL");
-    return ocisbx_env_list_add(&o->env, name, value, secret != 0);
-}
-
-int ocisbx_exec_options_set_max_output_bytes(ocisbx_exec_options *o, size_t n)
-{
-    if (!o || (n && n < OCISBX_BACKEND_MIN_MAX_OUTPUT))
-        return ocisbx_fail(OCISBX_EINVAL, "max_output_bytes must be at least %d (0: the backend's)",
-                           OCISBX_BACKEND_MIN_MAX_OUTPUT);
-    o->max_output = n;
-    return 0;
-}
-
-int ocisbx_exec_options_set_on_output(ocisbx_exec_options *o, ocisbx_write_fn fn, void *user_data)
-{
-    if (!o)
-        return ocisbx_fail(OCISBX_EINVAL, "exec options: NULL");
-    o->on_output = fn;
-    o->on_output_ud = user_data;
-    return 0;
-}
-
-void ocisbx_exec_result_free(ocisbx_exec_result *r)
-{
-    if (!r)
-        return;
-    free(r->output);
-    free(r->command_id);
-    free(r);
-}
-
-int ocisbx_exec_result_has_exit_code(const ocisbx_exec_result *r, int *out)
-{
-    if (!r || !r->has_exit)
-        return 0;
-    if (out)
-        *out = r->exit_code;
-    return 1;
-}
-int ocisbx_exec_result_timed_out(const ocisbx_exec_result *r)
-{
-    return r && r->timed_out;
-}
-int ocisbx_exec_result_truncated(const ocisbx_exec_result *r)
-{
-    return r && r->truncated;
-}
-const char *ocisbx_exec_result_output(const ocisbx_exec_result *r, size_t *len)
-{
-    if (len)
-        *len = r ? r->output_len : 0;
-    return r ? r->output : NULL;
-}
-uint64_t ocisbx_exec_result_total_bytes(const ocisbx_exec_result *r)
-{
-    return r ? r->total_bytes : 0;
-}
-const char *ocisbx_exec_result_total_sha256(const ocisbx_exec_result *r)
-{
-    return r ? r->total_sha : NULL;
-}
-uint64_t ocisbx_exec_result_returned_bytes(const ocisbx_exec_result *r)
-{
-    return r ? r->output_len : 0;
-}
-const char *ocisbx_exec_result_returned_sha256(const ocisbx_exec_result *r)
-{
-    return r ? r->returned_sha : NULL;
-}
-uint64_t ocisbx_exec_result_dropped_bytes(const ocisbx_exec_result *r)
-{
-    return r ? r->dropped : 0;
-}
-int64_t ocisbx_exec_result_duration_ms(const ocisbx_exec_result *r)
-{
-    return r ? r->duration_ms : 0;
-}
-int64_t ocisbx_exec_result_start_time_ms(const ocisbx_exec_result *r)
-{
-    return r ? r->start_ms : 0;
-}
-const char *ocisbx_exec_result_command_id(const ocisbx_exec_result *r)
-{
-    return r ? r->command_id : NULL;
-}
-
-/* ---- the wrapper ---- */
-/* The script, byte for byte as docs/backend.md shows it. id: the run's id,
- * also the nonce of its markers. */
-static int build_wrapper(ocisbx_backend *b, const char *command, const char *cwd_rel, int64_t secs, size_t head,
-                         size_t tail, const char *id, ocisbx_buf *s)
-{
-    ocisbx_buf inner = OCISBX_BUF_INIT;
-    int rc = ocisbx_buf_appendf(&inner, "exec 2>&1\n%s", command);
-    if (rc)
-        goto out;
-    rc = ocisbx_buf_appends(s, "W=");
-    if (!rc)
-        rc = ocisbx_buf_append_shell_quoted(s, b->root);
-    if (!rc)
-        rc = ocisbx_buf_appendf(s, "\nN=%s\nD=\"$W/.ocisbx/run-$N\"\ncd \"$W\"/", id);
-    if (!rc)
-        rc = ocisbx_buf_append_shell_quoted(s, *cwd_rel ? cwd_rel : ".");
-    if (!rc)
-        rc = ocisbx_buf_appends(s, " 2>/dev/null || { printf '\\nOCISBX-NOCWD\\n'; exit 0; }\n"
-                                   "mkdir -p \"$D\" || exit 125\n"
-                                   ": > \"$D/out\" || exit 125\n");
-    if (!rc)
-        rc = ocisbx_buf_appendf(s, "timeout -v -s TERM -k %d %" PRId64 " sh -c ", OCISBX_BACKEND_KILL_GRACE_S, secs);
-    if (!rc)
-        rc = ocisbx_buf_append_shell_quoted(s, inner.data);
-    size_t h4 = head - 4;
-    if (!rc)
-        rc = ocisbx_buf_appendf(
-            s,
-            " > \"$D/out\" 2> \"$D/tv\" < /dev/null &\n"
-            "P=$!\n"
-            "tail -s 0.01 -c +1 -f --pid=$P \"$D/out\" 2>/dev/null | head -c %zu\n"
-            "wait $P\n"
-            "S=$?\n"
-            "T=$(wc -c < \"$D/out\")\n"
-            "T=$((T + 0))\n"
-            "SUM=$(sha256sum < \"$D/out\")\n"
-            "SUM=${SUM%%%% *}\n"
-            "TO=0\n"
-            "[ -s \"$D/tv\" ] && TO=1\n"
-            "if [ \"$T\" -gt %zu ]; then\n"
-            "  HL=%zu\n"
-            "  K=%zu\n"
-            "  for V in $(tail -c +%zu \"$D/out\" | head -c 5 | od -An -v -tu1); do\n"
-            "    if [ \"$V\" -lt 128 ] || [ \"$V\" -ge 192 ]; then HL=$K; fi\n"
-            "    K=$((K + 1))\n"
-            "  done\n"
-            "  tail -c +%zu \"$D/out\" | head -c $((HL - %zu))\n"
-            "  printf '\\nOCISBX-MID %%s\\n' \"$N\"\n"
-            "  TL=$((T - HL))\n"
-            "  [ \"$TL\" -gt %zu ] && TL=%zu\n"
-            "  for V in $(tail -c \"$TL\" \"$D/out\" | head -c 4 | od -An -v -tu1); do\n"
-            "    if [ \"$V\" -ge 128 ] && [ \"$V\" -lt 192 ]; then TL=$((TL - 1)); else break; fi\n"
-            "  done\n"
-            "  tail -c \"$TL\" \"$D/out\"\n"
-            "else\n"
-            "  [ \"$T\" -gt %zu ] && tail -c +%zu \"$D/out\"\n"
-            "  HL=$T\n"
-            "  TL=0\n"
-            "fi\n"
-            "rm -rf \"$D\"\n"
-            "printf '\\nOCISBX-END %%s %%s %%s %%s %%s %%s %%s\\n' \"$N\" \"$T\" \"$SUM\" \"$S\" \"$TO\" \"$HL\" "
-            "\"$TL\"\n",
-            h4, head, head, h4, h4 + 1, h4 + 1, h4, tail, tail, h4, h4 + 1);
-out:
-    ocisbx_buf_free(&inner);
-    return rc;
-}
-
+/* What one run of the wrapper sends back. */
 typedef struct live {
-    ocisbx_buf got;
-    size_t cap;       /* bytes kept (head + tail + trailer, bounded) */
-    size_t head;      /* the head budget */
+    ocisbx_buf got;   /* stdout: the head */
+    ocisbx_buf err;   /* stderr: the tail and the trailer (the last bytes kept) */
+    size_t got_cap;   /* bytes of stdout kept */
+    size_t err_cap;   /* bytes of stderr kept (the last ones) */
+    size_t live_max;  /* the most bytes handed to the callback while it runs */
     size_t delivered; /* to the live callback */
     ocisbx_write_fn fn;
     void *ud;
     bool canceled;
 } live;
 
-static int live_cb(const char *data, size_t len, void *ud)
+static int live_out(const char *data, size_t len, void *ud)
 {
     live *l = ud;
-    size_t room = l->got.len < l->cap ? l->cap - l->got.len : 0;
+    size_t room = l->got.len < l->got_cap ? l->got_cap - l->got.len : 0;
     if (ocisbx_buf_append(&l->got, data, len < room ? len : room))
         return 1;
-    if (l->fn && l->got.len > TRAILER_HOLD) {
-        size_t upto = l->got.len - TRAILER_HOLD;
-        if (upto > l->head)
-            upto = l->head;
-        if (upto > l->delivered) {
-            if (l->fn(l->got.data + l->delivered, upto - l->delivered, l->ud)) {
-                l->canceled = true;
-                return 1;
-            }
-            l->delivered = upto;
+    size_t upto = l->got.len < l->live_max ? l->got.len : l->live_max;
+    if (l->fn && upto > l->delivered) {
+        if (l->fn(l->got.data + l->delivered, upto - l->delivered, l->ud)) {
+            l->canceled = true;
+            return 1;
         }
+        l->delivered = upto;
     }
     return 0;
 }
+
+/* stderr: its last err_cap bytes (the trailer is the last line). */
+static int live_err(const char *data, size_t len, void *ud)
+{
+    live *l = ud;
+    if (len >= l->err_cap) {
+        ocisbx_buf_clear(&l->err);
+        return ocisbx_buf_append(&l->err, data + len - l->err_cap, l->err_cap) != 0;
+    }
+    if (l->err.len + len > l->err_cap) {
+        size_t drop = l->err.len + len - l->err_cap;
+        memmove(l->err.data, l->err.data + drop, l->err.len - drop);
+        l->err.len -= drop;
+    }
+    return ocisbx_buf_append(&l->err, data, len) != 0;
+}
+
+/* ---- the trailer ---- */
+typedef struct trailer {
+    bool has_exit, timed_out;
+    int exit_code;
+    bool measured; /* HL, TL, total and sum given (the output went past the live head) */
+    uint64_t hl, tl, total;
+    char sum[65];
+    size_t tail_end; /* stderr bytes before the trailer's line: the tail */
+} trailer;
 
 static bool parse_u64(const char **p, uint64_t *v)
 {
@@ -286,6 +84,8 @@ static bool parse_u64(const char **p, uint64_t *v)
         return false;
     uint64_t x = 0;
     while (*s >= '0' && *s <= '9') {
+        if (x > (UINT64_MAX - 9) / 10)
+            return false;
         x = x * 10 + (uint64_t)(*s - '0');
         s++;
     }
@@ -296,202 +96,375 @@ static bool parse_u64(const char **p, uint64_t *v)
     return true;
 }
 
-static void hex_sha(const void *d, size_t n, char out[65])
+/* "-" or a number; *given says which. */
+static bool parse_field(const char **p, uint64_t *v, bool *given)
 {
-    unsigned char h[OCISBX_SHA256_LEN];
-    ocisbx_sha256(d, n, h);
-    ocisbx_hex(h, sizeof h, out);
+    if (**p == '-' && ((*p)[1] == ' ' || (*p)[1] == '\n')) {
+        *given = false;
+        *p += (*p)[1] == ' ' ? 2 : 1;
+        return true;
+    }
+    *given = true;
+    return parse_u64(p, v);
 }
 
-static int finish_output(ocisbx_exec_result *r, const char *head, size_t hl, const char *tail, size_t tl,
-                         uint64_t total)
+static bool parse_sum(const char **p, char out[65])
 {
+    const char *s = *p;
+    size_t k = 0;
+    while (k < 64 && ((s[k] >= '0' && s[k] <= '9') || (s[k] >= 'a' && s[k] <= 'f')))
+        k++;
+    if (k != 64 || s[64] != '\n')
+        return false;
+    memcpy(out, s, 64);
+    out[64] = '\0';
+    *p = s + 64;
+    return true;
+}
+
+/* The last line of stderr: "OCISBX-END <id> <status|-> <to> <HL> <TL> <T> <sum>"
+ * (the last four "-" together), or "OCISBX-NOCWD <id>". Only that line is
+ * read: whatever a command prints, it cannot come after it. */
+static int parse_trailer(const live *l, const char *id, const ocisbx_run_res *res, trailer *t)
+{
+    const char *e = l->err.data ? l->err.data : "";
+    size_t n = l->err.len, start = 0;
+    if (n >= 2 && e[n - 1] == '\n') {
+        start = n - 1;
+        while (start > 0 && e[start - 1] != '\n' && n - start < TRAILER_MAX)
+            start--;
+    }
+    char line[TRAILER_MAX + 1];
+    size_t ll = n - start;
+    if (start == 0 || e[start - 1] != '\n' || ll > TRAILER_MAX) {
+        return ocisbx_fail(res->has_exit && res->exit_code == 125 ? OCISBX_EIO : OCISBX_EPARSE,
+                           "exec: the wrapper gave no trailer (exit status %d%s%.200s)",
+                           res->has_exit ? res->exit_code : -1, res->stderr_text ? ": " : "",
+                           res->stderr_text ? res->stderr_text : "");
+    }
+    memcpy(line, e + start, ll);
+    line[ll] = '\0';
+    t->tail_end = start - 1;
+    char want[64];
+    snprintf(want, sizeof want, "OCISBX-NOCWD %s\n", id);
+    if (!strcmp(line, want))
+        return ocisbx_fail(OCISBX_ENOTFOUND, "exec: the working directory does not exist or is not a directory");
+    snprintf(want, sizeof want, "OCISBX-END %s ", id);
+    const char *p = line + strlen(want);
+    uint64_t st = 0, to = 0;
+    bool has_st = false, g1 = false, g2 = false, g3 = false;
+    bool ok = !strncmp(line, want, strlen(want)) && parse_field(&p, &st, &has_st) && parse_u64(&p, &to) && to <= 1 &&
+              parse_field(&p, &t->hl, &g1) && parse_field(&p, &t->tl, &g2) && parse_field(&p, &t->total, &g3);
+    t->measured = ok && g1 && g2 && g3;
+    if (ok && t->measured)
+        ok = parse_sum(&p, t->sum);
+    else if (ok)
+        ok = !g1 && !g2 && !g3 && !strcmp(p, "-\n");
+    if (!ok || st > 255)
+        return ocisbx_fail(OCISBX_EPARSE, "exec: malformed wrapper trailer");
+    t->timed_out = to != 0;
+    t->has_exit = has_st && !t->timed_out;
+    t->exit_code = (int)st;
+    return 0;
+}
+
+/* ---- the run ---- */
+/* The exec wrapper's arguments (scripts/exec.sh). */
+typedef struct wrapper_args {
+    char secs[24], grace[16], head[24], tail[24], now[24];
+    const char *argv[10];
+} wrapper_args;
+
+static void wrapper_argv(ocisbx_backend *b, const exec_plan *pl, const char *command, wrapper_args *a)
+{
+    snprintf(a->secs, sizeof a->secs, "%" PRId64, pl->secs);
+    snprintf(a->grace, sizeof a->grace, "%d", b->kill_grace_s);
+    snprintf(a->head, sizeof a->head, "%zu", pl->head);
+    snprintf(a->tail, sizeof a->tail, "%zu", pl->tail);
+    snprintf(a->now, sizeof a->now, "%" PRId64, ocisbx_time_now_ms() / 1000);
+    const char *v[10] = {command, b->root, *pl->cwd_rel ? pl->cwd_rel : ".", a->secs, a->grace, a->head, a->tail,
+                         pl->id,  b->run_slot, a->now};
+    memcpy(a->argv, v, sizeof v);
+}
+
+int ocisbx_exec_remove_run_files(ocisbx_backend *b)
+{
+    if (!b->run_slot_used)
+        return 0;
+    ocisbx_run_req req = {0};
+    ocisbx_run_res res = {0};
+    const char *args[] = {b->root, b->run_slot};
+    req.script = ocisbx_script_exec_clean;
+    req.args = args;
+    req.n_args = 2;
+    req.deadline_ms = ocisbx_time_monotonic_ms() + CLEANUP_MS;
+    req.backstop_s = CLEANUP_MS / 1000;
+    req.uncancelable = true;
+    int rc = b->vt->run(b, &req, &res);
+    free(res.command_id);
+    free(res.stderr_text);
+    if (rc == 0)
+        b->run_slot_used = false;
+    return rc;
+}
+
+/* The longest secret value of the backend's and the call's env. */
+static size_t longest_secret(const ocisbx_backend *b, const ocisbx_env_list *call)
+{
+    size_t m = 0;
+    const ocisbx_env_list *ls[2] = {&b->env, call};
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; ls[k] && i < ls[k]->n; i++)
+            if (ls[k]->v[i].secret && strlen(ls[k]->v[i].value) > m)
+                m = strlen(ls[k]->v[i].value);
+    return m;
+}
+
+/* Runs the wrapper; 0 with l and res filled, or the run's code. */
+static int run_wrapper(ocisbx_backend *b, const exec_plan *pl, const char *command, live *l, ocisbx_run_res *res,
+                       ocisbx_exec_result *r)
+{
+    if (!b->run_slot[0]) {
+        int rc = ocisbx_random_id(b->run_slot, 16);
+        if (rc)
+            return rc;
+    }
+    wrapper_args a;
+    wrapper_argv(b, pl, command, &a);
+    ocisbx_run_req req = {0};
+    req.script = ocisbx_script_exec;
+    req.args = a.argv;
+    req.n_args = 10;
+    req.env[0] = &b->env;
+    req.env[1] = pl->env;
+    req.backstop_s = pl->secs + b->kill_grace_s + 2;
+    int64_t t0 = ocisbx_time_monotonic_ms();
+    r->start_ms = ocisbx_time_now_ms();
+    req.deadline_ms = t0 + pl->secs * 1000 + b->kill_grace_s * 1000 + b->client_margin_ms;
+    req.on_stdout = live_out;
+    req.on_stderr = live_err;
+    req.user_data = l;
+    b->run_slot_used = true;
+    int rc = b->vt->run(b, &req, res);
+    r->duration_ms = ocisbx_time_monotonic_ms() - t0;
+    r->command_id = res->command_id;
+    res->command_id = NULL;
+    if (rc == OCISBX_ECANCELED && l->canceled)
+        rc = ocisbx_fail(OCISBX_ECANCELED, "exec: canceled by the output callback");
+    if (rc == OCISBX_ECANCELED) {
+        /* the run's files may hold its raw output: they go now (after a
+         * service that did not answer in time, the next exec's sweep
+         * removes them) */
+        ocisbx_error_saved *sv = ocisbx_error_save();
+        (void)ocisbx_exec_remove_run_files(b);
+        ocisbx_error_restore(sv);
+    }
+    return rc;
+}
+
+/* ---- the result ---- */
+/* Head [0, hl) and tail [ts, tl) kept; secrets cut at the two edges
+ * redacted; the note between them. */
+static int join_output(ocisbx_exec_result *r, const exec_plan *pl, const char *head, size_t hk, const char *tail,
+                       size_t ts, size_t tl)
+{
+    const ocisbx_env_list *ls[2] = {pl->backend_env, pl->env};
+    size_t hcut = 0, tcut = 0;
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; ls[k] && i < ls[k]->n; i++) {
+            if (!ls[k]->v[i].secret)
+                continue;
+            size_t p = ocisbx_redact_edge_prefix(head, hk, ls[k]->v[i].value, OCISBX_REDACT_EDGE_MIN);
+            size_t q = ocisbx_redact_edge_suffix(tail + ts, tl - ts, ls[k]->v[i].value, OCISBX_REDACT_EDGE_MIN);
+            hcut = p > hcut ? p : hcut;
+            tcut = q > tcut ? q : tcut;
+        }
     ocisbx_buf o = OCISBX_BUF_INIT;
-    int rc = 0;
-    if (total <= hl + tl) {
-        rc = ocisbx_buf_append(&o, head, hl);
-        if (!rc)
-            rc = ocisbx_buf_append(&o, tail, tl);
-        r->dropped = 0;
-        r->head_kept = hl + tl;
-    } else {
-        size_t hk = ocisbx_utf8_cut_back(head, hl);
+    int rc = ocisbx_buf_append(&o, head, hk - hcut);
+    if (!rc && hcut)
+        rc = ocisbx_buf_appends(&o, OCISBX_REDACTED);
+    if (!rc && o.len && o.data[o.len - 1] != '\n')
+        rc = ocisbx_buf_appends(&o, "\n");
+    if (!rc)
+        rc = ocisbx_buf_appendf(&o, "[... %" PRIu64 " bytes of output dropped ...]\n", r->dropped);
+    if (!rc && tcut)
+        rc = ocisbx_buf_appends(&o, OCISBX_REDACTED);
+    if (!rc)
+        rc = ocisbx_buf_append(&o, tail + ts + tcut, tl - ts - tcut);
+    if (rc) {
+        ocisbx_buf_free(&o);
+        return rc;
+    }
+    r->head_kept = hk - hcut;
+    r->output_len = o.len;
+    r->output = ocisbx_buf_detach(&o);
+    return 0;
+}
+
+/* A cut output: exact (the lengths the trailer gives are what came) moves
+ * the cuts to UTF-8 and nearby line boundaries; else (the service rewrote
+ * bytes that are not UTF-8) head and tail are kept as they came. The
+ * dropped count is exact either way. */
+static int cut_output(ocisbx_exec_result *r, const exec_plan *pl, const char *head, size_t hl, const char *tail,
+                      size_t tl, bool exact)
+{
+    size_t hk = hl, ts = 0;
+    if (exact) {
+        hk = ocisbx_utf8_cut_back(head, hl);
         for (size_t i = hk; i > 0 && hk - i < LINE_NEAR; i--)
             if (head[i - 1] == '\n') {
                 hk = i;
                 break;
             }
-        size_t ts = ocisbx_utf8_cut_forward(tail, tl, 0);
+        ts = ocisbx_utf8_cut_forward(tail, tl, 0);
         for (size_t i = ts; i < tl && i - ts < LINE_NEAR; i++)
             if (tail[i] == '\n') {
                 ts = i + 1;
                 break;
             }
-        r->dropped = total - hk - (tl - ts);
-        r->head_kept = hk;
-        r->truncated = true;
-        rc = ocisbx_buf_append(&o, head, hk);
-        if (!rc && hk && head[hk - 1] != '\n')
-            rc = ocisbx_buf_appends(&o, "\n");
-        if (!rc)
-            rc = ocisbx_buf_appendf(&o, "[... %" PRIu64 " bytes of output dropped ...]\n", r->dropped);
-        if (!rc)
-            rc = ocisbx_buf_append(&o, tail + ts, tl - ts);
+        r->dropped = r->total_bytes - hk - (tl - ts);
+    } else {
+        r->dropped = r->total_bytes - pl->trailer_hl - pl->trailer_tl;
     }
-    if (rc) {
-        ocisbx_buf_free(&o);
-        return rc;
-    }
-    r->output_len = o.len;
-    r->output = ocisbx_buf_detach(&o);
-    hex_sha(r->output, r->output_len, r->returned_sha);
+    r->truncated = true;
+    return join_output(r, pl, head, hk, tail, ts, tl);
+}
+
+/* Output that was not cut: head and tail as they came, one after the other. */
+static int whole_output(ocisbx_exec_result *r, const char *d, size_t n, const char *d2, size_t n2)
+{
+    r->output = malloc(n + n2 + 1);
+    if (!r->output)
+        return ocisbx_fail_nomem();
+    if (n)
+        memcpy(r->output, d, n);
+    if (n2)
+        memcpy(r->output + n, d2, n2);
+    r->output[n + n2] = '\0';
+    r->output_len = r->head_kept = n + n2;
     return 0;
+}
+
+/* The result from what came back and the trailer. */
+static int assemble(ocisbx_exec_result *r, exec_plan *pl, const live *l, const trailer *t)
+{
+    const char *g = l->got.data ? l->got.data : "";
+    const char *e = l->err.data ? l->err.data : "";
+    r->timed_out = t->timed_out;
+    r->has_exit = t->has_exit;
+    r->exit_code = t->exit_code;
+    int rc;
+    if (!t->measured) {
+        /* all of it came in the live head: measured here */
+        rc = whole_output(r, g, l->got.len, "", 0);
+        r->total_bytes = l->got.len;
+        ocisbx_exec_hex_sha(g, l->got.len, r->total_sha);
+    } else {
+        if (t->hl > pl->head || t->tl > pl->tail || t->hl + t->tl > t->total)
+            return ocisbx_fail(OCISBX_EPARSE, "exec: malformed wrapper trailer (lengths)");
+        r->total_bytes = t->total;
+        memcpy(r->total_sha, t->sum, sizeof r->total_sha);
+        pl->trailer_hl = t->hl;
+        pl->trailer_tl = t->tl;
+        bool exact = l->got.len == t->hl && t->tail_end == t->tl;
+        if (t->total <= t->hl + t->tl)
+            rc = whole_output(r, g, l->got.len, e, t->tail_end);
+        else
+            rc = cut_output(r, pl, g, l->got.len, e, t->tail_end, exact);
+    }
+    if (!rc)
+        ocisbx_exec_hex_sha(r->output, r->output_len, r->returned_sha);
+    return rc;
+}
+
+/* The client's deadline passed (a service that ignores the timeout): what
+ * arrived of the head is returned, timed_out. */
+static int timed_out_at_client(ocisbx_exec_result *r, const exec_plan *pl, const live *l)
+{
+    size_t hl = l->got.len < pl->head ? l->got.len : pl->head;
+    r->timed_out = true;
+    r->total_bytes = hl;
+    int rc = whole_output(r, l->got.data ? l->got.data : "", hl, "", 0);
+    if (!rc) {
+        ocisbx_exec_hex_sha(r->output, r->output_len, r->returned_sha);
+        memcpy(r->total_sha, r->returned_sha, sizeof r->total_sha);
+    }
+    return rc;
 }
 
 static int do_exec(ocisbx_backend *b, const char *command, const ocisbx_exec_options *o, ocisbx_exec_result **out)
 {
-    if (!out)
-        return ocisbx_fail(OCISBX_EINVAL, "exec: NULL out");
-    *out = NULL;
-    if (!b || !command)
-        return ocisbx_fail(OCISBX_EINVAL, "exec: NULL argument");
-    if (b->closed)
-        return ocisbx_fail(OCISBX_ECONFLICT, "exec: the backend is closed");
-    if (strchr(command, '\0') != command + strlen(command))
-        return ocisbx_fail(OCISBX_EINVAL, "exec: bad command");
-    char *cwd_rel = NULL;
-    int rc = ocisbx_backend_rel_path(o && o->cwd ? o->cwd : "/workspace", &cwd_rel);
+    exec_plan pl;
+    ocisbx_exec_result *r = NULL;
+    int rc = ocisbx_exec_plan(b, command, o, NOTE_RESERVE, &pl, &r, out);
     if (rc)
         return rc;
-    int64_t tms = o && o->timeout_ms ? o->timeout_ms : OCISBX_BACKEND_DEFAULT_EXEC_TIMEOUT_MS;
-    int64_t secs = (tms + 999) / 1000;
-    size_t max = o && o->max_output ? o->max_output : b->max_output;
-    size_t head = (max - NOTE_RESERVE) / 2, tail = max - NOTE_RESERVE - head;
-    ocisbx_buf script = OCISBX_BUF_INIT;
-    live l = {OCISBX_BUF_INIT,         head + tail + 4 * TRAILER_HOLD, head - 4, 0,
-              o ? o->on_output : NULL, o ? o->on_output_ud : NULL,     false};
+    if (pl.yield_ms > 0) {
+        rc = ocisbx_exec_yield(b, command, o, &pl, r);
+        goto done;
+    }
+    size_t hold = LINE_NEAR + 8 + longest_secret(b, pl.env);
+    size_t h4 = pl.head - 4;
+    live l = {OCISBX_BUF_INIT, OCISBX_BUF_INIT, 3 * pl.head + 16, pl.tail * 3 + 4 * TRAILER_MAX,
+              h4 > hold ? h4 - hold : 0, 0, pl.on_output, pl.on_output_ud, false};
     ocisbx_run_res res = {0};
-    ocisbx_exec_result *r = calloc(1, sizeof *r);
-    if (!r) {
-        free(cwd_rel);
-        return ocisbx_fail_nomem();
-    }
-    char id[17];
-    rc = ocisbx_random_id(id, 16);
-    if (!rc)
-        rc = build_wrapper(b, command, cwd_rel, secs, head, tail, id, &script);
-    if (rc)
-        goto done;
-    ocisbx_run_req req = {0};
-    req.script = script.data;
-    req.env[0] = &b->env;
-    req.env[1] = o ? &o->env : NULL;
-    req.backstop_s = secs + OCISBX_BACKEND_KILL_GRACE_S + 2;
-    int64_t t0 = ocisbx_time_monotonic_ms();
-    r->start_ms = ocisbx_time_now_ms();
-    req.deadline_ms = t0 + secs * 1000 + OCISBX_BACKEND_KILL_GRACE_S * 1000 + OCISBX_BACKEND_CLIENT_MARGIN_MS;
-    req.on_stdout = live_cb;
-    req.user_data = &l;
-    rc = b->vt->run(b, &req, &res);
-    r->duration_ms = ocisbx_time_monotonic_ms() - t0;
-    r->command_id = res.command_id;
-    res.command_id = NULL;
-    if (rc == OCISBX_ECANCELED && l.canceled)
-        rc = ocisbx_fail(OCISBX_ECANCELED, "exec: canceled by the output callback");
+    rc = run_wrapper(b, &pl, command, &l, &res, r);
     if (rc == OCISBX_ETIMEOUT) {
-        /* The service did not give the command back in time: it was
-         * canceled; what arrived of the head is returned. */
-        size_t hl = l.got.len < head ? l.got.len : head;
-        r->timed_out = true;
-        r->total_bytes = hl;
-        rc = finish_output(r, l.got.data ? l.got.data : "", hl, "", 0, hl);
+        rc = timed_out_at_client(r, &pl, &l);
+    } else if (rc == 0) {
+        trailer t;
+        memset(&t, 0, sizeof t);
+        rc = parse_trailer(&l, pl.id, &res, &t);
         if (!rc)
-            memcpy(r->total_sha, r->returned_sha, sizeof r->total_sha);
-        goto done;
+            rc = assemble(r, &pl, &l, &t);
+        size_t from = l.delivered <= r->head_kept ? l.delivered : r->head_kept;
+        if (!rc && l.fn && r->output_len > from && l.fn(r->output + from, r->output_len - from, l.ud))
+            rc = ocisbx_fail(OCISBX_ECANCELED, "exec: canceled by the output callback");
     }
-    if (rc)
-        goto done;
-    const char *g = l.got.data ? l.got.data : "";
-    if (l.got.len >= 14 && memcmp(g + l.got.len - 14, "\nOCISBX-NOCWD\n", 14) == 0) {
-        rc = ocisbx_fail(OCISBX_ENOTFOUND, "exec: the working directory does not exist or is not a directory");
-        goto done;
-    }
-    /* the trailer: the last line, with this run's nonce */
-    char endm[40], midm[40];
-    snprintf(endm, sizeof endm, "\nOCISBX-END %s ", id);
-    snprintf(midm, sizeof midm, "\nOCISBX-MID %s\n", id);
-    size_t el = strlen(endm), ml = strlen(midm);
-    const char *t = NULL;
-    for (size_t i = l.got.len >= 2 ? l.got.len - 2 : 0;; i--) {
-        if (g[i] == '\n' && l.got.len - i > el && memcmp(g + i, endm, el) == 0) {
-            t = g + i;
-            break;
-        }
-        if (i == 0 || l.got.len - i > TRAILER_HOLD)
-            break;
-    }
-    if (!t) {
-        rc = ocisbx_fail(res.has_exit && res.exit_code == 125 ? OCISBX_EIO : OCISBX_EPARSE,
-                         "exec: the wrapper gave no trailer (exit status %d%s%.200s)",
-                         res.has_exit ? res.exit_code : -1, res.stderr_text ? ": " : "",
-                         res.stderr_text ? res.stderr_text : "");
-        goto done;
-    }
-    const char *p = t + el;
-    uint64_t total = 0, st = 0, to = 0, hl = 0, tl = 0;
-    char sum[65] = {0};
-    bool ok = parse_u64(&p, &total);
-    if (ok) {
-        size_t k = 0;
-        while (k < 64 && ((p[k] >= '0' && p[k] <= '9') || (p[k] >= 'a' && p[k] <= 'f')))
-            k++;
-        ok = k == 64 && p[k] == ' ';
-        if (ok) {
-            memcpy(sum, p, 64);
-            p += 65;
-        }
-    }
-    ok = ok && parse_u64(&p, &st) && parse_u64(&p, &to) && parse_u64(&p, &hl) && parse_u64(&p, &tl) && *p == '\n';
-    if (!ok || hl > head || tl > tail) {
-        rc = ocisbx_fail(OCISBX_EPARSE, "exec: malformed wrapper trailer");
-        goto done;
-    }
-    /* Head and tail by their markers: a service that rewrites bytes that
-     * are not UTF-8 changes their lengths, never the markers. */
-    size_t before = (size_t)(t - g);
-    const char *mid = total > hl ? memmem(g, before, midm, ml) : NULL;
-    if (total > hl && !mid) {
-        rc = ocisbx_fail(OCISBX_EPARSE, "exec: the wrapper's output has no head/tail marker");
-        goto done;
-    }
-    size_t ghl = mid ? (size_t)(mid - g) : before;
-    const char *gt = mid ? mid + ml : t;
-    size_t gtl = mid ? (size_t)(t - gt) : 0;
-    r->total_bytes = total;
-    memcpy(r->total_sha, sum, 65);
-    r->timed_out = to != 0;
-    r->has_exit = !r->timed_out;
-    r->exit_code = (int)st;
-    hl = ghl;
-    tl = gtl;
-    rc = finish_output(r, g, hl, gt, tl, total);
-    if (rc)
-        goto done;
-    size_t from = l.delivered <= r->head_kept ? l.delivered : r->head_kept;
-    if (l.fn && r->output_len > from && l.fn(r->output + from, r->output_len - from, l.ud))
-        rc = ocisbx_fail(OCISBX_ECANCELED, "exec: canceled by the output callback");
-done:
-    free(cwd_rel);
-    ocisbx_buf_free(&script);
     ocisbx_buf_free(&l.got);
+    ocisbx_buf_free(&l.err);
     free(res.command_id);
     free(res.stderr_text);
+done:
+    ocisbx_exec_plan_free(&pl);
     if (rc) {
         ocisbx_exec_result_free(r);
         return rc;
     }
     *out = r;
     return 0;
+}
+
+int ocisbx_exec_parse_(const char *out, size_t out_len, const char *err, size_t err_len, const char *id,
+                       size_t max_output, ocisbx_exec_result **res)
+{
+    *res = NULL;
+    exec_plan pl;
+    memset(&pl, 0, sizeof pl);
+    pl.head = (max_output - NOTE_RESERVE) / 2;
+    pl.tail = max_output - NOTE_RESERVE - pl.head;
+    ocisbx_env_list none = {NULL, 0};
+    pl.backend_env = &none;
+    ocisbx_exec_result *r = calloc(1, sizeof *r);
+    live l = {OCISBX_BUF_INIT, OCISBX_BUF_INIT, 3 * pl.head + 16, pl.tail * 3 + 4 * TRAILER_MAX, 0, 0, NULL, NULL,
+              false};
+    ocisbx_run_res rr = {true, 0, NULL, NULL};
+    trailer t;
+    memset(&t, 0, sizeof t);
+    int rc = r ? 0 : ocisbx_fail_nomem();
+    if (!rc && (live_out(out, out_len, &l) || live_err(err, err_len, &l)))
+        rc = ocisbx_fail_nomem();
+    if (!rc)
+        rc = parse_trailer(&l, id, &rr, &t);
+    if (!rc)
+        rc = assemble(r, &pl, &l, &t);
+    ocisbx_buf_free(&l.got);
+    ocisbx_buf_free(&l.err);
+    if (rc)
+        ocisbx_exec_result_free(r);
+    else
+        *res = r;
+    return rc;
 }
 
 int ocisbx_backend_exec(ocisbx_backend *b, const char *command, const ocisbx_exec_options *o,
@@ -522,5 +495,20 @@ int ocisbx_backend_exec_argv(ocisbx_backend *b, const char *const *argv, size_t 
     if (!rc)
         rc = do_exec(b, cmd.data, o, out);
     ocisbx_buf_free(&cmd);
+    return rc;
+}
+
+int ocisbx_exec_result_from_parts(ocisbx_exec_result *r, exec_plan *pl, const char *head, size_t hl,
+                                  const char *tail, size_t tl)
+{
+    int rc;
+    if (r->total_bytes <= hl + tl) {
+        size_t rest = r->total_bytes > hl ? (size_t)(r->total_bytes - hl) : 0; /* the tail's last bytes */
+        rc = whole_output(r, head, hl, tail + tl - (rest < tl ? rest : tl), rest < tl ? rest : tl);
+    } else {
+        rc = cut_output(r, pl, head, hl, tail, tl, true);
+    }
+    if (!rc)
+        ocisbx_exec_hex_sha(r->output, r->output_len, r->returned_sha);
     return rc;
 }

@@ -1,5 +1,6 @@
 /* Background jobs: a spawned run whose state lives in
- * /workspace/.ocisbx/jobs/<id>/ (docs/backend.md, "Background jobs"). */
+ * /workspace/.ocisbx/jobs/<id>/ (docs/backend.md, "Background jobs"); the
+ * scripts are scripts/job-*.sh. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,8 @@
 #include "backend/scripts.h"
 #include "ocisbx/util.h"
 #include "util/internal.h"
+
+#define JOB_EXIT_NONE 3 /* the scripts' "no such job" (or no such cwd) */
 
 struct ocisbx_job_status {
     bool running, has_exit, timed_out, killed;
@@ -50,6 +53,16 @@ uint64_t ocisbx_job_status_output_bytes(const ocisbx_job_status *s)
     return s ? s->output_bytes : 0;
 }
 
+static int collect(const char *data, size_t len, void *ud)
+{
+    return ocisbx_buf_append(ud, data, len) != 0;
+}
+
+static int collect_all(const void *data, size_t len, void *ud)
+{
+    return ocisbx_buf_append(ud, data, len) != 0;
+}
+
 static int check_job_id(const char *id)
 {
     if (!id || strncmp(id, "job-", 4) != 0 || strlen(id) != 20)
@@ -60,14 +73,51 @@ static int check_job_id(const char *id)
     return 0;
 }
 
-/* "W=<root>\nJ=\"$W/.ocisbx/jobs/<id>\"\n" */
-static int job_vars(ocisbx_backend *b, const char *id, ocisbx_buf *s)
+static int remember_job(ocisbx_backend *b, const char *id, char **handle)
 {
-    int rc = ocisbx_buf_appends(s, "W=");
-    if (!rc)
-        rc = ocisbx_buf_append_shell_quoted(s, b->root);
-    if (!rc)
-        rc = ocisbx_buf_appendf(s, "\nJ=\"$W/.ocisbx/jobs/%s\"\n", id);
+    struct own_job *j = realloc(b->jobs, (b->n_jobs + 1) * sizeof *j);
+    if (!j)
+        return ocisbx_fail_nomem();
+    b->jobs = j;
+    j[b->n_jobs].job_id = ocisbx_strdup(id);
+    if (!j[b->n_jobs].job_id)
+        return ocisbx_fail_nomem();
+    j[b->n_jobs].handle = *handle;
+    *handle = NULL;
+    b->n_jobs++;
+    return 0;
+}
+
+/* The job script spawned, its handle written beside the state (so another
+ * process can kill it). */
+static int spawn_job(ocisbx_backend *b, const char *command, const char *id, const char *cwd,
+                     const ocisbx_exec_options *o, char **handle)
+{
+    char secs[24], grace[16];
+    int64_t s = (ocisbx_exec_options_timeout_(o) + 999) / 1000;
+    snprintf(secs, sizeof secs, "%" PRId64, s);
+    snprintf(grace, sizeof grace, "%d", b->kill_grace_s);
+    const char *args[] = {command, b->root, id, *cwd ? cwd : ".", secs, grace};
+    ocisbx_run_req req = {0};
+    req.script = ocisbx_script_job_run;
+    req.args = args;
+    req.n_args = 6;
+    req.env[0] = &b->env;
+    req.env[1] = ocisbx_exec_options_env_(o);
+    req.backstop_s = s + b->kill_grace_s + 2;
+    int rc = b->vt->spawn(b, &req, id, handle);
+    if (rc)
+        return rc;
+    char rel[64];
+    snprintf(rel, sizeof rel, ".ocisbx/jobs/%s/handle", id);
+    char b64[OCISBX_SHA256_B64_LEN + 1];
+    ocisbx_sha256_base64(*handle, strlen(*handle), b64);
+    rc = b->vt->put_file(b, rel, *handle, strlen(*handle), b64);
+    if (rc) {
+        ocisbx_error_saved *sv = ocisbx_error_save();
+        (void)b->vt->kill_spawned(b, *handle);
+        ocisbx_error_restore(sv);
+    }
     return rc;
 }
 
@@ -85,131 +135,67 @@ int ocisbx_backend_job_start(ocisbx_backend *b, const char *command, const ocisb
     if (rc)
         return rc;
     char id[21] = "job-";
-    ocisbx_random_id(id + 4, 16);
-    int64_t secs = (ocisbx_exec_options_timeout_(o) + 999) / 1000;
-    ocisbx_buf pre = OCISBX_BUF_INIT, s = OCISBX_BUF_INIT, inner = OCISBX_BUF_INIT;
+    rc = ocisbx_random_id(id + 4, 16);
     char *handle = NULL;
     int ex = 0;
-    /* 1: the state directory, so that status works as soon as start returns */
-    rc = job_vars(b, id, &pre);
+    const char *args[] = {b->root, id, *cwd ? cwd : "."};
     if (!rc)
-        rc = ocisbx_buf_appends(&pre, "[ -d \"$W\"/");
-    if (!rc)
-        rc = ocisbx_buf_append_shell_quoted(&pre, *cwd ? cwd : ".");
-    if (!rc)
-        rc = ocisbx_buf_appends(&pre, " ] || exit 3\n"
-                                      "mkdir -p \"$J\" || exit 125\n"
-                                      "date +%s%3N > \"$J/start\" || exit 125\n"
-                                      ": > \"$J/out\" || exit 125\n");
-    if (!rc)
-        rc = ocisbx_backend_run_script(b, pre.data, 0, NULL, NULL, &ex);
-    if (!rc && ex == 3)
+        rc = ocisbx_backend_run_sh(b, ocisbx_script_job_start, args, 3, 0, NULL, NULL, &ex);
+    if (!rc && ex == JOB_EXIT_NONE)
         rc = ocisbx_fail(OCISBX_ENOTFOUND, "job start: the working directory does not exist");
     else if (!rc && ex != 0)
         rc = ocisbx_fail(OCISBX_EIO, "job start: cannot make the job's state directory (exit status %d)", ex);
-    /* 2: the job itself */
     if (!rc)
-        rc = ocisbx_buf_appendf(&inner, "exec 2>&1\n%s", command);
+        rc = spawn_job(b, command, id, cwd, o, &handle);
     if (!rc)
-        rc = job_vars(b, id, &s);
-    if (!rc)
-        rc = ocisbx_buf_appends(&s, "cd \"$W\"/");
-    if (!rc)
-        rc = ocisbx_buf_append_shell_quoted(&s, *cwd ? cwd : ".");
-    if (!rc)
-        rc = ocisbx_buf_appendf(&s, " || exit 3\ntimeout -v -s TERM -k %d %" PRId64 " sh -c ",
-                                OCISBX_BACKEND_KILL_GRACE_S, secs);
-    if (!rc)
-        rc = ocisbx_buf_append_shell_quoted(&s, inner.data);
-    if (!rc)
-        rc = ocisbx_buf_appends(&s, " > \"$J/out\" 2> \"$J/tv\" < /dev/null\n"
-                                    "S=$?\n"
-                                    "TO=0\n"
-                                    "[ -s \"$J/tv\" ] && TO=1\n"
-                                    "date +%s%3N > \"$J/end\"\n"
-                                    "printf '%s %s\\n' \"$S\" \"$TO\" > \"$J/status.t\"\n"
-                                    "mv -f \"$J/status.t\" \"$J/status\"\n");
-    if (!rc) {
-        ocisbx_run_req req = {0};
-        req.script = s.data;
-        req.env[0] = &b->env;
-        req.env[1] = ocisbx_exec_options_env_(o);
-        req.backstop_s = secs + OCISBX_BACKEND_KILL_GRACE_S + 2;
-        rc = b->vt->spawn(b, &req, id, &handle);
-    }
-    if (!rc) {
-        /* the handle beside the state: another process can kill the job */
-        char rel[64];
-        snprintf(rel, sizeof rel, ".ocisbx/jobs/%s/handle", id);
-        char b64[OCISBX_SHA256_B64_LEN + 1];
-        ocisbx_sha256_base64(handle, strlen(handle), b64);
-        rc = b->vt->put_file(b, rel, handle, strlen(handle), b64);
-        if (rc) {
-            ocisbx_error_saved *sv = ocisbx_error_save();
-            (void)b->vt->kill_spawned(b, handle);
-            ocisbx_error_restore(sv);
-        }
-    }
-    if (!rc) {
-        struct own_job *j = realloc(b->jobs, (b->n_jobs + 1) * sizeof *j);
-        if (!j) {
-            rc = ocisbx_fail_nomem();
-        } else {
-            b->jobs = j;
-            j[b->n_jobs].job_id = ocisbx_strdup(id);
-            j[b->n_jobs].handle = handle;
-            handle = NULL;
-            b->n_jobs++;
-            *job_id = ocisbx_strdup(id);
-            if (!*job_id)
-                rc = ocisbx_fail_nomem();
-        }
-    }
+        rc = remember_job(b, id, &handle);
+    if (!rc && !(*job_id = ocisbx_strdup(id)))
+        rc = ocisbx_fail_nomem();
     free(handle);
     free(cwd);
-    ocisbx_buf_free(&pre);
-    ocisbx_buf_free(&s);
-    ocisbx_buf_free(&inner);
     return rc;
 }
 
-int ocisbx_backend_job_status(ocisbx_backend *b, const char *job_id, ocisbx_job_status **out)
+/* job-status.sh with a wait: its own run, bounded by the wait. */
+static int status_run(ocisbx_backend *b, const char *job_id, int64_t wait_ms, char **out, int *ex)
 {
-    if (!out)
-        return ocisbx_fail(OCISBX_EINVAL, "job status: NULL out");
-    *out = NULL;
-    if (!b)
-        return ocisbx_fail(OCISBX_EINVAL, "job status: NULL backend");
-    int rc = check_job_id(job_id);
-    if (rc)
-        return rc;
-    ocisbx_buf s = OCISBX_BUF_INIT;
+    char w[24];
+    snprintf(w, sizeof w, "%" PRId64, wait_ms);
+    const char *args[] = {b->root, job_id, w};
+    ocisbx_run_req req = {0};
+    ocisbx_run_res res = {0};
+    ocisbx_buf o = OCISBX_BUF_INIT;
+    req.script = ocisbx_script_job_status;
+    req.args = args;
+    req.n_args = 3;
+    req.env[0] = &b->env;
+    req.deadline_ms = ocisbx_time_monotonic_ms() + wait_ms + 120000;
+    req.backstop_s = wait_ms / 1000 + 120;
+    req.on_stdout = collect;
+    req.user_data = &o;
+    int rc = b->vt->run(b, &req, &res);
+    if (rc == 0 && !res.has_exit)
+        rc = ocisbx_fail(OCISBX_ESERVICE, "job status: the workspace script ended without an exit status");
+    if (rc == 0) {
+        *ex = res.exit_code;
+        *out = o.data ? ocisbx_buf_detach(&o) : ocisbx_strdup("");
+        if (!*out)
+            rc = ocisbx_fail_nomem();
+    }
+    ocisbx_buf_free(&o);
+    free(res.command_id);
+    free(res.stderr_text);
+    return rc;
+}
+
+static int read_status(ocisbx_backend *b, const char *job_id, int64_t wait_ms, ocisbx_job_status **out)
+{
     char *o = NULL;
     int ex = 0;
-    rc = job_vars(b, job_id, &s);
-    if (!rc)
-        rc = ocisbx_buf_appends(
-            &s, "[ -f \"$J/start\" ] || exit 3\n"
-                "NOW=$(date +%s%3N)\n"
-                "ST=$(cat \"$J/start\")\n"
-                "if [ -f \"$J/status\" ]; then\n"
-                "  read S TO < \"$J/status\"\n"
-                "  E=$(cat \"$J/end\")\n"
-                "  R=0; K=0\n"
-                "elif [ -f \"$J/killed\" ]; then\n"
-                "  S=-; TO=0; R=0; K=1\n"
-                "  E=$(cat \"$J/end\" 2>/dev/null || echo \"$NOW\")\n"
-                "else\n"
-                "  S=-; TO=0; R=1; K=0; E=$NOW\n"
-                "fi\n"
-                "B=$(wc -c < \"$J/out\")\n"
-                "printf 'JOB %s %s %s %s %s %s\\n' \"$R\" \"$S\" \"$TO\" \"$K\" $((E - ST)) $((B + 0))\n");
-    if (!rc)
-        rc = ocisbx_backend_run_script(b, s.data, 512, &o, NULL, &ex);
-    ocisbx_buf_free(&s);
+    int rc = status_run(b, job_id, wait_ms, &o, &ex);
     if (rc)
         return rc;
-    if (ex == 3) {
+    if (ex == JOB_EXIT_NONE) {
         free(o);
         return ocisbx_fail(OCISBX_ENOTFOUND, "job %s does not exist", job_id);
     }
@@ -236,6 +222,54 @@ int ocisbx_backend_job_status(ocisbx_backend *b, const char *job_id, ocisbx_job_
     return 0;
 }
 
+int ocisbx_backend_job_status(ocisbx_backend *b, const char *job_id, ocisbx_job_status **out)
+{
+    return ocisbx_backend_job_wait(b, job_id, 0, out);
+}
+
+int ocisbx_backend_job_wait(ocisbx_backend *b, const char *job_id, int64_t wait_ms, ocisbx_job_status **out)
+{
+    if (!out)
+        return ocisbx_fail(OCISBX_EINVAL, "job status: NULL out");
+    *out = NULL;
+    if (!b)
+        return ocisbx_fail(OCISBX_EINVAL, "job status: NULL backend");
+    if (wait_ms < 0 || wait_ms > INT64_C(86400000))
+        return ocisbx_fail(OCISBX_EINVAL, "job wait: wait_ms must be 0..86400000");
+    int rc = check_job_id(job_id);
+    return rc ? rc : read_status(b, job_id, wait_ms, out);
+}
+
+int ocisbx_backend_job_read_(ocisbx_backend *b, const char *job_id, int64_t offset, size_t max, bool want_sum,
+                             ocisbx_buf *data, uint64_t *total, char sum[65])
+{
+    char win[20] = "w-", off[24], mx[24];
+    int rc = ocisbx_random_id(win + 2, 16);
+    snprintf(off, sizeof off, "%" PRId64, offset < 0 ? -1 : offset);
+    snprintf(mx, sizeof mx, "%zu", max);
+    const char *args[] = {b->root, job_id, off, mx, win, want_sum ? "1" : "0"};
+    char *o = NULL;
+    int ex = 0;
+    if (!rc)
+        rc = ocisbx_backend_run_sh(b, ocisbx_script_job_output, args, 6, 256, &o, NULL, &ex);
+    if (rc)
+        return rc;
+    unsigned long long t = 0;
+    char s[65] = {0};
+    int n = ex == 0 && o ? sscanf(o, "%llu %64s", &t, s) : 0;
+    free(o);
+    if (ex == JOB_EXIT_NONE)
+        return ocisbx_fail(OCISBX_ENOTFOUND, "job %s does not exist", job_id);
+    if (n < (want_sum ? 2 : 1) || (want_sum && strlen(s) != 64))
+        return ocisbx_fail(OCISBX_EIO, "job output: the workspace script failed (exit status %d)", ex);
+    *total = t;
+    if (want_sum)
+        memcpy(sum, s, 65);
+    char rel[64];
+    snprintf(rel, sizeof rel, ".ocisbx/jobs/%s/%s", job_id, win);
+    return b->vt->get_file(b, rel, collect_all, data);
+}
+
 int ocisbx_backend_job_output(ocisbx_backend *b, const char *job_id, int64_t offset, size_t max, char **data,
                               size_t *len, uint64_t *total)
 {
@@ -248,92 +282,96 @@ int ocisbx_backend_job_output(ocisbx_backend *b, const char *job_id, int64_t off
     int rc = check_job_id(job_id);
     if (rc)
         return rc;
-    if (max == 0)
-        max = b->max_output;
-    ocisbx_buf s = OCISBX_BUF_INIT;
-    char *o = NULL;
-    size_t ol = 0;
-    int ex = 0;
-    rc = job_vars(b, job_id, &s);
-    if (!rc)
-        rc = ocisbx_buf_appends(&s, "[ -f \"$J/out\" ] || exit 3\nB=$(wc -c < \"$J/out\")\nB=$((B + 0))\n");
-    if (!rc && offset < 0)
-        rc = ocisbx_buf_appendf(&s, "O=0\n[ \"$B\" -gt %zu ] && O=$((B - %zu))\n", max, max);
-    else if (!rc)
-        rc = ocisbx_buf_appendf(&s, "O=%" PRId64 "\n", offset);
-    if (!rc)
-        rc = ocisbx_buf_appendf(&s, "printf '%%s\\n' \"$B\"\ntail -c +$((O + 1)) \"$J/out\" | head -c %zu\n", max);
-    if (!rc)
-        rc = ocisbx_backend_run_capture(b, s.data, &o, &ol, &ex);
-    ocisbx_buf_free(&s);
-    if (rc)
+    ocisbx_buf d = OCISBX_BUF_INIT;
+    uint64_t t = 0;
+    rc = ocisbx_backend_job_read_(b, job_id, offset, max ? max : b->max_output, false, &d, &t, NULL);
+    if (!rc && ocisbx_buf_append(&d, "", 0))
+        rc = ocisbx_fail_nomem();
+    if (rc) {
+        ocisbx_buf_free(&d);
         return rc;
-    if (ex == 3) {
-        free(o);
-        return ocisbx_fail(OCISBX_ENOTFOUND, "job %s does not exist", job_id);
-    }
-    char *nl = memchr(o, '\n', ol);
-    if (ex != 0 || !nl) {
-        free(o);
-        return ocisbx_fail(OCISBX_EIO, "job output: the workspace script failed (exit status %d)", ex);
     }
     if (total)
-        *total = strtoull(o, NULL, 10);
-    size_t n = ol - (size_t)(nl + 1 - o);
-    memmove(o, nl + 1, n);
-    o[n] = '\0';
-    *data = o;
-    *len = n;
-    return 0;
+        *total = t;
+    *len = d.len;
+    *data = d.data ? ocisbx_buf_detach(&d) : ocisbx_strdup("");
+    return *data ? 0 : ocisbx_fail_nomem();
+}
+
+/* The spawn handle: this backend's own, else the one beside the state. */
+static int job_handle(ocisbx_backend *b, const char *job_id, char **handle)
+{
+    for (size_t i = 0; i < b->n_jobs; i++)
+        if (strcmp(b->jobs[i].job_id, job_id) == 0) {
+            *handle = ocisbx_strdup(b->jobs[i].handle);
+            return *handle ? 0 : ocisbx_fail_nomem();
+        }
+    unsigned char *h = NULL;
+    size_t hl = 0;
+    char path[80];
+    snprintf(path, sizeof path, "/workspace/.ocisbx/jobs/%s/handle", job_id);
+    int rc = ocisbx_backend_read_bytes(b, path, &h, &hl);
+    if (rc)
+        return rc == OCISBX_ENOTFOUND ? ocisbx_fail(OCISBX_ENOTFOUND, "job %s does not exist", job_id) : rc;
+    *handle = ocisbx_strndup((const char *)h, hl);
+    ocisbx_free(h);
+    return *handle ? 0 : ocisbx_fail_nomem();
+}
+
+int ocisbx_backend_job_stop(ocisbx_backend *b, const char *job_id, int *killed)
+{
+    if (killed)
+        *killed = 0;
+    if (!b)
+        return ocisbx_fail(OCISBX_EINVAL, "job kill: NULL backend");
+    int rc = check_job_id(job_id);
+    ocisbx_job_status *st = NULL;
+    if (!rc)
+        rc = read_status(b, job_id, 0, &st);
+    bool running = !rc && st->running;
+    ocisbx_job_status_free(st);
+    if (rc || !running)
+        return rc;
+    char *handle = NULL;
+    rc = job_handle(b, job_id, &handle);
+    if (!rc)
+        rc = b->vt->kill_spawned(b, handle);
+    free(handle);
+    int ex = 0;
+    const char *args[] = {b->root, job_id};
+    if (!rc)
+        rc = ocisbx_backend_run_sh(b, ocisbx_script_job_kill, args, 2, 0, NULL, NULL, &ex);
+    if (!rc && ex != 0)
+        rc = ocisbx_fail(OCISBX_EIO, "job kill: cannot mark job %s killed (exit status %d)", job_id, ex);
+    if (!rc && killed)
+        *killed = 1;
+    return rc;
 }
 
 int ocisbx_backend_job_kill(ocisbx_backend *b, const char *job_id)
 {
-    if (!b)
-        return ocisbx_fail(OCISBX_EINVAL, "job kill: NULL backend");
-    int rc = check_job_id(job_id);
-    if (rc)
-        return rc;
-    const char *handle = NULL;
-    for (size_t i = 0; i < b->n_jobs; i++)
-        if (strcmp(b->jobs[i].job_id, job_id) == 0)
-            handle = b->jobs[i].handle;
-    unsigned char *h = NULL;
-    size_t hl = 0;
-    if (!handle) {
-        /* another process's job: its handle from the state directory */
-        char path[80];
-        snprintf(path, sizeof path, "/workspace/.ocisbx/jobs/%s/handle", job_id);
-        rc = ocisbx_backend_read_bytes(b, path, &h, &hl);
-        if (rc)
-            return rc == OCISBX_ENOTFOUND ? ocisbx_fail(OCISBX_ENOTFOUND, "job %s does not exist", job_id) : rc;
-        handle = (const char *)h;
-    }
-    rc = b->vt->kill_spawned(b, handle);
-    ocisbx_free(h);
-    if (rc)
-        return rc;
-    int ex = 0;
-    const char *args[] = {b->root, job_id};
-    rc = ocisbx_backend_run_sh(b, ocisbx_script_job_kill, args, 2, 0, NULL, NULL, &ex);
-    if (!rc && ex != 0)
-        rc = ocisbx_fail(OCISBX_EIO, "job kill: cannot mark job %s killed (exit status %d)", job_id, ex);
-    return rc;
+    return ocisbx_backend_job_stop(b, job_id, NULL);
 }
 
 int ocisbx_backend_end_own_jobs(ocisbx_backend *b)
 {
+    if (b->jobs_detached)
+        return 0;
     int first = 0;
     for (size_t i = 0; i < b->n_jobs; i++) {
-        ocisbx_job_status *st = NULL;
-        int rc = ocisbx_backend_job_status(b, b->jobs[i].job_id, &st);
-        bool running = rc == 0 && ocisbx_job_status_running(st);
-        ocisbx_job_status_free(st);
-        if (rc == 0 && !running)
-            continue;
-        rc = ocisbx_backend_job_kill(b, b->jobs[i].job_id);
+        int rc = ocisbx_backend_job_stop(b, b->jobs[i].job_id, NULL);
         if (rc && !first)
             first = rc;
     }
     return first;
+}
+
+int ocisbx_backend_close_common(ocisbx_backend *b)
+{
+    int rc = ocisbx_backend_end_own_jobs(b);
+    ocisbx_error_saved *sv = rc ? ocisbx_error_save() : NULL;
+    int r2 = ocisbx_exec_remove_run_files(b);
+    if (sv)
+        ocisbx_error_restore(sv);
+    return rc ? rc : r2;
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,27 +13,23 @@
 #include "backend/backend_int.h"
 #include "ocisbx/util.h"
 #include "sys/proc.h"
+#include "sys/sleep.h"
 #include "sys/walk.h"
 #include "util/internal.h"
-
-typedef struct local_job {
-    char *id;
-    ocisbx_proc *proc;
-} local_job;
 
 typedef struct local_impl {
     char *dir; /* absolute host path */
     int dir_fd;
     bool isolate, network;
-    local_job *jobs; /* spawned scripts */
-    size_t n_jobs;
 } local_impl;
 
 /* ---- run ---- */
 typedef struct run_state {
     pthread_mutex_t mu;
-    ocisbx_buf pending; /* stdout not yet handed to the caller */
-    ocisbx_buf err;
+    ocisbx_buf pending;     /* stdout not yet handed to the caller */
+    ocisbx_buf pending_err; /* stderr not yet handed to the caller (with on_stderr) */
+    ocisbx_buf err;         /* the first KiB of stderr */
+    bool want_err;
     int exit_code;
     bool exited;
 } run_state;
@@ -43,8 +40,12 @@ static void on_output(int stream, const char *data, size_t len, void *ud)
     pthread_mutex_lock(&s->mu);
     if (stream == 1)
         (void)ocisbx_buf_append(&s->pending, data, len);
-    else if (s->err.len < 1024)
-        (void)ocisbx_buf_append(&s->err, data, len < 1024 - s->err.len ? len : 1024 - s->err.len);
+    else {
+        if (s->want_err)
+            (void)ocisbx_buf_append(&s->pending_err, data, len);
+        if (s->err.len < 1024)
+            (void)ocisbx_buf_append(&s->err, data, len < 1024 - s->err.len ? len : 1024 - s->err.len);
+    }
     pthread_mutex_unlock(&s->mu);
 }
 
@@ -59,17 +60,21 @@ static void on_exit_cb(int exit_code, int term_signal, bool timed_out, void *ud)
     pthread_mutex_unlock(&s->mu);
 }
 
-/* Hands pending stdout to the caller on the caller's thread. */
+/* Hands pending stdout (and stderr) to the caller on the caller's thread. */
 static int drain(run_state *s, const ocisbx_run_req *req)
 {
     pthread_mutex_lock(&s->mu);
-    ocisbx_buf chunk = s->pending;
+    ocisbx_buf chunk = s->pending, echunk = s->pending_err;
     ocisbx_buf_init(&s->pending);
+    ocisbx_buf_init(&s->pending_err);
     pthread_mutex_unlock(&s->mu);
     int stop = 0;
     if (chunk.len && req->on_stdout)
         stop = req->on_stdout(chunk.data, chunk.len, req->user_data);
+    if (!stop && echunk.len && req->on_stderr)
+        stop = req->on_stderr(echunk.data, echunk.len, req->user_data);
     ocisbx_buf_free(&chunk);
+    ocisbx_buf_free(&echunk);
     return stop;
 }
 
@@ -117,8 +122,8 @@ static int build_envp(const ocisbx_run_req *req, char ***out)
     return 0;
 }
 
-static int start_proc(local_impl *li, const ocisbx_run_req *req, ocisbx_proc_output_fn of, ocisbx_proc_exit_fn ef,
-                      void *ud, ocisbx_proc **p)
+static int start_proc(local_impl *li, const ocisbx_run_req *req, bool detach, ocisbx_proc_output_fn of,
+                      ocisbx_proc_exit_fn ef, void *ud, ocisbx_proc **p)
 {
     char **envp = NULL;
     int rc = build_envp(req, &envp);
@@ -133,6 +138,7 @@ static int start_proc(local_impl *li, const ocisbx_run_req *req, ocisbx_proc_out
         spec.envp = (const char *const *)envp;
         spec.isolate = li->isolate;
         spec.allow_network = li->network;
+        spec.detach = detach;
         rc = ocisbx_proc_start(&spec, of, ef, ud, p);
     }
     ocisbx_buf_free(&text);
@@ -146,9 +152,10 @@ static int local_run(ocisbx_backend *b, const ocisbx_run_req *req, ocisbx_run_re
     int rc = 0;
     run_state s;
     memset(&s, 0, sizeof s);
+    s.want_err = req->on_stderr != NULL;
     pthread_mutex_init(&s.mu, NULL);
     ocisbx_proc *p = NULL;
-    rc = start_proc(li, req, on_output, on_exit_cb, &s, &p);
+    rc = start_proc(li, req, false, on_output, on_exit_cb, &s, &p);
     if (!rc) {
         for (;;) {
             int w = ocisbx_proc_wait(p, 50);
@@ -158,7 +165,7 @@ static int local_run(ocisbx_backend *b, const ocisbx_run_req *req, ocisbx_run_re
             }
             if (w == 0)
                 break;
-            if (ocisbx_backend_canceled(b)) {
+            if (!req->uncancelable && ocisbx_backend_canceled(b)) {
                 rc = ocisbx_fail(OCISBX_ECANCELED, "command canceled");
                 break;
             }
@@ -182,6 +189,7 @@ static int local_run(ocisbx_backend *b, const ocisbx_run_req *req, ocisbx_run_re
         ocisbx_proc_free(p);
     }
     ocisbx_buf_free(&s.pending);
+    ocisbx_buf_free(&s.pending_err);
     ocisbx_buf_free(&s.err);
     pthread_mutex_destroy(&s.mu);
     return rc;
@@ -285,41 +293,64 @@ static int local_get(ocisbx_backend *b, const char *rel, ocisbx_write_fn write_f
     return rc;
 }
 
+/* A job runs detached (src/sys/proc.h): it outlives this process, and its
+ * handle, "ns:<dev>:<ino>" (its PID namespace) or "pg:<pgid>" (without
+ * isolation), lets any process end it. */
 static int local_spawn(ocisbx_backend *b, const ocisbx_run_req *req, const char *job_id, char **handle)
 {
+    (void)job_id;
     local_impl *li = b->impl;
-    local_job *j = realloc(li->jobs, (li->n_jobs + 1) * sizeof *j);
-    if (!j)
-        return ocisbx_fail_nomem();
-    li->jobs = j;
     ocisbx_proc *p = NULL;
-    int rc = start_proc(li, req, NULL, NULL, NULL, &p);
+    int rc = start_proc(li, req, true, NULL, NULL, NULL, &p);
     if (rc)
         return rc;
-    j[li->n_jobs].id = ocisbx_strdup(job_id);
-    j[li->n_jobs].proc = p;
-    *handle = ocisbx_strdup(job_id);
-    if (!j[li->n_jobs].id || !*handle) {
-        ocisbx_proc_free(p);
-        free(j[li->n_jobs].id);
-        free(*handle);
-        *handle = NULL;
-        return ocisbx_fail_nomem();
-    }
-    li->n_jobs++;
-    return 0;
+    ocisbx_proc_wait(p, -1); /* the launcher exits as soon as the job runs */
+    ocisbx_proc_job j;
+    rc = ocisbx_proc_job_of(p, &j);
+    ocisbx_proc_free(p);
+    if (rc)
+        return rc;
+    *handle = j.ns_ino ? ocisbx_asprintf("ns:%llu:%llu", (unsigned long long)j.ns_dev, (unsigned long long)j.ns_ino)
+                       : ocisbx_asprintf("pg:%d", j.pgid);
+    return *handle ? 0 : ocisbx_fail_nomem();
 }
 
+/* Waits up to ms for the job to have no process left; true when it has none. */
+static bool job_gone_within(const ocisbx_proc_job *j, int64_t ms)
+{
+    int64_t end = ocisbx_time_monotonic_ms() + ms;
+    while (ocisbx_proc_job_signal(j, 0) > 0) {
+        if (ocisbx_time_monotonic_ms() >= end)
+            return false;
+        (void)ocisbx_sys_sleep_ms(50, NULL, NULL);
+    }
+    return true;
+}
+
+/* TERM to every process of the job, KILL after the grace. */
 static int local_kill_spawned(ocisbx_backend *b, const char *handle)
 {
-    local_impl *li = b->impl;
-    for (size_t i = 0; i < li->n_jobs; i++)
-        if (strcmp(li->jobs[i].id, handle) == 0) {
-            ocisbx_proc_terminate(li->jobs[i].proc, OCISBX_BACKEND_KILL_GRACE_S * 1000);
-            ocisbx_proc_wait(li->jobs[i].proc, -1);
-            return 0;
-        }
-    return ocisbx_fail(OCISBX_ENOTFOUND, "job %s was not started by this backend", handle);
+    ocisbx_proc_job j;
+    memset(&j, 0, sizeof j);
+    unsigned long long dev = 0, ino = 0;
+    int pg = 0;
+    if (sscanf(handle, "ns:%llu:%llu", &dev, &ino) == 2 && ino) {
+        j.ns_dev = dev;
+        j.ns_ino = ino;
+    } else if (sscanf(handle, "pg:%d", &pg) == 1 && pg > 1) {
+        j.pgid = pg;
+    } else {
+        return ocisbx_fail(OCISBX_EINVAL, "local job: not a local job's handle");
+    }
+    if (ocisbx_proc_job_signal(&j, SIGTERM) == 0)
+        return 0; /* already ended */
+    (void)ocisbx_proc_job_signal(&j, SIGCONT);
+    if (job_gone_within(&j, (int64_t)b->kill_grace_s * 1000))
+        return 0;
+    (void)ocisbx_proc_job_signal(&j, SIGKILL);
+    if (!job_gone_within(&j, 5000))
+        return ocisbx_fail(OCISBX_EIO, "local job: its processes did not end after KILL");
+    return 0;
 }
 
 static void local_free(ocisbx_backend *b)
@@ -327,11 +358,6 @@ static void local_free(ocisbx_backend *b)
     local_impl *li = b->impl;
     if (!li)
         return;
-    for (size_t i = 0; i < li->n_jobs; i++) {
-        ocisbx_proc_free(li->jobs[i].proc);
-        free(li->jobs[i].id);
-    }
-    free(li->jobs);
     if (li->dir_fd >= 0)
         close(li->dir_fd);
     free(li->dir);

@@ -13,13 +13,15 @@
 
 #define OCI_CANCEL_WAIT_MS 2000  /* for the cancel of a run that failed */
 #define OCI_DELETE_WAIT_MS 60000 /* for the delete of a sandbox we own */
+#define OCI_KILL_WAIT_S 5        /* a job's kill waits grace + this for the end */
+#define OCI_KILL_POLL_MS 200
 
 typedef struct oci_impl {
     ocisbx_client *client;
     bool own_client;
-    bool owned; /* created: close deletes */
-    char *sandbox_json;
-    int64_t poll_ms;
+    bool owned;     /* created (or adopted): close stops and deletes */
+    bool no_stream; /* the service has no runAndStream: run + events */
+    char *sandbox_json; /* created: the RUNNING sandbox */
 } oci_impl;
 
 /* Sleeps up to ms in short slices; ECANCELED when the callback says so. */
@@ -30,11 +32,11 @@ static int nap(ocisbx_backend *b, int64_t ms)
     return 0;
 }
 
-static int start_command(ocisbx_backend *b, const ocisbx_run_req *req, char **id)
+/* The request for one run: its text (positional parameters first), env,
+ * the service's backstop. */
+static int run_details(const ocisbx_run_req *req, ocisbx_run_command_details **out)
 {
-    oci_impl *oi = b->impl;
     ocisbx_run_command_details *d = NULL;
-    ocisbx_command *cmd = NULL;
     ocisbx_buf text = OCISBX_BUF_INIT;
     int rc = ocisbx_run_req_text(req, &text);
     if (!rc)
@@ -50,9 +52,18 @@ static int start_command(ocisbx_backend *b, const ocisbx_run_req *req, char **id
         snprintf(t, sizeof t, "PT%lldS", (long long)req->backstop_s);
         rc = ocisbx_run_command_details_set_timeout(d, t);
     }
-    if (!rc)
-        rc = ocisbx_client_run_command(oi->client, b->sandbox_id, d, &cmd);
-    ocisbx_run_command_details_free(d);
+    if (rc)
+        ocisbx_run_command_details_free(d);
+    else
+        *out = d;
+    return rc;
+}
+
+static int start_command(ocisbx_backend *b, const ocisbx_run_command_details *d, char **id)
+{
+    oci_impl *oi = b->impl;
+    ocisbx_command *cmd = NULL;
+    int rc = ocisbx_client_run_command(oi->client, b->sandbox_id, d, &cmd);
     if (rc)
         return ocisbx_error_wrap("running a command in %s: ", b->sandbox_id);
     *id = ocisbx_command_id(cmd) ? ocisbx_strdup(ocisbx_command_id(cmd)) : NULL;
@@ -65,26 +76,39 @@ static int start_command(ocisbx_backend *b, const ocisbx_run_req *req, char **id
 static int oci_spawn(ocisbx_backend *b, const ocisbx_run_req *req, const char *job_id, char **handle)
 {
     (void)job_id;
-    return start_command(b, req, handle);
+    ocisbx_run_command_details *d = NULL;
+    int rc = run_details(req, &d);
+    if (!rc)
+        rc = start_command(b, d, handle);
+    ocisbx_run_command_details_free(d);
+    return rc;
 }
 
+/* Cancels the command and waits until it has finished (the service's TERM,
+ * then KILL after its grace). */
 static int oci_kill_spawned(ocisbx_backend *b, const char *handle)
 {
     oci_impl *oi = b->impl;
     int rc = ocisbx_client_cancel_command(oi->client, b->sandbox_id, handle);
     if (rc == OCISBX_ECONFLICT) /* already finished */
-        rc = 0;
-    return rc;
+        return 0;
+    if (rc)
+        return rc;
+    rc = ocisbx_client_wait_command(oi->client, b->sandbox_id, handle, OCISBX_COMMAND_FINISHED_NO_EXIT_CODE,
+                                    (int64_t)(b->kill_grace_s + OCI_KILL_WAIT_S) * 1000, OCI_KILL_POLL_MS, NULL);
+    return rc == OCISBX_ECONFLICT ? 0 : rc; /* finished with an exit code after all */
 }
 
-/* One run's stream: output to the caller's callback, the first KiB of
- * stderr kept for messages, the exit status from FINISHED. */
+/* One run's stream: output to the caller's callbacks, the first KiB of
+ * stderr kept for messages, the exit status from FINISHED, the command id
+ * from the first event. */
 typedef struct run_stream {
     ocisbx_backend *b;
     const ocisbx_run_req *req;
     ocisbx_run_res *res;
     ocisbx_buf err;
-    bool stopped; /* the output callback asked to stop */
+    bool stopped; /* an output callback asked to stop */
+    bool events;  /* at least one event came */
 } run_stream;
 
 static int on_event(const ocisbx_command_event *ev, void *ud)
@@ -92,7 +116,11 @@ static int on_event(const ocisbx_command_event *ev, void *ud)
     run_stream *rs = ud;
     size_t n = 0;
     const char *d = ocisbx_command_event_data(ev, &n);
+    const char *cid = ocisbx_command_event_command_id(ev);
     int x = 0;
+    rs->events = true;
+    if (cid && !rs->res->command_id && !(rs->res->command_id = ocisbx_strdup(cid)))
+        return 1;
     switch (ocisbx_command_event_kind(ev)) {
     case OCISBX_EVENT_STDOUT:
         if (n && rs->req->on_stdout && rs->req->on_stdout(d, n, rs->req->user_data)) {
@@ -103,6 +131,10 @@ static int on_event(const ocisbx_command_event *ev, void *ud)
     case OCISBX_EVENT_STDERR:
         if (n && rs->err.len < 1024)
             (void)ocisbx_buf_append(&rs->err, d, n < 1024 - rs->err.len ? n : 1024 - rs->err.len);
+        if (n && rs->req->on_stderr && rs->req->on_stderr(d, n, rs->req->user_data)) {
+            rs->stopped = true;
+            return 1;
+        }
         break;
     case OCISBX_EVENT_FINISHED:
         if (ocisbx_command_event_has_exit_code(ev, &x) == 1) {
@@ -130,25 +162,66 @@ static void cleanup_end(oci_impl *oi)
     (void)ocisbx_client_hold_cancel(oi->client, 0);
 }
 
-/* One POST to start the command, then one event stream until FINISHED:
- * output arrives as it is written, and the run costs one round trip more
- * than runAndWait. The client's deadline is the run's, so a request that
- * hangs (the service stops answering) ends there too. */
+/* A service without runAndStream answers 404, 405 or 501 before any event. */
+static bool no_such_operation(const run_stream *rs)
+{
+    int st = ocisbx_error_http_status(ocisbx_error_last());
+    return !rs->events && !rs->res->command_id && (st == 404 || st == 405 || st == 501);
+}
+
+/* RunSandboxCommandAndStream: one request whose answer is the event stream
+ * (a cut stream resumes with the events operation from the last seq).
+ * Without it: run, then one event stream. */
+static int stream_run(ocisbx_backend *b, const ocisbx_run_req *req, run_stream *rs)
+{
+    oci_impl *oi = b->impl;
+    ocisbx_run_command_details *d = NULL;
+    int rc = run_details(req, &d);
+    if (rc)
+        return rc;
+    if (!oi->no_stream) {
+        char *cid = NULL;
+        rc = ocisbx_client_run_command_and_stream(oi->client, b->sandbox_id, d, on_event, rs, &cid);
+        if (cid && !rs->res->command_id)
+            rs->res->command_id = cid;
+        else
+            ocisbx_free(cid);
+        if (rc && !rs->stopped && no_such_operation(rs)) {
+            ocisbx_log(OCISBX_LOG_INFO, "oci backend: no RunSandboxCommandAndStream here (HTTP %d): run + events",
+                       ocisbx_error_http_status(ocisbx_error_last()));
+            oi->no_stream = true;
+        } else {
+            ocisbx_run_command_details_free(d);
+            return rc;
+        }
+    }
+    rc = start_command(b, d, &rs->res->command_id);
+    ocisbx_run_command_details_free(d);
+    if (!rc)
+        rc = ocisbx_client_stream_command_events(oi->client, b->sandbox_id, rs->res->command_id, OCISBX_SEQ_START,
+                                                 0, on_event, rs);
+    return rc;
+}
+
+/* The run's deadline is set on the client (ocisbx_client_set_deadline), so
+ * a request that hangs (the service stops answering) ends there too. A run
+ * that fails after its command started is canceled (bounded by 2 s). */
 static int oci_run(ocisbx_backend *b, const ocisbx_run_req *req, ocisbx_run_res *res)
 {
     oci_impl *oi = b->impl;
-    int rc = ocisbx_client_set_deadline(oi->client, req->deadline_ms);
-    if (!rc && b->cancel)
+    int rc = 0;
+    if (req->uncancelable)
+        cleanup_begin(oi, req->deadline_ms - ocisbx_time_monotonic_ms());
+    else
+        rc = ocisbx_client_set_deadline(oi->client, req->deadline_ms);
+    if (!rc && b->cancel && !req->uncancelable)
         rc = ocisbx_client_set_operation_cancel(oi->client, b->cancel, b->cancel_ud);
+    run_stream rs = {b, req, res, OCISBX_BUF_INIT, false, false};
     if (!rc)
-        rc = start_command(b, req, &res->command_id);
-    run_stream rs = {b, req, res, OCISBX_BUF_INIT, false};
-    if (!rc)
-        rc = ocisbx_client_stream_command_events(oi->client, b->sandbox_id, res->command_id, OCISBX_SEQ_START, 0,
-                                                 on_event, &rs);
+        rc = stream_run(b, req, &rs);
     bool late = ocisbx_client_deadline_passed(oi->client);
     if (rc && !rs.stopped) {
-        if (ocisbx_backend_canceled(b))
+        if (!req->uncancelable && ocisbx_backend_canceled(b))
             rc = ocisbx_fail(OCISBX_ECANCELED, "command canceled");
         else if (late)
             rc = ocisbx_fail(OCISBX_ETIMEOUT, "command still running at the client's deadline: canceled");
@@ -164,6 +237,8 @@ static int oci_run(ocisbx_backend *b, const ocisbx_run_req *req, ocisbx_run_res 
         cleanup_end(oi);
         ocisbx_error_restore(sv);
     }
+    if (req->uncancelable)
+        cleanup_end(oi);
     (void)ocisbx_client_set_deadline(oi->client, 0);
     (void)ocisbx_client_set_operation_cancel(oi->client, NULL, NULL);
     return rc;
@@ -227,12 +302,94 @@ static int delete_sandbox(oci_impl *oi, const char *id)
     return rc;
 }
 
+/* The state now: 1 when the sandbox is gone (not found or DELETED), 0 with
+ * *stopped (STOPPED, or FAILED: no stop will come) and *stopping set, or a
+ * negative code. */
+static int sandbox_state(ocisbx_backend *b, oci_impl *oi, bool *stopped, bool *stopping)
+{
+    ocisbx_sandbox *s = NULL;
+    int rc = ocisbx_client_get_sandbox(oi->client, b->sandbox_id, &s);
+    if (rc == OCISBX_ENOTFOUND)
+        return 1;
+    if (rc)
+        return rc;
+    const char *st = ocisbx_sandbox_lifecycle_state(s);
+    int gone = st && !strcmp(st, "DELETED");
+    *stopped = st && (!strcmp(st, "STOPPED") || !strcmp(st, "FAILED"));
+    *stopping = st && !strcmp(st, "STOPPING");
+    ocisbx_sandbox_free(s);
+    return gone;
+}
+
+/* StopSandbox (isForce false) unless the sandbox is stopped or stopping
+ * already (a stop then would only be refused), then the state every second
+ * until STOPPED, at most the stop timeout. 1: gone already; 0: stopped;
+ * else the reason the delete comes without a stop (the flags say which). */
+static int stop_and_wait(ocisbx_backend *b, oci_impl *oi)
+{
+    bool stopped = false, stopping = false;
+    int rc = sandbox_state(b, oi, &stopped, &stopping);
+    if (rc == 1 || (rc == 0 && stopped))
+        return rc;
+    if (rc == 0 && !stopping)
+        rc = ocisbx_client_stop_sandbox(oi->client, b->sandbox_id, 0);
+    if (rc == OCISBX_ENOTFOUND)
+        return 1;
+    if (rc && rc != OCISBX_ECONFLICT) { /* 409: it changed meanwhile; the state says */
+        b->close_flags |= OCISBX_CLOSE_STOP_FAILED;
+        return ocisbx_error_wrap("close: stopping sandbox %s: ", b->sandbox_id);
+    }
+    int64_t poll = b->poll_ms > 0 && b->poll_ms < OCISBX_BACKEND_STOP_POLL_MS ? b->poll_ms : OCISBX_BACKEND_STOP_POLL_MS;
+    int64_t end = ocisbx_time_monotonic_ms() + b->stop_timeout_ms;
+    for (;;) {
+        int64_t left = end - ocisbx_time_monotonic_ms();
+        if (left <= 0) {
+            b->close_flags |= OCISBX_CLOSE_STOP_TIMED_OUT;
+            return ocisbx_fail(OCISBX_ETIMEOUT, "close: sandbox %s was not STOPPED within %lld ms", b->sandbox_id,
+                               (long long)b->stop_timeout_ms);
+        }
+        if (nap(b, poll < left ? poll : left)) {
+            b->close_flags |= OCISBX_CLOSE_STOP_TIMED_OUT;
+            return ocisbx_fail(OCISBX_ECANCELED, "close: interrupted while sandbox %s was stopping",
+                               b->sandbox_id);
+        }
+        int g = sandbox_state(b, oi, &stopped, &stopping);
+        if (g < 0)
+            b->close_flags |= OCISBX_CLOSE_STOP_TIMED_OUT;
+        if (g < 0)
+            return ocisbx_error_wrap("close: waiting for sandbox %s to stop: ", b->sandbox_id);
+        if (g == 1 || stopped)
+            return g;
+    }
+}
+
+/* Stop, wait, delete: the delete is sent whatever the stop did. */
+static int end_sandbox(ocisbx_backend *b, oci_impl *oi)
+{
+    b->close_flags = 0;
+    int src = stop_and_wait(b, oi);
+    if (src == 1) {
+        b->close_flags |= OCISBX_CLOSE_ALREADY_GONE;
+        return 0;
+    }
+    ocisbx_error_saved *sv = src ? ocisbx_error_save() : NULL;
+    int drc = delete_sandbox(oi, b->sandbox_id);
+    if (drc == 0)
+        b->close_flags |= OCISBX_CLOSE_DELETED;
+    if (sv) {
+        ocisbx_error_restore(sv);
+        return drc ? ocisbx_error_wrap("(and deleting sandbox %s failed too) ", b->sandbox_id)
+                   : ocisbx_error_wrap("(sandbox %s deleted anyway) ", b->sandbox_id);
+    }
+    return drc ? ocisbx_error_wrap("close: deleting sandbox %s: ", b->sandbox_id) : 0;
+}
+
 static int oci_close(ocisbx_backend *b)
 {
     oci_impl *oi = b->impl;
     if (!oi->owned)
-        return ocisbx_backend_end_own_jobs(b);
-    return delete_sandbox(oi, b->sandbox_id);
+        return ocisbx_backend_close_common(b);
+    return end_sandbox(b, oi);
 }
 
 static void oci_free(ocisbx_backend *b)
@@ -261,6 +418,16 @@ int ocisbx_backend_disown(ocisbx_backend *b)
     return 0;
 }
 
+int ocisbx_backend_adopt(ocisbx_backend *b)
+{
+    if (!b)
+        return ocisbx_fail(OCISBX_EINVAL, "adopt: NULL backend");
+    if (b->vt != &oci_vt)
+        return ocisbx_fail(OCISBX_EUNSUPPORTED, "a %s backend owns no sandbox", b->vt->kind);
+    ((oci_impl *)b->impl)->owned = true;
+    return 0;
+}
+
 int ocisbx_backend_sandbox_json(const ocisbx_backend *b, char **out)
 {
     if (!b || !out)
@@ -269,8 +436,17 @@ int ocisbx_backend_sandbox_json(const ocisbx_backend *b, char **out)
     if (b->vt != &oci_vt)
         return ocisbx_fail(OCISBX_EUNSUPPORTED, "a %s backend has no sandbox", b->vt->kind);
     const oci_impl *oi = b->impl;
-    *out = ocisbx_strdup(oi->sandbox_json ? oi->sandbox_json : "{}");
-    return *out ? 0 : ocisbx_fail_nomem();
+    if (oi->sandbox_json) {
+        *out = ocisbx_strdup(oi->sandbox_json);
+        return *out ? 0 : ocisbx_fail_nomem();
+    }
+    /* connected: the sandbox as it is now (connect asks nothing) */
+    ocisbx_sandbox *s = NULL;
+    int rc = ocisbx_client_get_sandbox(oi->client, b->sandbox_id, &s);
+    if (!rc)
+        rc = ocisbx_sandbox_to_json(s, out);
+    ocisbx_sandbox_free(s);
+    return rc;
 }
 
 /* The client from the one resolver (explicit options > environment >
@@ -476,6 +652,7 @@ int ocisbx_backend_oci_open(const char *project_id, const char *sandbox_id, cons
             rc = build_client(o, &oi->client, &cfg_region);
             oi->own_client = rc == 0;
         }
+        b->client = oi->client;
     }
     if (!rc) {
         b->root = ocisbx_strdup("/workspace");
@@ -485,16 +662,8 @@ int ocisbx_backend_oci_open(const char *project_id, const char *sandbox_id, cons
     if (!rc) {
         if (project_id) {
             rc = create_sandbox(b, oi, project_id, o);
-        } else {
-            ocisbx_sandbox *s = NULL;
-            rc = ocisbx_client_get_sandbox(oi->client, sandbox_id, &s);
-            if (!rc) {
-                b->sandbox_id = ocisbx_strdup(sandbox_id);
-                rc = ocisbx_sandbox_to_json(s, &oi->sandbox_json);
-                ocisbx_sandbox_free(s);
-                if (!rc && !b->sandbox_id)
-                    rc = ocisbx_fail_nomem();
-            }
+        } else if (!(b->sandbox_id = ocisbx_strdup(sandbox_id))) {
+            rc = ocisbx_fail_nomem(); /* no request: the first operation shows a missing sandbox */
         }
     }
     if (!rc) {

@@ -105,6 +105,7 @@ static const cli_option create_opts[] = {
 };
 static const cli_option close_opts[] = {
     {"sandbox-id", "ID", "the sandbox", NULL, CLI_OPT_REQUIRED, NULL},
+    {"stop-timeout", "SECONDS", "how long to wait for STOPPED before deleting anyway (default 60)", NULL, 0, NULL},
     CLI_END_OPTIONS,
 };
 static const cli_option exec_opts[] = {
@@ -131,7 +132,9 @@ static const cli_verb create_usage = {
 static const cli_verb close_usage = {
     .name = "close",
     .summary = "stop and delete a sandbox (also fine when it is already gone)",
-    .text = "A sandbox that is already gone is fine (exit 0).\n",
+    .text = "Stops the sandbox (graceful), waits until it is STOPPED, then deletes it; when the stop fails or\n"
+            "times out it is deleted anyway (exit 1). A sandbox that is already gone is fine (exit 0, a line\n"
+            "on stderr naming it). Ctrl-C ends the wait, never the delete.\n",
     .options = close_opts,
 };
 static const cli_verb exec_usage = {

@@ -109,8 +109,12 @@ static bool backend_help(const char *cmd, int argc, char **argv)
                "Creates a sandbox and waits until it is RUNNING; prints its JSON (with a label).\n"
                "The sandbox is deleted again on any failure or interruption.\n");
     else if (strcmp(cmd, "close") == 0)
-        printf("usage: ocisbx close --sandbox-id ID\n"
-               "Stops and deletes the sandbox; one that is already gone is fine (exit 0).\n");
+        printf("usage: ocisbx close --sandbox-id ID [--stop-timeout SECONDS]\n"
+               "Stops the sandbox (graceful), waits until it is STOPPED (at most --stop-timeout, default 60),\n"
+               "then deletes it; when the stop fails or times out it is deleted anyway (exit status 1).\n"
+               "One that is already gone is fine (exit 0, a line on stderr). Ctrl-C ends the wait, not the delete.\n"
+               "  --sandbox-id ID          the sandbox\n"
+               "  --stop-timeout SECONDS   how long to wait for STOPPED (1..86400)\n");
     else if (strcmp(cmd, "exec") == 0)
         printf("usage: ocisbx exec (--sandbox-id ID | --local-dir DIR [--no-isolation] [--network allow|deny])\n"
                "                   [--timeout SECONDS] [--max-output-bytes N] [--env NAME=VALUE]...\n"
@@ -222,29 +226,56 @@ int cmd_create(cli_ctx *ctx, int argc, char **argv)
     return st;
 }
 
+/* close: StopSandbox, wait for STOPPED (--stop-timeout), DeleteSandbox
+ * (the backend's close of an adopted sandbox). Ctrl-C ends the wait, never
+ * the delete: the handler only sets a flag, a second one too. */
 int cmd_close(cli_ctx *ctx, int argc, char **argv)
 {
     const char *id = NULL, *v = NULL;
+    long long stop_s = 0;
     if (backend_help("close", argc, argv))
         return CLI_EXIT_OK;
     for (int i = 1; i < argc; i++) {
         int r = cli_opt_value(argc, argv, &i, "sandbox-id", &v);
-        if (r < 0)
-            return CLI_EXIT_USAGE;
-        if (r == 0)
-            return cli_unknown_option("close", argv[i]);
-        id = v;
+        if (r > 0) {
+            id = v;
+            continue;
+        }
+        if (r == 0 && (r = cli_opt_value(argc, argv, &i, "stop-timeout", &v)) > 0) {
+            if (seconds("close", "stop-timeout", v, 86400, &stop_s))
+                return CLI_EXIT_USAGE;
+            continue;
+        }
+        return r < 0 ? CLI_EXIT_USAGE : cli_unknown_option("close", argv[i]);
     }
     if (!id)
         return cli_error(CLI_EXIT_USAGE, "close: --sandbox-id is required");
+    ocisbx_backend_options *o = NULL;
+    if (ocisbx_backend_options_new(&o))
+        return cli_fail_last();
     ocisbx_client *c = NULL;
-    int st = cli_api_client(ctx, &c);
-    if (st)
-        return st;
-    int rc = ocisbx_client_delete_sandbox(c, id);
-    if (rc == OCISBX_ENOTFOUND)
-        rc = 0;
-    st = rc ? cli_fail_last() : 0;
+    int st = oci_options(ctx, &c, o);
+    if (!st && stop_s)
+        ocisbx_backend_options_set_stop_timeout_ms(o, stop_s * 1000);
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    ocisbx_backend_options_set_cancel(o, cancel_on_sigint, NULL);
+    ocisbx_backend *b = NULL;
+    if (!st && (ocisbx_backend_connect(id, o, &b) || ocisbx_backend_adopt(b)))
+        st = cli_fail_last();
+    if (!st && ocisbx_backend_close(b))
+        st = cli_fail_last();
+    else if (!st && (ocisbx_backend_close_flags(b) & OCISBX_CLOSE_ALREADY_GONE))
+        fprintf(stderr, "ocisbx close: sandbox %s was already gone (deleted or not found)\n", id);
+    ocisbx_backend_disown(b); /* closed or failed: free never tries again */
+    ocisbx_backend_free(b);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    ocisbx_backend_options_free(o);
     ocisbx_client_free(c);
     return st;
 }
@@ -268,6 +299,9 @@ int cli_open_backend(cli_ctx *ctx, const char *sandbox_id, const char *local_dir
     ocisbx_backend_options_free(o);
     if (!st && rc)
         st = cli_fail_last();
+    /* a job started by one ocisbx process outlives it: any later one reads and kills it */
+    if (!st)
+        ocisbx_backend_detach_jobs(*b);
     return st;
 }
 
@@ -275,6 +309,39 @@ static int to_stdout(const void *d, size_t n, void *ud)
 {
     (void)ud;
     return fwrite(d, 1, n, stdout) != n;
+}
+
+/* exec's output on stdout as it comes, --secret-env values [REDACTED]: what
+ * may be the start of a secret waits for the next bytes. */
+typedef struct live_print {
+    ocisbx_buf pend;
+    const char *const *secrets;
+    size_t n;
+    bool failed;
+} live_print;
+
+static void live_emit(live_print *lp, bool all)
+{
+    size_t hold = 0;
+    for (size_t k = 0; k < lp->n; k++) {
+        ocisbx_buf_redact(&lp->pend, lp->secrets[k]);
+        size_t h = all ? 0 : ocisbx_redact_edge_prefix(lp->pend.data, lp->pend.len, lp->secrets[k], 1);
+        hold = h > hold ? h : hold;
+    }
+    size_t out = lp->pend.len - hold;
+    if (out && (to_stdout(lp->pend.data, out, NULL) || fflush(stdout)))
+        lp->failed = true;
+    memmove(lp->pend.data, lp->pend.data + out, hold);
+    lp->pend.len = hold;
+}
+
+static int live_print_cb(const void *d, size_t n, void *ud)
+{
+    live_print *lp = ud;
+    if (ocisbx_buf_append(&lp->pend, d, n))
+        return 1;
+    live_emit(lp, false);
+    return lp->failed;
 }
 
 int cmd_exec(cli_ctx *ctx, int argc, char **argv)
@@ -352,28 +419,23 @@ int cmd_exec(cli_ctx *ctx, int argc, char **argv)
     if (!st)
         st = cli_open_backend(ctx, sandbox_id, local_dir, isolate, network, &client, &b);
     ocisbx_exec_result *r = NULL;
+    live_print lp = {OCISBX_BUF_INIT, secrets, nsecrets, false};
+    if (!st)
+        ocisbx_exec_options_set_on_output(eo, live_print_cb, &lp);
     if (!st) {
         int rc = argc - (i + 1) == 1
                      ? ocisbx_backend_exec(b, argv[i + 1], eo, &r)
                      : ocisbx_backend_exec_argv(b, (const char *const *)argv + i + 1, (size_t)(argc - i - 1), eo, &r);
-        if (rc) {
+        live_emit(&lp, true);
+        int x = 0;
+        if (lp.failed)
+            st = cli_stdout_failed();
+        else if (rc)
             st = cli_fail_last();
-        } else {
-            size_t n = 0;
-            const char *out = ocisbx_exec_result_output(r, &n);
-            ocisbx_buf shown = OCISBX_BUF_INIT;
-            if (ocisbx_buf_append(&shown, out, n))
-                st = cli_fail_last();
-            for (size_t k = 0; k < nsecrets && !st; k++)
-                ocisbx_buf_redact(&shown, secrets[k]);
-            if (!st && to_stdout(shown.data ? shown.data : "", shown.len, NULL))
-                st = cli_stdout_failed();
-            ocisbx_buf_free(&shown);
-            int x = 0;
-            if (!st)
-                st = ocisbx_exec_result_timed_out(r) ? 124 : ocisbx_exec_result_has_exit_code(r, &x) ? x : CLI_EXIT_FAIL;
-        }
+        else
+            st = ocisbx_exec_result_timed_out(r) ? 124 : ocisbx_exec_result_has_exit_code(r, &x) ? x : CLI_EXIT_FAIL;
     }
+    ocisbx_buf_free(&lp.pend);
     ocisbx_exec_result_free(r);
     ocisbx_backend_free(b);
     ocisbx_client_free(client);

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "ocisbx/api.h"
+#include "ocisbx/backend.h"
 #include "util/internal.h"
 
 /* Called after the call that set cmd (never as f(call(&cmd), cmd): the
@@ -22,7 +23,9 @@ static bool table_output(const cli_api_opts *o)
 }
 
 /* A command as JSON; for a table with its derived state as lifecycleState
- * (the wire has none: docs/wire.md), which the STATE column shows. */
+ * (the wire has none: docs/wire.md), which the STATE column shows, and as
+ * its command what the user ran (for `ocisbx exec`, the harness or a job:
+ * the command line the backend's wrapper carries, not the wrapper). */
 static int command_json(const cli_api_opts *o, const ocisbx_command *cm, char **json)
 {
     int rc = ocisbx_command_to_json(cm, json);
@@ -32,6 +35,10 @@ static int command_json(const cli_api_opts *o, const ocisbx_command *cm, char **
     ocisbx_free(*json);
     *json = NULL;
     char *text = NULL;
+    char *user = NULL;
+    if (ocisbx_backend_user_command(ocisbx_command_command(cm), &user) == 0 && user && j)
+        cJSON_ReplaceItemInObjectCaseSensitive(j, "command", cJSON_CreateString(user));
+    ocisbx_free(user);
     if (j && cJSON_AddStringToObject(j, "lifecycleState", ocisbx_command_lifecycle_state(cm)))
         text = cJSON_PrintUnformatted(j);
     cJSON_Delete(j);

@@ -78,15 +78,13 @@ int harness_tool_job(harness_call *c)
     const char *id = call_str(c, "job_id"), *action = call_str(c, "action");
     int rc;
     if (!strcmp(action, "kill")) {
-        ocisbx_job_status *s = NULL;
-        rc = ocisbx_backend_job_status(c->h->b, id, &s);
-        bool was_running = !rc && ocisbx_job_status_running(s);
-        ocisbx_job_status_free(s);
-        if (!rc)
-            rc = ocisbx_backend_job_kill(c->h->b, id);
+        int killed = 0; /* the backend's stop: 0 at once for a job that had ended */
+        rc = ocisbx_backend_job_stop(c->h->b, id, &killed);
         if (rc)
             return call_backend_failure(c, rc);
-        cJSON_AddBoolToObject(c->result, "killed", was_running);
+        cJSON_AddBoolToObject(c->result, "killed", killed);
+        if (!killed)
+            cJSON_AddStringToObject(c->result, "reason", "the job had already ended");
         return 0;
     }
     if (!strcmp(action, "output")) {
@@ -121,6 +119,7 @@ int harness_tool_job(harness_call *c)
     else
         cJSON_AddNullToObject(c->result, "exit_code");
     cJSON_AddBoolToObject(c->result, "timed_out", ocisbx_job_status_timed_out(s));
+    cJSON_AddBoolToObject(c->result, "killed", ocisbx_job_status_killed(s));
     cJSON_AddNumberToObject(c->result, "duration_ms", (double)ocisbx_job_status_duration_ms(s));
     ocisbx_job_status_free(s);
     return 0;

@@ -73,6 +73,8 @@ struct ocisbx_proc {
     uint64_t mem_limit; /* RLIMIT_AS, 0: none */
     int max_procs;      /* RLIMIT_NPROC, 0: none */
     uint64_t max_file;  /* RLIMIT_FSIZE, 0: none */
+    bool detach;        /* a background job: see ocisbx_proc_spec.detach */
+    pid_t detached_pid; /* its process (the grandchild), once started */
 
     ocisbx_proc_output_fn on_output;
     ocisbx_proc_exit_fn on_exit;
@@ -258,7 +260,8 @@ static int build_bwrap_argv(ocisbx_proc *p, const char *bwrap, const ocisbx_proc
                                         "/usr",
                                         NULL};
     for (size_t i = 0; fixed[i]; i++)
-        strv_push(&a, fixed[i]);
+        if (!spec->detach || strcmp(fixed[i], "--die-with-parent") != 0)
+            strv_push(&a, fixed[i]);
     if (!spec->allow_network)
         strv_push(&a, "--unshare-net");
     static const char *const host_dirs[] = {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", NULL};
@@ -368,29 +371,74 @@ static int check_cwd(const ocisbx_proc_spec *spec, const char **cwd_out, char **
  * so children forked during the scan are caught too. Called with mu held. */
 static void signal_namespace(ocisbx_proc *p, int sig)
 {
-    for (int pass = 0; pass < 3; pass++) {
-        DIR *d = opendir("/proc");
-        if (!d)
-            return;
-        int hits = 0;
-        struct dirent *de;
-        while ((de = readdir(d)) != NULL) {
-            char *end;
-            long pid = strtol(de->d_name, &end, 10);
-            if (*end || pid <= 0)
-                continue;
+    ocisbx_proc_job j = {(uint64_t)p->ns_dev, (uint64_t)p->ns_ino, 0};
+    for (int pass = 0; pass < 3; pass++)
+        if (ocisbx_proc_job_signal(&j, sig) == 0)
+            break;
+}
+
+/* State (field 3) and process group (field 5) of /proc/<pid>/stat. */
+static bool proc_stat(long pid, char *state, long *pgrp)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    const char *e = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+    int ppid = 0;
+    return e && sscanf(e + 1, " %c %d %ld", state, &ppid, pgrp) == 3;
+}
+
+int ocisbx_proc_job_signal(const ocisbx_proc_job *j, int sig)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return 0;
+    int hits = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        char *end;
+        long pid = strtol(de->d_name, &end, 10);
+        char state = 0;
+        long pgrp = 0;
+        if (*end || pid <= 0 || !proc_stat(pid, &state, &pgrp) || state == 'Z')
+            continue;
+        if (j->ns_ino) {
             char path[64];
             snprintf(path, sizeof path, "/proc/%ld/ns/pid", pid);
             struct stat st;
-            if (stat(path, &st) != 0 || st.st_ino != p->ns_ino || st.st_dev != p->ns_dev)
+            if (stat(path, &st) != 0 || (uint64_t)st.st_ino != j->ns_ino || (uint64_t)st.st_dev != j->ns_dev)
                 continue;
-            if (kill((pid_t)pid, sig) == 0)
-                hits++;
+        } else if (j->pgid <= 0 || pgrp != j->pgid) {
+            continue;
         }
-        closedir(d);
-        if (hits == 0)
-            break;
+        if (kill((pid_t)pid, sig) == 0)
+            hits++;
     }
+    closedir(d);
+    return hits;
+}
+
+int ocisbx_proc_job_of(ocisbx_proc *p, ocisbx_proc_job *out)
+{
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&p->mu);
+    bool ok = p->detach && p->detached_pid > 0;
+    if (ok && p->isolate) {
+        ok = p->ns_ino != 0;
+        out->ns_dev = (uint64_t)p->ns_dev;
+        out->ns_ino = (uint64_t)p->ns_ino;
+    } else if (ok) {
+        out->pgid = (int)p->detached_pid; /* it called setsid() */
+    }
+    pthread_mutex_unlock(&p->mu);
+    return ok ? 0 : ocisbx_fail(OCISBX_EIO, "runner: the detached job's identity is not known");
 }
 
 static void signal_tree_locked(ocisbx_proc *p, int sig)
@@ -440,7 +488,31 @@ static void terminate_locked(ocisbx_proc *p, int grace_ms)
 
 /* ---- the child ----------------------------------------------------------------- */
 
-enum { CHILD_EXEC = 0, CHILD_STAGE, CHILD_DROP, CHILD_LIMITS };
+enum { CHILD_EXEC = 0, CHILD_STAGE, CHILD_DROP, CHILD_LIMITS, CHILD_DETACHED };
+
+/* A detached job: the child forks the process that runs it (no death
+ * signal, its own session, output to /dev/null), reports its pid and exits,
+ * so that nothing of the caller ends it. */
+static void exec_detached(ocisbx_proc *p, int exec_w)
+{
+    pid_t b = fork();
+    if (b == 0) {
+        setsid();
+        int nul = open("/dev/null", O_WRONLY);
+        if (nul < 0 || dup2(nul, 1) < 0 || dup2(nul, 2) < 0)
+            _exit(127);
+        if (nul > 2)
+            close(nul);
+        execve(p->exe, p->argv, p->envp);
+        int e[2] = {CHILD_EXEC, errno};
+        ssize_t r = write(exec_w, e, sizeof e);
+        (void)r;
+        _exit(127);
+    }
+    int e[2] = {CHILD_DETACHED, (int)b};
+    ssize_t r = b > 0 ? write(exec_w, e, sizeof e) : -1;
+    _exit(r == (ssize_t)sizeof e ? 0 : 127);
+}
 
 /* Runs between fork and exec: async-signal-safe calls only. */
 static void child_exec(ocisbx_proc *p, pid_t parent, int devnull, int out_w, int err_w, int info_w, int exec_w)
@@ -563,6 +635,8 @@ static void child_exec(ocisbx_proc *p, pid_t parent, int devnull, int out_w, int
         }
     }
     step = CHILD_EXEC;
+    if (p->detach)
+        exec_detached(p, exec_w);
     execve(p->exe, p->argv, p->envp);
 fail:;
     int e[2] = {step, errno};
@@ -652,6 +726,12 @@ static int spawn(ocisbx_proc *p, io *io_out)
     do
         n = read(execp[0], child_err, sizeof child_err);
     while (n < 0 && errno == EINTR);
+    if (n == (ssize_t)sizeof child_err && child_err[0] == CHILD_DETACHED) {
+        p->detached_pid = (pid_t)child_err[1];
+        do /* then the grandchild's own exec (EOF: it ran) */
+            n = read(execp[0], child_err, sizeof child_err);
+        while (n < 0 && errno == EINTR);
+    }
     if (n == (ssize_t)sizeof child_err) {
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) {
         }
@@ -987,6 +1067,7 @@ int ocisbx_proc_start(const ocisbx_proc_spec *spec, ocisbx_proc_output_fn on_out
     p->wake_w = -1;
     p->isolate = spec->isolate;
     p->allow_network = spec->allow_network;
+    p->detach = spec->detach;
     p->timeout_ms = spec->timeout_ms > 0 ? spec->timeout_ms : 0;
     p->on_output = on_output;
     p->on_exit = on_exit;

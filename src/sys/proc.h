@@ -91,6 +91,13 @@ typedef struct ocisbx_proc_spec {
     /* RLIMIT_FSIZE (0 = none): no file of the command grows past it (the
      * writer gets SIGXFSZ); isolated runs only, like the two above. */
     uint64_t max_file_bytes;
+    /* A background job that outlives the caller (the local backend's jobs):
+     * the runner's child forks the process that runs it (bwrap without
+     * --die-with-parent, or sh; no death signal, its own session, stdin,
+     * stdout and stderr /dev/null) and exits, so the ocisbx_proc finishes at
+     * once (exit code 0) and nothing of the caller ends the job. Any process
+     * signals it through its identity (ocisbx_proc_job_of). */
+    bool detach;
 } ocisbx_proc_spec;
 
 /* An unprivileged uid/gid a caller that owns its workspaces can give them
@@ -160,6 +167,20 @@ void ocisbx_proc_free(ocisbx_proc *p);
  * negative code with the reason written to why (NUL-terminated). The result
  * is computed once and cached. why may be NULL. */
 int ocisbx_proc_isolation_check(char *why, size_t why_len);
+
+/* A detached job's identity: its PID namespace (isolated) or its process
+ * group (unisolated). Plain numbers, so another process can use them. */
+typedef struct ocisbx_proc_job {
+    uint64_t ns_dev, ns_ino; /* 0: not isolated */
+    int pgid;
+} ocisbx_proc_job;
+
+/* After a detached start has finished: the job's identity. */
+int ocisbx_proc_job_of(ocisbx_proc *p, ocisbx_proc_job *out);
+
+/* Sends sig (0: none, only counts) to every process of the job that is not
+ * a zombie; returns how many there were (0: it has ended). */
+int ocisbx_proc_job_signal(const ocisbx_proc_job *j, int sig);
 
 /* Kills every command still running (KILL to each tree) without freeing:
  * for the emulator's SIGTERM/SIGINT path before it writes its state. Each

@@ -140,3 +140,21 @@ void ocisbx_buf_redact(ocisbx_buf *b, const char *value)
     }
     *b = r;
 }
+
+size_t ocisbx_redact_edge_prefix(const char *data, size_t len, const char *value, size_t min)
+{
+    size_t vl = value ? strlen(value) : 0;
+    for (size_t k = vl ? vl - 1 : 0; k >= min && k > 0; k--)
+        if (k <= len && !memcmp(data + len - k, value, k))
+            return k;
+    return 0;
+}
+
+size_t ocisbx_redact_edge_suffix(const char *data, size_t len, const char *value, size_t min)
+{
+    size_t vl = value ? strlen(value) : 0;
+    for (size_t k = vl ? vl - 1 : 0; k >= min && k > 0; k--)
+        if (k <= len && !memcmp(data, value + vl - k, k))
+            return k;
+    return 0;
+}

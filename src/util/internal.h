@@ -40,6 +40,13 @@ int ocisbx_buf_append_shell_quoted(ocisbx_buf *b, const char *s);
  * rather than the secret). */
 #define OCISBX_REDACTED "[REDACTED]"
 void ocisbx_buf_redact(ocisbx_buf *b, const char *value);
+/* A secret cut at a piece's edge: the longest k (min <= k < strlen(value))
+ * such that data's last k bytes are value's first k (..._prefix), or its
+ * first k bytes are value's last k (..._suffix); 0 when there is none. For
+ * redaction across the cut of a capped output, and for a stream that holds
+ * back what may be the start of a secret. */
+size_t ocisbx_redact_edge_prefix(const char *data, size_t len, const char *value, size_t min);
+size_t ocisbx_redact_edge_suffix(const char *data, size_t len, const char *value, size_t min);
 int ocisbx_buf_appendf(ocisbx_buf *b, const char *fmt, ...) OCISBX_PRINTF(2, 3);
 int ocisbx_buf_vappendf(ocisbx_buf *b, const char *fmt, va_list ap) OCISBX_PRINTF(2, 0);
 void ocisbx_buf_clear(ocisbx_buf *b); /* len = 0, keeps memory */

@@ -9,7 +9,12 @@
  *   - a 200 MB output: what the command wrote, what the service stored
  *     (went through it) and what the client got back;
  *   - the client's peak memory (VmHWM, reset between phases) of each.
- * Prints figures; never a test. */
+ *   - exec's cost in requests: a fresh backend (new client, connect, exec
+ *     `true`, free) and an already connected one, each beside the wall
+ *     time of a bare runAndWait (targets: at most 2 and 1 requests, at
+ *     most 1.3x the bare run's time);
+ * Prints figures; never a test. Arguments name the parts to run (exec,
+ * requests, files, output); none: all. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,6 +159,62 @@ static void bench_exec(ocisbx_client *c, ocisbx_backend *b)
            "(GET sandbox) %.2f ms; overhead %.2f ms = %.1f round trips (target <= 2)\n",
            N, mw, mb, mr, mw - mb, (mw - mb) / mr);
     printf("  run + event stream of `true` (the backend's protocol without its wrapper) %.2f ms\n", ms);
+}
+
+/* exec's requests and time on a fresh and on a connected backend (the
+ * client's attempt callback counts every request). */
+static void bench_exec_requests(emu_fixture *f, const char *sid)
+{
+    enum { N = 50 };
+    static double bare[N], conn[N], fresh[N];
+    int attempts = 0, fresh_req = 0, conn_req = 0;
+    ocisbx_client *c = NULL;
+    if (emu_client_new_counting(f, &attempts, &c))
+        die("counting client");
+    ocisbx_backend_options *o = NULL;
+    ocisbx_backend *b = NULL;
+    if (ocisbx_backend_options_new(&o) || ocisbx_backend_options_set_client(o, c) ||
+        ocisbx_backend_connect(sid, o, &b))
+        die("connect");
+    for (int i = 0; i < N; i++) {
+        double t0 = now_ms();
+        run_wait(c, sid, "true");
+        bare[i] = now_ms() - t0;
+        attempts = 0;
+        t0 = now_ms();
+        ocisbx_exec_result *r = NULL;
+        if (ocisbx_backend_exec(b, "true", NULL, &r))
+            die("exec on the connected backend");
+        conn[i] = now_ms() - t0;
+        conn_req = attempts;
+        ocisbx_exec_result_free(r);
+    }
+    for (int i = 0; i < N; i++) {
+        ocisbx_exec_result *r = NULL;
+        /* fresh: a client of its own (new connections), connect, exec, free */
+        int fa = 0;
+        ocisbx_client *fc = NULL;
+        ocisbx_backend_options *fo = NULL;
+        ocisbx_backend *fb = NULL;
+        double t0 = now_ms();
+        if (emu_client_new_counting(f, &fa, &fc) || ocisbx_backend_options_new(&fo) ||
+            ocisbx_backend_options_set_client(fo, fc) || ocisbx_backend_connect(sid, fo, &fb) ||
+            ocisbx_backend_exec(fb, "true", NULL, &r))
+            die("exec on a fresh backend");
+        ocisbx_exec_result_free(r);
+        ocisbx_backend_free(fb);
+        fresh[i] = now_ms() - t0;
+        fresh_req = fa;
+        ocisbx_backend_options_free(fo);
+        ocisbx_client_free(fc);
+    }
+    double mb = median(bare, N), mc = median(conn, N), mf = median(fresh, N);
+    printf("exec `true` requests: fresh backend (connect, exec, free) %d requests, %.2f ms; connected backend %d "
+           "request(s), %.2f ms = %.2fx a bare runAndWait (%.2f ms, reference) (targets: <= 2, <= 1, <= 1.3x)\n",
+           fresh_req, mf, conn_req, mc, mc / mb, mb);
+    ocisbx_backend_free(b);
+    ocisbx_backend_options_free(o);
+    ocisbx_client_free(c);
 }
 
 typedef struct src {
@@ -368,7 +429,17 @@ static void bench_output(ocisbx_client *c, ocisbx_backend *b)
     ocisbx_exec_result_free(r);
 }
 
-int main(void)
+static int wants(int argc, char **argv, const char *part)
+{
+    if (argc < 2)
+        return 1;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], part))
+            return 1;
+    return 0;
+}
+
+int main(int argc, char **argv)
 {
     emu_fixture_options eo = {0};
     eo.https = true;
@@ -382,9 +453,14 @@ int main(void)
     if (ocisbx_backend_options_new(&o) || ocisbx_backend_options_set_client(o, c) ||
         ocisbx_backend_options_set_poll_interval_ms(o, 20) || ocisbx_backend_create(EMU_FIXTURE_PROJECT, o, &b))
         die("create");
-    bench_exec(c, b);
-    bench_files(f, c, b);
-    bench_output(c, b);
+    if (wants(argc, argv, "exec"))
+        bench_exec(c, b);
+    if (wants(argc, argv, "requests"))
+        bench_exec_requests(f, ocisbx_backend_sandbox_id(b));
+    if (wants(argc, argv, "files"))
+        bench_files(f, c, b);
+    if (wants(argc, argv, "output"))
+        bench_output(c, b);
     ocisbx_backend_free(b);
     ocisbx_backend_options_free(o);
     ocisbx_client_free(c);

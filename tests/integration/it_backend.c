@@ -17,151 +17,13 @@
 
 #include "util/utf8.h"
 #include "backend/backend_int.h"
+#include "backend_world.h"
 #include "emu_client.h"
 #include "emu_fixture.h"
 #include "ocisbx/api.h"
 #include "ocisbx/backend.h"
 #include "ocisbx/util.h"
 #include "util/internal.h"
-
-typedef struct world {
-    const char *kind;
-    emu_fixture *emu;
-    ocisbx_client *c;
-    char dir[256]; /* local */
-    ocisbx_backend *b;
-} world;
-
-static void check(int rc, const char *what)
-{
-    if (rc)
-        fail_msg("%s: %s (%d)", what, ocisbx_error_message(ocisbx_error_last()), rc);
-}
-
-/* The shared test client (tests/support/emu_client.h), NULL on failure. */
-static ocisbx_client *client_for(emu_fixture *emu)
-{
-    ocisbx_client *c = NULL;
-    return emu_client_new(emu, 0, &c) == 0 ? c : NULL;
-}
-
-static ocisbx_backend_options *base_options(void)
-{
-    ocisbx_backend_options *o = NULL;
-    if (ocisbx_backend_options_new(&o) || ocisbx_backend_options_add_env(o, "FROM_BACKEND", "opt-value", 0))
-        return NULL;
-    return o;
-}
-
-/* ---- the factories ---- */
-static int setup_local(void **state)
-{
-    world *w = calloc(1, sizeof *w);
-    w->kind = "local";
-    snprintf(w->dir, sizeof w->dir, "/tmp/it_backend_XXXXXX");
-    if (!mkdtemp(w->dir))
-        return -1;
-    if (geteuid() == 0 && chown(w->dir, 65534, 65534) != 0)
-        return -1;
-    ocisbx_backend_options *o = base_options();
-    int rc = ocisbx_backend_local(w->dir, o, &w->b);
-    ocisbx_backend_options_free(o);
-    if (rc) {
-        fprintf(stderr, "local backend: %s\n", ocisbx_error_message(ocisbx_error_last()));
-        return -1;
-    }
-    *state = w;
-    return 0;
-}
-
-static int setup_oci(void **state)
-{
-    world *w = calloc(1, sizeof *w);
-    w->kind = "oci";
-    emu_fixture_options eo = {0};
-    eo.https = true;
-    /* The service loses a command's whole output above output_loss_bytes:
-     * the capped tests (20000) pass only when at most 20000 bytes plus the
-     * wrapper's markers go through it. */
-    eo.extra_yaml = "limits:\n  create_delay_ms: 50\n  stop_delay_ms: 20\n  output_loss_bytes: 20300\n";
-    if (emu_fixture_start(&eo, &w->emu) != 0)
-        return -1;
-    w->c = client_for(w->emu);
-    if (!w->c)
-        return -1;
-    ocisbx_backend_options *o = base_options();
-    ocisbx_backend_options_set_client(o, w->c);
-    ocisbx_backend_options_set_region(o, EMU_FIXTURE_REGION);
-    ocisbx_backend_options_set_poll_interval_ms(o, 50);
-    ocisbx_backend_options_set_display_name(o, "it-backend");
-    int rc = ocisbx_backend_create(EMU_FIXTURE_PROJECT, o, &w->b);
-    ocisbx_backend_options_free(o);
-    if (rc) {
-        fprintf(stderr, "oci backend: %s\n", ocisbx_error_message(ocisbx_error_last()));
-        return -1;
-    }
-    *state = w;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    world *w = *state;
-    int rc = 0;
-    if (ocisbx_backend_close(w->b) != 0)
-        rc = -1;
-    if (w->emu && w->c && ocisbx_backend_sandbox_id(w->b)) {
-        ocisbx_sandbox *s = NULL;
-        if (ocisbx_client_get_sandbox(w->c, ocisbx_backend_sandbox_id(w->b), &s) != OCISBX_ENOTFOUND) {
-            fprintf(stderr, "close did not delete the created sandbox\n");
-            rc = -1;
-        }
-        ocisbx_sandbox_free(s);
-    }
-    ocisbx_backend_free(w->b);
-    if (w->c)
-        ocisbx_client_free(w->c);
-    if (w->emu) {
-        if (emu_fixture_stop(w->emu) != 0)
-            rc = -1;
-        emu_fixture_free(w->emu);
-    }
-    if (w->dir[0]) {
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", w->dir);
-        if (system(cmd) != 0)
-            rc = -1;
-    }
-    free(w);
-    return rc;
-}
-
-/* ---- helpers ---- */
-static ocisbx_exec_result *run(ocisbx_backend *b, const char *cmd, ocisbx_exec_options *o)
-{
-    ocisbx_exec_result *r = NULL;
-    check(ocisbx_backend_exec(b, cmd, o, &r), cmd);
-    return r;
-}
-
-static char *run_out(ocisbx_backend *b, const char *cmd)
-{
-    ocisbx_exec_result *r = run(b, cmd, NULL);
-    int x = -1;
-    assert_int_equal(ocisbx_exec_result_has_exit_code(r, &x), 1);
-    if (x != 0)
-        fail_msg("%s: exit %d: %s", cmd, x, ocisbx_exec_result_output(r, NULL));
-    char *s = ocisbx_strdup(ocisbx_exec_result_output(r, NULL));
-    ocisbx_exec_result_free(r);
-    return s;
-}
-
-static void sha_hex(const void *d, size_t n, char out[65])
-{
-    unsigned char h[32];
-    ocisbx_sha256(d, n, h);
-    ocisbx_hex(h, 32, out);
-}
 
 /* ---- the suite ---- */
 static void test_label(void **state)
@@ -240,15 +102,6 @@ static void test_exec_argv(void **state)
     ocisbx_exec_result_free(r);
 }
 
-static bool gone(const char *marker)
-{
-    for (int i = 0; i < 200; i++) {
-        if (!emu_fixture_process_exists(marker))
-            return true;
-        usleep(50000);
-    }
-    return false;
-}
 
 static void test_exec_timeout_kills_tree(void **state)
 {
@@ -667,35 +520,7 @@ static void test_paths_refused(void **state)
     ocisbx_text_result_free(t);
 }
 
-static ocisbx_job_status *job_wait_done(ocisbx_backend *b, const char *id)
-{
-    for (int i = 0; i < 600; i++) {
-        ocisbx_job_status *st = NULL;
-        check(ocisbx_backend_job_status(b, id, &st), "status");
-        if (!ocisbx_job_status_running(st))
-            return st;
-        ocisbx_job_status_free(st);
-        usleep(50000);
-    }
-    fail_msg("job %s did not finish", id);
-    return NULL;
-}
 
-static void job_wait_output(ocisbx_backend *b, const char *id, const char *want)
-{
-    for (int i = 0; i < 600; i++) {
-        char *d = NULL;
-        size_t n = 0;
-        uint64_t total = 0;
-        check(ocisbx_backend_job_output(b, id, 0, 0, &d, &n, &total), "output");
-        bool ok = n == strlen(want) && memcmp(d, want, n) == 0 && total == n;
-        ocisbx_free(d);
-        if (ok)
-            return;
-        usleep(50000);
-    }
-    fail_msg("job %s never printed %s", id, want);
-}
 
 static void test_jobs(void **state)
 {
@@ -941,7 +766,11 @@ static void test_connect_close_deletes_nothing(void **state)
     check(ocisbx_client_get_sandbox(w->c, ocisbx_backend_sandbox_id(w->b), &sb), "still there");
     assert_string_equal(ocisbx_sandbox_lifecycle_state(sb), "RUNNING");
     ocisbx_sandbox_free(sb);
-    assert_int_equal(ocisbx_backend_connect("ocid1.generativeaisandbox.oc1..nothere", o, &b2), OCISBX_ENOTFOUND);
+    /* connect asks nothing: a sandbox that does not exist shows at the first operation */
+    check(ocisbx_backend_connect("ocid1.generativeaisandbox.oc1..nothere", o, &b2), "connect to nothing");
+    ocisbx_exec_result *nr = NULL;
+    assert_int_equal(ocisbx_backend_exec(b2, "true", NULL, &nr), OCISBX_ENOTFOUND);
+    ocisbx_backend_free(b2);
     /* jobs: another backend reads and kills this one's; its close ends only its own */
     char *mine = NULL, *theirs = NULL;
     check(ocisbx_backend_job_start(w->b, "echo mine; sleep 1000.3125", NULL, &mine), "start mine");
@@ -1133,7 +962,8 @@ static void test_create_failures_delete(void **state)
     ocisbx_backend_options_free(o);
 }
 
-/* A service that stops answering: the events request hangs (delayed 60 s).
+/* A service that stops answering: the stream hangs (delayed 15 s, far past
+ * the bound; the emulator's stop waits for a delayed answer).
  * The run's deadline ends the request that is open (the caller's client
  * included): exec returns timed out soon after its own timeout, not when
  * the service answers. */
@@ -1146,7 +976,9 @@ static int setup_hung(void **state)
     eo.extra_yaml = "limits:\n  create_delay_ms: 20\n"
                     "faults:\n  rules:\n"
                     "    - match: {method: GET, path: \"/sandboxes/*/commands/*/events\"}\n"
-                    "      delay_ms: 60000\n";
+                    "      delay_ms: 15000\n"
+                    "    - match: {method: POST, path: \"/sandboxes/*/commands/actions/runAndStream\"}\n"
+                    "      delay_ms: 15000\n";
     if (emu_fixture_start(&eo, &w->emu) != 0) {
         fprintf(stderr, "hung: emulator: %s\n", ocisbx_error_message(ocisbx_error_last()));
         return -1;
@@ -1170,6 +1002,11 @@ static void hung_case(world *w, bool own_client)
         check(ocisbx_backend_options_set_client(o, w->c), "client");
     }
     check(ocisbx_backend_options_set_poll_interval_ms(o, 20), "poll");
+    /* short ones: the test waits for them */
+    assert_int_equal(ocisbx_backend_options_set_kill_grace_s(o, 0), OCISBX_EINVAL);
+    assert_int_equal(ocisbx_backend_options_set_client_margin_ms(o, -1), OCISBX_EINVAL);
+    check(ocisbx_backend_options_set_kill_grace_s(o, 1), "kill grace");
+    check(ocisbx_backend_options_set_client_margin_ms(o, 500), "client margin");
     ocisbx_backend *b = NULL;
     check(ocisbx_backend_create(EMU_FIXTURE_PROJECT, o, &b), "create");
     ocisbx_exec_options *xo = NULL;
@@ -1179,9 +1016,9 @@ static void hung_case(world *w, bool own_client)
     int64_t t0 = ocisbx_time_monotonic_ms();
     int rc = ocisbx_backend_exec(b, "echo hi", xo, &r);
     int64_t took = ocisbx_time_monotonic_ms() - t0;
-    /* 1 s + the kill grace + the client's margin + 2 s for the cancel,
-     * and well before the 60 s of the hang */
-    int64_t bound = 1000 + OCISBX_BACKEND_KILL_GRACE_S * 1000 + OCISBX_BACKEND_CLIENT_MARGIN_MS + 2000 + 1500;
+    /* 1 s + the kill grace (1 s) + the client's margin (0.5 s) + 2 s for the
+     * cancel, and well before the 15 s of the hang */
+    int64_t bound = 1000 + 1000 + 500 + 2000 + 1500;
     if (took > bound)
         fail_msg("exec took %lld ms with the service hung (bound %lld ms)", (long long)took, (long long)bound);
     assert_int_equal(rc, 0);
@@ -1250,7 +1087,9 @@ static int setup_plain(void **state)
         cmocka_unit_test(test_edit), cmocka_unit_test(test_adversarial_names), cmocka_unit_test(test_read_text), \
         cmocka_unit_test(test_paths_refused), cmocka_unit_test(test_jobs), cmocka_unit_test(test_search_glob_ls)
 
-int main(void)
+/* One CTest entry per group (tests/integration/it_backend.cmake): the group
+ * is argv[1] or $IT_BACKEND_GROUP (local, oci, lifecycle); none: all. */
+int main(int argc, char **argv)
 {
     const struct CMUnitTest local_tests[] = {SUITE(local), cmocka_unit_test(test_local_host_shell),
                                              cmocka_unit_test(test_local_host_then_isolated)};
@@ -1259,11 +1098,17 @@ int main(void)
     const struct CMUnitTest slow_tests[] = {cmocka_unit_test(test_create_failures_delete)};
     const struct CMUnitTest hung_tests[] = {cmocka_unit_test(test_hung_request_bounded_by_deadline)};
     const struct CMUnitTest plain_tests[] = {cmocka_unit_test(test_own_client_plain_http_loopback)};
+    const char *g = backend_world_group(argc, argv);
     int rc = 0;
-    rc |= cmocka_run_group_tests_name("backend: local directory", local_tests, setup_local, teardown);
-    rc |= cmocka_run_group_tests_name("backend: oci sandbox (emulator)", oci_tests, setup_oci, teardown);
-    rc |= cmocka_run_group_tests_name("backend: oci create failures", slow_tests, setup_slow, teardown_slow);
-    rc |= cmocka_run_group_tests_name("backend: oci service hung", hung_tests, setup_hung, teardown_slow);
-    rc |= cmocka_run_group_tests_name("backend: oci own client, plain http", plain_tests, setup_plain, teardown_slow);
+    if (backend_world_wants(g, "local"))
+        rc |= cmocka_run_group_tests_name("backend: local directory", local_tests, setup_local, teardown);
+    if (backend_world_wants(g, "oci"))
+        rc |= cmocka_run_group_tests_name("backend: oci sandbox (emulator)", oci_tests, setup_oci, teardown);
+    if (backend_world_wants(g, "lifecycle")) {
+        rc |= cmocka_run_group_tests_name("backend: oci create failures", slow_tests, setup_slow, teardown_slow);
+        rc |= cmocka_run_group_tests_name("backend: oci service hung", hung_tests, setup_hung, teardown_slow);
+        rc |= cmocka_run_group_tests_name("backend: oci own client, plain http", plain_tests, setup_plain,
+                                          teardown_slow);
+    }
     return rc;
 }

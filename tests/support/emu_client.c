@@ -5,7 +5,36 @@ int emu_client_new(emu_fixture *f, int prefer_ndjson, ocisbx_client **out)
     return emu_client_new_limited(f, prefer_ndjson, 0, out);
 }
 
+static void count_attempt(const char *method, const char *url, int attempt, int status, const char *rid, void *ud)
+{
+    (void)method;
+    (void)url;
+    (void)attempt;
+    (void)status;
+    (void)rid;
+    (*(int *)ud)++;
+}
+
+static int client_new(emu_fixture *f, int prefer_ndjson, int64_t max_download, ocisbx_http_attempt_fn fn, void *ud,
+                      ocisbx_client **out);
+
+int emu_client_new_counting(emu_fixture *f, int *attempts, ocisbx_client **out)
+{
+    return client_new(f, 0, 0, count_attempt, attempts, out);
+}
+
+int emu_client_new_observed(emu_fixture *f, ocisbx_http_attempt_fn fn, void *ud, ocisbx_client **out)
+{
+    return client_new(f, 0, 0, fn, ud, out);
+}
+
 int emu_client_new_limited(emu_fixture *f, int prefer_ndjson, int64_t max_download, ocisbx_client **out)
+{
+    return client_new(f, prefer_ndjson, max_download, NULL, NULL, out);
+}
+
+static int client_new(emu_fixture *f, int prefer_ndjson, int64_t max_download, ocisbx_http_attempt_fn fn, void *ud,
+                      ocisbx_client **out)
 {
     ocisbx_config *cfg = NULL;
     ocisbx_credentials *cr = NULL;
@@ -23,6 +52,8 @@ int emu_client_new_limited(emu_fixture *f, int prefer_ndjson, int64_t max_downlo
         rc = ocisbx_http_options_set_allow_plain_http(h, 1);
     if (!rc)
         rc = ocisbx_http_options_set_backoff_ms(h, 50, 200);
+    if (!rc && fn)
+        rc = ocisbx_http_options_set_attempt_callback(h, fn, ud);
     if (!rc)
         rc = ocisbx_client_options_new(&o);
     if (!rc)

@@ -424,8 +424,8 @@ class EmulatorTests(HarnessContract, unittest.TestCase):
             h = ocisbx.Harness(b, gate=lambda call: "allow")
             self.assertEqual(h.call("exec", {"command": "python3 -V"})["exit_code"], 0)
         self.assertTrue(b.closed)
-        with self.assertRaises(ocisbx.Error) as cm:
-            ocisbx.Backend.connect(sid)
+        with self.assertRaises(ocisbx.Error) as cm:  # connect asks nothing; the first operation shows it
+            ocisbx.Backend.connect(sid).sandbox()
         self.assertEqual(cm.exception.status, 404)
         self.assertEqual(cm.exception.code, "ENOTFOUND")
 
@@ -435,7 +435,7 @@ class EmulatorTests(HarnessContract, unittest.TestCase):
         del b  # no close(): __del__ frees, and ocisbx_backend_free closes (deletes) first
         gc.collect()
         with self.assertRaises(ocisbx.Error) as cm:
-            ocisbx.Backend.connect(sid)
+            ocisbx.Backend.connect(sid).sandbox()
         self.assertEqual(cm.exception.status, 404)
 
     def test_backend_client_and_deadline(self):
@@ -459,7 +459,7 @@ class EmulatorTests(HarnessContract, unittest.TestCase):
     def test_error_attributes(self):
         missing = "ocid1.sandbox.oc1.us-chicago-1.aaaaaaaanosuchsandbox"
         with self.assertRaises(ocisbx.Error) as cm:
-            ocisbx.Backend.connect(missing)
+            ocisbx.Backend.connect(missing).sandbox()
         e = cm.exception
         self.assertEqual(e.code, "ENOTFOUND")
         self.assertEqual(e.errno, -3)

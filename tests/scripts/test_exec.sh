@@ -1,0 +1,96 @@
+#!/bin/sh
+# exec.sh: the wrapper, on a workspace whose path has spaces, a newline and
+# a leading dash; the live head on stdout, the trailer last on stderr.
+# shellcheck source=assert.sh
+. "${0%/*}/assert.sh"
+
+W="$T/work space/-x
+y"
+mkdir -p "$W/sub dir"
+N=nonce0123456789ab
+K=SLOT1
+# wrap CMD [SECS [H [TT [CWD]]]]: runs the wrapper (grace 1 s, now 1000)
+wrap() {
+    run exec "$1" "$W" "${5:-.}" "${2:-10}" 1 "${3:-100}" "${4:-100}" "$N" "$K" 1000
+}
+# trailer: the last line of stderr
+trailer() { tail -n 1 "$T/err"; }
+expect_trailer() {
+    [ "$(trailer)" = "$1" ] || fail "$2: trailer '$(trailer)', expected '$1'"
+}
+
+wrap true
+expect_rc 0 "empty output"
+expect_out "" "empty output"
+expect_trailer "OCISBX-END $N 0 0 - - - -" "empty output"
+printf '\nOCISBX-END %s 0 0 - - - -\n' "$N" >"$T/expected"
+cmp -s "$T/expected" "$T/err" || fail "empty output: stderr is more than the trailer"
+
+wrap 'echo out; echo err >&2; exit 7'
+expect_out "out
+err
+" "merged output"
+expect_trailer "OCISBX-END $N 7 0 - - - -" "exit status"
+
+wrap "printf '\\377\\000x'"
+printf '\377\000x' >"$T/expected"
+cmp -s "$T/expected" "$T/out" || fail "binary output: not byte exact"
+
+wrap pwd 10 100 100 "sub dir"
+expect_out "$W/sub dir
+" "cwd with a space"
+
+wrap pwd 10 100 100 "no such"
+expect_rc 0 "missing cwd"
+expect_out "" "missing cwd"
+expect_trailer "OCISBX-NOCWD $N" "missing cwd"
+
+# shellcheck disable=SC2016 # the command's own $1 and $ox_w
+wrap 'printf "%s|" "${1:-}" "${ox_w:-}"; printf "%s\n" -n' 10 100 100
+expect_out "||-n
+" "the command sees neither the wrapper's arguments nor its variables"
+
+# more than the live head (46 bytes): head 50, tail 60, total and SHA-256
+wrap 'seq 1 100' 10 50 60
+seq 1 100 | head -c 50 >"$T/expected"
+cmp -s "$T/expected" "$T/out" || fail "cut: the head is not the first 50 bytes"
+SUM=$(seq 1 100 | sha256sum)
+expect_trailer "OCISBX-END $N 0 0 50 60 292 ${SUM%% *}" "cut"
+seq 1 100 | tail -c 60 >"$T/expected"
+printf '\n' >>"$T/expected"
+head -c 61 "$T/err" | cmp -s "$T/expected" - || fail "cut: the tail is not the last 60 bytes"
+
+# the head ends on a UTF-8 boundary, the tail starts on one
+wrap "i=0; while [ \$i -lt 40 ]; do printf '\\303\\251'; i=\$((i+1)); done" 10 41 41
+[ "$(wc -c <"$T/out")" = 40 ] || fail "utf-8 head: $(wc -c <"$T/out") bytes, expected 40"
+case "$(trailer)" in "OCISBX-END $N 0 0 40 40 80 "*) ;; *) fail "utf-8: trailer '$(trailer)'" ;; esac
+
+# output just over the live head but within the head budget: all of it
+wrap 'printf 1234567890' 10 12 20
+expect_out "1234567890" "within the budget"
+case "$(trailer)" in "OCISBX-END $N 0 0 10 0 10 "*) ;; *) fail "within the budget: trailer '$(trailer)'" ;; esac
+
+# the timeout: no exit status of the command's own, timed out
+wrap 'echo before; sleep 30' 1
+expect_out "before
+" "timeout"
+expect_trailer "OCISBX-END $N 124 1 - - - -" "timeout"
+
+# what the command leaves in the background ends with it (the run returns)
+wrap 'sleep 30 & echo bg' 20
+expect_out "bg
+" "background child"
+
+# run files: this slot's are kept empty between runs; another slot's stale
+# ones (past their deadline by a minute) go, a live one's stay
+S="$W/.ocisbx"
+[ ! -s "$S/run-$K.o.aa" ] || fail "the run file still holds output"
+printf 'R 900\n' >"$S/run-OLD.busy"
+echo raw >"$S/run-OLD.o.aa"
+printf 'R 5000\n' >"$S/run-LIVE.busy"
+printf 'I 100\n' >"$S/run-IDLE.busy"
+wrap true
+expect_no_file "$S/run-OLD.busy" "stale slot"
+expect_no_file "$S/run-OLD.o.aa" "stale slot"
+expect_no_file "$S/run-IDLE.busy" "idle slot"
+expect_file "$S/run-LIVE.busy" "live slot"
