@@ -178,42 +178,25 @@ static void exec_prints_as_written(void **state)
     world *w = *state;
     const char *const args[] = {"exec", "@", "--", "echo first; sleep 3; echo second", NULL};
     const char *argv[64];
-    argv[0] = OCISBX_CLI_PATH;
-    build_argv(w, args, argv + 1, 63);
-    int p[2];
-    assert_int_equal(pipe(p), 0);
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(p[1], 1);
-        close(p[0]);
-        close(p[1]);
-        char *cargv[64];
-        for (int i = 0; i < 64; i++) {
-            cargv[i] = argv[i] ? strdup(argv[i]) : NULL;
-            if (!argv[i])
-                break;
-        }
-        execv(OCISBX_CLI_PATH, cargv);
-        _exit(127);
-    }
-    close(p[1]);
-    char buf[256];
-    size_t got = 0;
+    build_argv(w, args, argv, 64);
+    cli_proc p;
+    assert_int_equal(cli_run_start(argv, NULL, &p), 0); /* stdout: a file read as it grows */
     int64_t first_at = 0;
-    for (;;) {
-        ssize_t n = read(p[0], buf + got, sizeof buf - 1 - got);
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-        buf[got] = '\0';
-        if (!first_at && strstr(buf, "first\n"))
+    for (int i = 0; !first_at && i < 1500; i++) { /* at most 30 s */
+        char *now = cli_proc_stdout(&p);
+        if (now && strstr(now, "first\n"))
             first_at = now_ms();
+        free(now);
+        if (!first_at)
+            usleep(20000);
     }
+    cli_result r;
+    assert_int_equal(cli_run_finish(&p, &r), 0);
     int64_t end = now_ms();
-    close(p[0]);
-    int st = 0;
-    waitpid(pid, &st, 0);
-    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    assert_int_equal(r.status, 0);
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", r.out);
+    cli_result_free(&r);
     assert_string_equal(buf, "first\nsecond\n");
     assert_true(first_at > 0);
     if (end - first_at < 2000)
@@ -284,40 +267,20 @@ static void close_interrupted_still_deletes(void **state)
     assert_int_equal(emu_fixture_new_sandbox(w->emu, NULL, NULL, id, sizeof id), 0);
     const char *const args[] = {"close", "--sandbox-id", id, NULL};
     const char *argv[64];
-    argv[0] = OCISBX_CLI_PATH;
-    build_argv(w, args, argv + 1, 63);
-    int ep[2];
-    assert_int_equal(pipe(ep), 0);
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(ep[1], 2);
-        close(ep[0]);
-        close(ep[1]);
-        char *cargv[64];
-        for (int i = 0; i < 64; i++) {
-            cargv[i] = argv[i] ? strdup(argv[i]) : NULL;
-            if (!argv[i])
-                break;
-        }
-        execv(OCISBX_CLI_PATH, cargv);
-        _exit(127);
-    }
-    close(ep[1]);
+    build_argv(w, args, argv, 64);
+    cli_proc p;
+    assert_int_equal(cli_run_start(argv, NULL, &p), 0);
     usleep(500000); /* the stop is sent, the wait (1.5 s) under way */
-    kill(pid, SIGINT);
+    kill(p.pid, SIGINT);
     usleep(100000);
-    kill(pid, SIGINT);
+    kill(p.pid, SIGINT);
+    cli_result r;
+    assert_int_equal(cli_run_finish(&p, &r), 0);
+    assert_int_equal(r.signal, 0);
+    assert_int_equal(r.status, 1);
     char err[4096];
-    size_t got = 0;
-    ssize_t n;
-    while ((n = read(ep[0], err + got, sizeof err - 1 - got)) > 0)
-        got += (size_t)n;
-    err[got] = '\0';
-    close(ep[0]);
-    int st = 0;
-    waitpid(pid, &st, 0);
-    assert_true(WIFEXITED(st));
-    assert_int_equal(WEXITSTATUS(st), 1);
+    snprintf(err, sizeof err, "%s", r.err);
+    cli_result_free(&r);
     if (!strstr(err, "interrupted") || !strstr(err, "deleted anyway"))
         fail_msg("stderr: %s", err);
     assert_int_equal(sandbox_status(w, id), 404);

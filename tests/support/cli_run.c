@@ -228,6 +228,11 @@ char *cli_proc_stderr(const cli_proc *p)
     return slurp_fd(p->err_fd, NULL); /* the child appends (O_APPEND): reading moves nothing of its */
 }
 
+char *cli_proc_stdout(const cli_proc *p)
+{
+    return slurp_fd(p->out_fd, NULL);
+}
+
 int cli_run_finish(cli_proc *p, cli_result *out)
 {
     memset(out, 0, sizeof *out);

@@ -52,8 +52,9 @@ typedef struct cli_proc {
     int in_fd, out_fd, err_fd; /* the child's stdin, stdout, stderr (temporary files) */
 } cli_proc;
 int cli_run_start(const char *const *args, const cli_run_options *o, cli_proc *p);
-/* What the child wrote on stderr so far (malloc'd; NUL-ended). */
+/* What the child wrote on stderr / stdout so far (malloc'd; NUL-ended). */
 char *cli_proc_stderr(const cli_proc *p);
+char *cli_proc_stdout(const cli_proc *p);
 /* Waits for the child and collects its result; the files are closed. */
 int cli_run_finish(cli_proc *p, cli_result *out);
 
