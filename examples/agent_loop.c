@@ -192,7 +192,7 @@ int main(int argc, char **argv)
             goto out;
         }
     } else {
-        const char *project = example_env("OCI_SANDBOX_PROJECT_ID");
+        const char *project = example_setting("project_id");
         if (!project) {
             fprintf(stderr, PROG ": set OCI_SANDBOX_PROJECT_ID, or use --local-dir DIR\n");
             rc = 2;

@@ -23,7 +23,17 @@
  *
  * Clean-up always attempts both deletions (sandbox and session), even when
  * one fails; the exit status is non-zero if either (or any step) failed.
- * Settings: see example_common.h. */
+ *
+ * Defaults: Oracle's for this flow (the example program its Agents API
+ * guide follows), not the library's: profile Sandbox, region us-chicago-1,
+ * a lifetime of PT30M, 120 s to wait for RUNNING and 60 s for STOPPED. Each
+ * is a default of the library's one settings resolver, so each is still
+ * overridden as any setting is: by its variable (OCI_SANDBOX_PROFILE,
+ * OCI_SANDBOX_REGION, OCI_SANDBOX_EXPIRATION, OCI_SANDBOX_READY_TIMEOUT,
+ * OCI_SANDBOX_STOP_TIMEOUT; the OCI CLI's OCI_CLI_PROFILE, OCI_CLI_REGION)
+ * and, for the profile's region, by the config file. The program prints
+ * what it resolved and where each value came from. Other settings: see
+ * example_common.h. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>
@@ -36,6 +46,15 @@
 
 #define PROG "application_managed"
 #define PLAN_TIMEOUT_MS 60000
+
+/* Oracle's defaults for this flow (see the header); the environment and the
+ * config file still win. */
+static const struct {
+    const char *name, *value;
+} oracle_defaults[] = {
+    {"profile", "Sandbox"},   {"region", "us-chicago-1"}, {"expiration", "PT30M"},
+    {"ready_timeout", "120"}, {"stop_timeout", "60"},
+};
 
 /* The stand-in executor: what a coding agent would do with the brief. */
 static const char executor_script[] = "#!/bin/sh\n"
@@ -142,6 +161,43 @@ static int session_delete(session *s)
     return 0;
 }
 
+/* ---- the settings ---------------------------------------------------------------------- */
+/* The resolver with Oracle's defaults; prints each value and its source. */
+static int settings_resolve(ocisbx_settings **out)
+{
+    int rc = ocisbx_settings_new(out);
+    for (size_t i = 0; !rc && i < sizeof oracle_defaults / sizeof oracle_defaults[0]; i++)
+        rc = ocisbx_settings_set_default(*out, oracle_defaults[i].name, oracle_defaults[i].value);
+    if (!rc)
+        rc = ocisbx_settings_resolve(*out);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < sizeof oracle_defaults / sizeof oracle_defaults[0]; i++) {
+        const char *n = oracle_defaults[i].name;
+        printf("setting %s = %s (%s%s%s)\n", n, ocisbx_settings_get(*out, n),
+               ocisbx_setting_source_name(ocisbx_settings_source(*out, n)),
+               ocisbx_settings_source(*out, n) == OCISBX_SETTING_DEFAULT ? "" : ": ",
+               ocisbx_settings_source(*out, n) == OCISBX_SETTING_DEFAULT ? "" : ocisbx_settings_origin(*out, n));
+    }
+    return 0;
+}
+
+/* The backend's options from the settings: the lifetime, the wait for
+ * RUNNING (whole seconds), the label's region. close() stops the sandbox,
+ * waits for STOPPED and deletes it: the backend's contract. */
+static int settings_apply(ocisbx_settings *s, ocisbx_backend_options *o)
+{
+    long long ready = strtoll(ocisbx_settings_get(s, "ready_timeout"), NULL, 10);
+    if (ready <= 0)
+        return ocisbx_error_set(OCISBX_EINVAL, "ready_timeout: not a whole number of seconds above 0");
+    int rc = ocisbx_backend_options_set_expiration(o, ocisbx_settings_get(s, "expiration"));
+    if (!rc)
+        rc = ocisbx_backend_options_set_ready_timeout_ms(o, ready * 1000);
+    if (!rc)
+        rc = ocisbx_backend_options_set_region(o, ocisbx_settings_get(s, "region"));
+    return rc;
+}
+
 /* ---- the flow ------------------------------------------------------------------------- */
 static int put(ocisbx_backend *b, const char *path, const char *text)
 {
@@ -217,7 +273,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    const char *project = example_env("OCI_SANDBOX_PROJECT_ID");
+    const char *project = example_setting("project_id");
     const char *key = example_env("OPENAI_EXECUTOR_API_KEY");
     if (!project || !key) {
         fprintf(stderr, PROG ": set OCI_SANDBOX_PROJECT_ID and OPENAI_EXECUTOR_API_KEY\n");
@@ -225,6 +281,7 @@ int main(int argc, char **argv)
     }
 
     int rc = 1;
+    ocisbx_settings *settings = NULL;
     ocisbx_client *client = NULL;
     ocisbx_backend_options *opts = NULL;
     ocisbx_exec_options *job_opts = NULL;
@@ -243,7 +300,8 @@ int main(int argc, char **argv)
     printf("session: %s (%s)\n", sess.id, sess.file);
 
     /* 2. a sandbox for it, RUNNING */
-    if (example_client(&client) || example_backend_options(client, &opts) ||
+    if (settings_resolve(&settings) || example_client_from(settings, &client) ||
+        example_backend_options(client, &opts) || settings_apply(settings, opts) ||
         ocisbx_backend_options_set_display_name(opts, sess.id)) {
         rc = example_fail(PROG, "settings");
         goto out;
@@ -317,6 +375,7 @@ out:
     ocisbx_backend_free(b);
     ocisbx_backend_options_free(opts);
     ocisbx_client_free(client);
+    ocisbx_settings_free(settings);
     ocisbx_global_cleanup();
     return rc;
 }

@@ -126,7 +126,16 @@ application_managed*)
   key="sk-test-$(openssl rand -hex 20)"
   export OPENAI_EXECUTOR_API_KEY=$key
   [ "$case_" != application_managed_session_delete_fails ] || export APPLICATION_MANAGED_FAIL_SESSION_DELETE=1
+  # Oracle's defaults (profile Sandbox, PT30M, 120 s): the tenancy's profile is DEFAULT
+  run "$work/nosandbox" "$work/nosandbox.err" env OCI_SANDBOX_PROFILE= "$ex/application_managed" --session-file "$work/s0.json"
+  check "the default profile is Oracle's, Sandbox" has "$work/nosandbox.err" 'profile [Sandbox] not found'
+  export OCI_SANDBOX_PROFILE=DEFAULT
   run "$work/out" "$work/err" "$ex/application_managed" --session-file "$work/session.json"
+  check "the profile came from OCI_SANDBOX_PROFILE" has "$work/out" 'setting profile = DEFAULT (environment: OCI_SANDBOX_PROFILE)'
+  check "the lifetime is Oracle's PT30M" has "$work/out" 'setting expiration = PT30M (default)'
+  check "RUNNING is waited for 120 s" has "$work/out" 'setting ready_timeout = 120 (default)'
+  check "STOPPED is waited for 60 s" has "$work/out" 'setting stop_timeout = 60 (default)'
+  check "the region is the environment's" has "$work/out" 'setting region = us-chicago-1 (environment: OCI_SANDBOX_REGION)'
   id=$(sed -n 's/^sandbox: \(sbx-[a-z0-9]*\).*/\1/p' "$work/out" | head -n 1)
   check "a sandbox was created" [ -n "$id" ]
   check "the plan was read and printed" has "$work/out" 'Brief: Add a --json flag to the report command'

@@ -1,18 +1,21 @@
-/* What the example programs share: a REST client from the environment, the
- * backend options over it, and one way to report a failure.
+/* What the example programs share: a REST client from the library's one
+ * settings resolver, the backend options over it, and one way to report a
+ * failure.
  *
- * Settings, as for the OCI CLI and the rest of the library:
+ * Settings, as for the OCI CLI and the rest of the library (the settings
+ * table, include/ocisbx/settings.h and docs/settings.md: an explicit value >
+ * the environment > the config file's profile > the default):
  *   OCI_CONFIG_FILE         the OCI config file (default ~/.oci/config)
  *   OCI_SANDBOX_PROFILE     its profile (default DEFAULT); a profile with
  *                           security_token_file signs with the session token
  *   OCI_SANDBOX_ENDPOINT    the service's base URL, or
  *   OCI_SANDBOX_REGION      the region (else the profile's region)
  *   OCI_SANDBOX_PROJECT_ID  the project sandboxes are created in
- * plus the backend's own (OCI_SANDBOX_RUNTIME, OCI_SANDBOX_SHAPE,
- * OCI_SANDBOX_EXPIRATION; docs/backend.md).
- *
- * The client is built here rather than by the backend only to opt in to plain
- * http, which the library honours for a loopback endpoint alone (the local
+ * plus the OCI CLI's names (OCI_CLI_PROFILE, OCI_CLI_CONFIG_FILE,
+ * OCI_CLI_REGION, OCI_CLI_AUTH; ours win when both are set) and the
+ * backend's own (OCI_SANDBOX_RUNTIME, OCI_SANDBOX_SHAPE,
+ * OCI_SANDBOX_EXPIRATION, OCI_SANDBOX_READY_TIMEOUT; docs/backend.md).
+ * The resolver allows plain http for a loopback endpoint only (the local
  * test tenancy): against the service everything is https as always. */
 #ifndef OCISBX_EXAMPLE_COMMON_H
 #define OCISBX_EXAMPLE_COMMON_H
@@ -24,10 +27,19 @@
 
 #include <ocisbx/ocisbx.h>
 
+/* A variable of the example's own (not a client setting: those come from
+ * the settings resolver), or NULL when unset or empty. */
 static inline const char *example_env(const char *name)
 {
     const char *v = getenv(name);
     return v && *v ? v : NULL;
+}
+
+/* A client setting as the library resolves it without a config file
+ * ("project_id": $OCI_SANDBOX_PROJECT_ID), or NULL. */
+static inline const char *example_setting(const char *name)
+{
+    return ocisbx_setting_lookup(name, NULL, NULL, NULL);
 }
 
 /* "PROG: WHAT: <the library's message> (HTTP <status>, opc-request-id <id>)"
@@ -45,35 +57,22 @@ static inline int example_fail(const char *prog, const char *what)
     return 1;
 }
 
-/* A client from the config file, profile, endpoint or region above. */
+/* A client from the settings s (resolved as needed): config file, profile,
+ * auth, endpoint or region as above. */
+static inline int example_client_from(ocisbx_settings *s, ocisbx_client **out)
+{
+    return ocisbx_settings_client_new(s, NULL, out);
+}
+
+/* The same with the library's defaults. */
 static inline int example_client(ocisbx_client **out)
 {
-    ocisbx_config *cfg = NULL;
-    ocisbx_credentials *creds = NULL;
-    ocisbx_http_options *http = NULL;
-    ocisbx_client_options *opts = NULL;
+    ocisbx_settings *s = NULL;
     *out = NULL;
-    int rc = ocisbx_config_load(NULL, example_env("OCI_SANDBOX_PROFILE"), &cfg);
+    int rc = ocisbx_settings_new(&s);
     if (!rc)
-        rc = ocisbx_credentials_new(ocisbx_config_get(cfg, "security_token_file") ? OCISBX_AUTH_SECURITY_TOKEN
-                                                                                  : OCISBX_AUTH_API_KEY,
-                                    cfg, &creds);
-    if (!rc)
-        rc = ocisbx_http_options_new(&http);
-    if (!rc) /* honoured for loopback hosts only */
-        rc = ocisbx_http_options_set_allow_plain_http(http, 1);
-    if (!rc)
-        rc = ocisbx_client_options_new(&opts);
-    if (!rc)
-        rc = ocisbx_client_options_set_credentials(opts, creds);
-    if (!rc)
-        rc = ocisbx_client_options_set_http_options(opts, http);
-    if (!rc)
-        rc = ocisbx_client_new(opts, out);
-    ocisbx_client_options_free(opts);
-    ocisbx_http_options_free(http);
-    ocisbx_credentials_free(creds); /* the client keeps its own reference */
-    ocisbx_config_free(cfg);
+        rc = example_client_from(s, out);
+    ocisbx_settings_free(s);
     return rc;
 }
 

@@ -50,3 +50,9 @@ add_test(NAME example_readme COMMAND sh -c
 grep -q 'hello from the workspace' \"$d.out\" && grep -q '\"exit_code\":0' \"$d.out\"; g=$?; rm -rf \"$d\" \"$d.out\"; [ $st = 0 ] && [ $g = 0 ]"
   sh $<TARGET_FILE:doc_example_readme_example>)
 set_tests_properties(example_readme PROPERTIES LABELS example TIMEOUT 120)
+
+# agent_chat talks to a model's API itself (libcurl, cJSON): the library's
+# core stays free of any model API. Its tests (it_agent_chat) run it against
+# a fake model server of the test suite.
+target_link_libraries(example_agent_chat PRIVATE PkgConfig::CJSON PkgConfig::CURL)
+add_dependencies(it_agent_chat example_agent_chat)

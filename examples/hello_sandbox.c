@@ -45,7 +45,7 @@ static int step(ocisbx_harness *h, const char *tool, const char *args, char **ou
 int main(void)
 {
     setvbuf(stdout, NULL, _IOLBF, 0); /* the transcript as it happens, also into a pipe */
-    const char *project = example_env("OCI_SANDBOX_PROJECT_ID");
+    const char *project = example_setting("project_id");
     if (!project) {
         fprintf(stderr, PROG ": set OCI_SANDBOX_PROJECT_ID (the project to create the sandbox in)\n");
         return 2;

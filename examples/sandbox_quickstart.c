@@ -5,7 +5,8 @@
  * sandbox, also when a step fails: nothing is leaked.
  *
  * Configuration, as for the OCI CLI:
- *   OCI_CONFIG_FILE / OCI_SANDBOX_PROFILE  the config file and profile (~/.oci/config, DEFAULT)
+ *   OCI_CONFIG_FILE / OCI_SANDBOX_PROFILE  the config file and profile (~/.oci/config, DEFAULT;
+ *                                          the OCI CLI's OCI_CLI_* names work too)
  *   OCI_SANDBOX_PROJECT_ID                 the project to create the sandbox in (required)
  *   OCI_SANDBOX_ENDPOINT or OCI_SANDBOX_REGION   where the service is
  * Against the local test tenancy: scripts/local-tenancy start DIR; source DIR/env.
@@ -49,16 +50,14 @@ static int on_event(const ocisbx_command_event *ev, void *user_data)
 
 int main(void)
 {
-    const char *project = getenv("OCI_SANDBOX_PROJECT_ID");
-    if (!project || !*project) {
+    /* the library's settings table: $OCI_SANDBOX_PROJECT_ID */
+    const char *project = ocisbx_setting_lookup("project_id", NULL, NULL, NULL);
+    if (!project) {
         fprintf(stderr, "sandbox_quickstart: set OCI_SANDBOX_PROJECT_ID\n");
         return 2;
     }
     int rc = 1;
-    ocisbx_config *cfg = NULL;
-    ocisbx_credentials *creds = NULL;
-    ocisbx_http_options *http = NULL;
-    ocisbx_client_options *opts = NULL;
+    ocisbx_settings *settings = NULL;
     ocisbx_client *client = NULL;
     ocisbx_create_sandbox_details *details = NULL;
     ocisbx_run_command_details *cmd = NULL;
@@ -66,15 +65,10 @@ int main(void)
     char *sandbox_id = NULL;
 
     ocisbx_global_init();
-    if (ocisbx_config_load(NULL, getenv("OCI_SANDBOX_PROFILE"), &cfg) ||
-        ocisbx_credentials_new(OCISBX_AUTH_API_KEY, cfg, &creds)) {
-        rc = fail("credentials");
-        goto out;
-    }
-    /* Plain http is honoured only for a loopback endpoint (the local tenancy). */
-    if (ocisbx_http_options_new(&http) || ocisbx_http_options_set_allow_plain_http(http, 1) ||
-        ocisbx_client_options_new(&opts) || ocisbx_client_options_set_credentials(opts, creds) ||
-        ocisbx_client_options_set_http_options(opts, http) || ocisbx_client_new(opts, &client)) {
+    /* The one settings resolver: config file, profile (a session-token
+     * profile signs with its token), endpoint or region, as the OCI CLI
+     * reads them; plain http only to a loopback endpoint (the local tenancy). */
+    if (ocisbx_settings_new(&settings) || ocisbx_settings_client_new(settings, NULL, &client)) {
         rc = fail("client");
         goto out;
     }
@@ -136,10 +130,7 @@ out:
     ocisbx_run_command_details_free(cmd);
     ocisbx_create_sandbox_details_free(details);
     ocisbx_client_free(client);
-    ocisbx_client_options_free(opts);
-    ocisbx_http_options_free(http);
-    ocisbx_credentials_free(creds);
-    ocisbx_config_free(cfg);
+    ocisbx_settings_free(settings);
     ocisbx_global_cleanup();
     return rc;
 }

@@ -17,21 +17,24 @@
 
 #include "common.h"
 #include "api.h"
+#include "settings.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/** The runtime of a created sandbox when none is set. */
-#define OCISBX_BACKEND_DEFAULT_RUNTIME "python-3.11"
+/** The runtime of a created sandbox when none is set (the settings table's). */
+#define OCISBX_BACKEND_DEFAULT_RUNTIME OCISBX_DEFAULT_RUNTIME
 /** The shape of a created sandbox when none is set. */
-#define OCISBX_BACKEND_DEFAULT_SHAPE "SMALL"
+#define OCISBX_BACKEND_DEFAULT_SHAPE OCISBX_DEFAULT_SHAPE
 /** The lifetime of a created sandbox when none is set (ISO 8601). */
-#define OCISBX_BACKEND_DEFAULT_EXPIRATION "PT1H"
+#define OCISBX_BACKEND_DEFAULT_EXPIRATION OCISBX_DEFAULT_EXPIRATION
 /** The most output one command returns when no cap is set (bytes). */
 #define OCISBX_BACKEND_DEFAULT_MAX_OUTPUT 900000
-/** How long create waits for RUNNING when no timeout is set. */
-#define OCISBX_BACKEND_DEFAULT_READY_TIMEOUT_MS 300000
+/** The smallest output cap a backend or a command accepts (bytes). */
+#define OCISBX_BACKEND_MIN_MAX_OUTPUT 1024
+/** How long create waits for RUNNING when no timeout is set (nor $OCI_SANDBOX_READY_TIMEOUT). */
+#define OCISBX_BACKEND_DEFAULT_READY_TIMEOUT_MS (OCISBX_DEFAULT_READY_TIMEOUT_S * 1000)
 /** How often create polls the sandbox when no interval is set. */
 #define OCISBX_BACKEND_DEFAULT_POLL_INTERVAL_MS 2000
 /** A command's timeout when the call gives none. */
@@ -48,6 +51,8 @@ extern "C" {
 #define OCISBX_BACKEND_LINE_MAX 2000
 /** search: the most matches returned when no maximum is set. */
 #define OCISBX_BACKEND_DEFAULT_SEARCH_RESULTS 100
+/** search: the most max_results may be (the search cap). */
+#define OCISBX_BACKEND_SEARCH_MAX_RESULTS 100000
 
 /** Non-zero return: cancel (the operation fails with OCISBX_ECANCELED); the
  * library's one cancel callback type (common.h). */
@@ -77,23 +82,27 @@ OCISBX_API int ocisbx_backend_options_set_display_name(ocisbx_backend_options *o
 OCISBX_API int ocisbx_backend_options_add_env(ocisbx_backend_options *o, const char *name, const char *value,
                                               int secret);
 /** The most output one command returns (head + note + tail), default 900000,
- * at least 1024. */
+ * at least OCISBX_BACKEND_MIN_MAX_OUTPUT (1024). */
 OCISBX_API int ocisbx_backend_options_set_max_output_bytes(ocisbx_backend_options *o, size_t n);
-/** How long create waits for RUNNING (default 300000 ms; must be positive). */
+/** How long create waits for RUNNING (else $OCI_SANDBOX_READY_TIMEOUT in
+ * seconds, else 300000 ms; must be positive). */
 OCISBX_API int ocisbx_backend_options_set_ready_timeout_ms(ocisbx_backend_options *o, int64_t ms);
 /** How often create polls the sandbox while it waits (default 2000 ms; must be positive). */
 OCISBX_API int ocisbx_backend_options_set_poll_interval_ms(ocisbx_backend_options *o, int64_t ms);
 /** A REST client of the caller's own: borrowed, must outlive the backend.
- * Without one, a client is built from the OCI config file ($OCI_CONFIG_FILE,
- * else ~/.oci/config), profile ($OCI_SANDBOX_PROFILE, else DEFAULT) and
- * region / endpoint ($OCI_SANDBOX_REGION, $OCI_SANDBOX_ENDPOINT). */
+ * Without one, a client is built by the settings resolver
+ * (ocisbx_settings_client_new) from the options below, the environment
+ * ($OCI_CONFIG_FILE, $OCI_SANDBOX_PROFILE / $OCI_CLI_PROFILE,
+ * $OCI_SANDBOX_AUTH / $OCI_CLI_AUTH, $OCI_SANDBOX_REGION / $OCI_CLI_REGION,
+ * $OCI_SANDBOX_ENDPOINT, $OCI_SANDBOX_CA_BUNDLE, ...), the config file's
+ * profile and the defaults (ocisbx/settings.h). */
 OCISBX_API int ocisbx_backend_options_set_client(ocisbx_backend_options *o, ocisbx_client *client);
-/** The OCI config file of a built client (else $OCI_CONFIG_FILE, else ~/.oci/config). */
+/** The OCI config file of a built client (else $OCI_CONFIG_FILE, $OCI_CLI_CONFIG_FILE, else ~/.oci/config). */
 OCISBX_API int ocisbx_backend_options_set_config_file(ocisbx_backend_options *o, const char *path);
-/** The config profile of a built client (else $OCI_SANDBOX_PROFILE, else DEFAULT). */
+/** The config profile of a built client (else $OCI_SANDBOX_PROFILE, $OCI_CLI_PROFILE, else DEFAULT). */
 OCISBX_API int ocisbx_backend_options_set_profile(ocisbx_backend_options *o, const char *profile);
-/** Region of the label (and of a built client): $OCI_SANDBOX_REGION, else the
- * endpoint's host, else the config file's region. */
+/** Region of the label (and of a built client): else $OCI_SANDBOX_REGION or
+ * $OCI_CLI_REGION, else the endpoint's host, else the config file's region. */
 OCISBX_API int ocisbx_backend_options_set_region(ocisbx_backend_options *o, const char *region);
 /** The service's URL (else $OCI_SANDBOX_ENDPOINT, else the region's). A
  * built client allows plain http only to a loopback host (a test tenancy
@@ -406,12 +415,11 @@ OCISBX_API int ocisbx_search_options_set_ignore_case(ocisbx_search_options *o, i
 /** Only files whose name matches (no '/': the name at any depth; with '/':
  * the path below the searched directory, '**' crossing directories). */
 OCISBX_API int ocisbx_search_options_set_glob(ocisbx_search_options *o, const char *glob);
-/** The most entries one page has (head_limit, max_results). */
-#define OCISBX_SEARCH_MAX_LIMIT 100000
 /** The most context lines before or after a match. */
 #define OCISBX_SEARCH_MAX_CONTEXT 100
-/** The same as ocisbx_search_options_set_head_limit (its older name);
- * default OCISBX_BACKEND_DEFAULT_SEARCH_RESULTS (100). */
+/** The same as ocisbx_search_options_set_head_limit (its older name):
+ * 1..OCISBX_BACKEND_SEARCH_MAX_RESULTS; default
+ * OCISBX_BACKEND_DEFAULT_SEARCH_RESULTS (100). */
 OCISBX_API int ocisbx_search_options_set_max_results(ocisbx_search_options *o, size_t max);
 
 /** What a search returns: its entries are matching lines, files or counts. */
@@ -428,7 +436,7 @@ OCISBX_API int ocisbx_search_options_set_output_mode(ocisbx_search_options *o, o
 /** Content mode: the lines before and after each match that come back with
  * it (each 0..OCISBX_SEARCH_MAX_CONTEXT, default 0); other modes ignore it. */
 OCISBX_API int ocisbx_search_options_set_context(ocisbx_search_options *o, size_t before, size_t after);
-/** The most entries returned (1..OCISBX_SEARCH_MAX_LIMIT, default
+/** The most entries returned (1..OCISBX_BACKEND_SEARCH_MAX_RESULTS, default
  * OCISBX_BACKEND_DEFAULT_SEARCH_RESULTS). */
 OCISBX_API int ocisbx_search_options_set_head_limit(ocisbx_search_options *o, size_t limit);
 /** Skips that many entries first (default 0): the next page starts at
@@ -485,7 +493,7 @@ OCISBX_API int ocisbx_backend_glob(ocisbx_backend *b, const char *pattern, const
 OCISBX_API int ocisbx_backend_ls(ocisbx_backend *b, const char *path, ocisbx_entry_list **out);
 /** One page of a directory: the entries after the first offset ones, at most
  * limit (0: OCISBX_BACKEND_LS_DEFAULT_LIMIT; at most
- * OCISBX_SEARCH_MAX_LIMIT); truncated when more follow. */
+ * OCISBX_BACKEND_SEARCH_MAX_RESULTS); truncated when more follow. */
 OCISBX_API int ocisbx_backend_ls_page(ocisbx_backend *b, const char *path, uint64_t offset, size_t limit,
                                       ocisbx_entry_list **out);
 /** Frees an entry list. */

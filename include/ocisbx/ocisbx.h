@@ -7,5 +7,6 @@
 #include "auth.h"
 #include "http.h"
 #include "api.h"
+#include "settings.h"
 #include "harness.h"
 #endif

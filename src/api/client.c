@@ -4,11 +4,8 @@
 #include <string.h>
 
 #include "api/client_internal.h"
+#include "api/settings_internal.h"
 
-#define ENV_ENDPOINT "OCI_SANDBOX_ENDPOINT"
-#define ENV_API_VERSION "OCI_SANDBOX_API_VERSION"
-#define ENV_REGION "OCI_SANDBOX_REGION"
-#define ENV_CA_BUNDLE "OCI_SANDBOX_CA_BUNDLE"
 #define DEFAULT_RESUME_LIMIT 8
 
 int ocisbx_client_options_new(ocisbx_client_options **out)
@@ -142,10 +139,38 @@ int ocisbx_client_options_set_cancel(ocisbx_client_options *o, ocisbx_cancel_fn 
     return 0;
 }
 
-static const char *env_nonempty(const char *name)
+int ocisbx_client_options_clone(const ocisbx_client_options *src, ocisbx_client_options **out)
 {
-    const char *v = getenv(name);
-    return v && v[0] ? v : NULL;
+    int rc = ocisbx_client_options_new(out);
+    if (rc || !src)
+        return rc;
+    ocisbx_client_options *o = *out;
+    o->prefer_ndjson = src->prefer_ndjson;
+    o->resume_limit = src->resume_limit;
+    o->max_download = src->max_download;
+    o->cancel = src->cancel;
+    o->cancel_ud = src->cancel_ud;
+    rc = ocisbx_client_options_set_http_options(o, &src->http);
+    if (!rc)
+        rc = ocisbx_client_options_set_credentials(o, src->creds);
+    if (!rc)
+        rc = set_str(&o->endpoint, src->endpoint);
+    if (!rc)
+        rc = set_str(&o->region, src->region);
+    if (!rc)
+        rc = set_str(&o->api_version, src->api_version);
+    if (rc) {
+        ocisbx_client_options_free(o);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* A setting's variable (the table's names: ours, then the OCI CLI's). */
+static const char *env_setting(const char *name)
+{
+    const ocisbx_setting *row = ocisbx_setting_by_name(name);
+    return row ? ocisbx_setting_env(row, NULL) : NULL;
 }
 
 int ocisbx_endpoint_for_region(const char *region, char **out)
@@ -166,7 +191,7 @@ int ocisbx_endpoint_for_region(const char *region, char **out)
 
 static int resolve_endpoint(const ocisbx_client_options *o, ocisbx_credentials *creds, char **out)
 {
-    const char *ep = o && o->endpoint ? o->endpoint : env_nonempty(ENV_ENDPOINT);
+    const char *ep = o && o->endpoint ? o->endpoint : env_setting("endpoint");
     if (ep) {
         size_t n = strlen(ep);
         while (n > 0 && ep[n - 1] == '/')
@@ -174,13 +199,13 @@ static int resolve_endpoint(const ocisbx_client_options *o, ocisbx_credentials *
         *out = ocisbx_strndup(ep, n);
         return *out ? 0 : ocisbx_fail_nomem();
     }
-    const char *region = o && o->region ? o->region : env_nonempty(ENV_REGION);
+    const char *region = o && o->region ? o->region : env_setting("region");
     if (!region && creds)
         region = ocisbx_credentials_region(creds);
     if (!region)
         return ocisbx_fail(OCISBX_ECONFIG,
-                           "no sandbox endpoint: set an endpoint or a region (client options, " ENV_ENDPOINT
-                           ", " ENV_REGION ", or the profile's region)");
+                           "no sandbox endpoint: set an endpoint or a region (client options, OCI_SANDBOX_ENDPOINT, "
+                           "OCI_SANDBOX_REGION or OCI_CLI_REGION, or the profile's region)");
     return ocisbx_endpoint_for_region(region, out);
 }
 
@@ -248,8 +273,7 @@ int ocisbx_client_new(const ocisbx_client_options *opts, ocisbx_client **out)
         free(c);
         return rc;
     }
-    if (!rc && !http.ca_bundle && env_nonempty(ENV_CA_BUNDLE) &&
-        !(http.ca_bundle = ocisbx_strdup(env_nonempty(ENV_CA_BUNDLE))))
+    if (!rc && !http.ca_bundle && env_setting("ca_bundle") && !(http.ca_bundle = ocisbx_strdup(env_setting("ca_bundle"))))
         rc = ocisbx_fail_nomem();
     if (rc) {
         ocisbx_http_options_release(&http);
@@ -274,9 +298,7 @@ int ocisbx_client_new(const ocisbx_client_options *opts, ocisbx_client **out)
     c->resume_limit = opts ? opts->resume_limit : DEFAULT_RESUME_LIMIT;
     c->max_download = opts ? opts->max_download : 0;
     rc = resolve_endpoint(opts, http.creds, &c->endpoint);
-    const char *ver = opts && opts->api_version ? opts->api_version : env_nonempty(ENV_API_VERSION);
-    if (!ver)
-        ver = OCISBX_DEFAULT_API_VERSION;
+    const char *ver = ocisbx_setting_lookup("api_version", opts ? opts->api_version : NULL, NULL, NULL);
     if (!rc)
         rc = check_version(ver);
     if (!rc && !(c->api_version = ocisbx_strdup(ver)))

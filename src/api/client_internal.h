@@ -40,6 +40,9 @@ struct ocisbx_client {
 
 #define OCISBX_MAX_PARAMS 16
 
+/* A copy of src (NULL: the defaults), free with ocisbx_client_options_free. */
+int ocisbx_client_options_clone(const ocisbx_client_options *src, ocisbx_client_options **out);
+
 /* Builds the request of a route: URL from params, retry class, JSON body
  * (body NULL with a request model: "{}"). */
 int ocisbx_client_request(ocisbx_client *c, ocisbx_op op, const ocisbx_param *params, size_t nparams,

@@ -5,14 +5,8 @@
  * secrets (pass_phrase), so no message ever quotes a line of the file; the
  * names it quotes (file, section, key, profile) are escaped, so that a control
  * byte in them cannot reach a terminal. */
-#include <errno.h>
-#include <fcntl.h>
-#include <pwd.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "ocisbx/auth.h"
 #include "util/internal.h"
@@ -120,33 +114,12 @@ const char *ocisbx_config_profile(const ocisbx_config *cfg)
     return cfg ? cfg->profile : NULL;
 }
 
-static const char *home_dir(void)
-{
-    const char *h = getenv("HOME");
-    if (h && *h)
-        return h;
-    struct passwd *pw = getpwuid(getuid());
-    return pw && pw->pw_dir ? pw->pw_dir : NULL;
-}
-
-/* "~" and "~/x" become $HOME and $HOME/x; "~user" is left alone (as the SDKs
- * do not expand it either). NULL on out of memory. */
-static char *expand_tilde(const char *path)
-{
-    if (path[0] == '~' && (path[1] == '\0' || path[1] == '/')) {
-        const char *home = home_dir();
-        if (home)
-            return ocisbx_asprintf("%s%s", home, path + 1);
-    }
-    return ocisbx_strdup(path);
-}
-
 static int expand_entry(struct entries *e, const char *key)
 {
     for (size_t i = 0; i < e->n; i++) {
         if (strcmp(e->v[i].key, key) != 0)
             continue;
-        char *x = expand_tilde(e->v[i].value);
+        char *x = ocisbx_expand_home(e->v[i].value);
         if (!x)
             return ocisbx_fail_nomem();
         ocisbx_free_secret(e->v[i].value);
@@ -394,62 +367,26 @@ int ocisbx_config_parse(const char *text, size_t len, const char *name, const ch
     return 0;
 }
 
-/* Reads the whole file into a buffer the caller wipes (it holds pass_phrase). */
-static int read_config_file(const char *path, ocisbx_buf *b)
-{
-    /* a FIFO or a device is refused without waiting for a writer */
-    int fd = ocisbx_open_regular(path, NULL);
-    if (fd == OCISBX_OPEN_NOT_REGULAR)
-        return ocisbx_fail(OCISBX_ECONFIG, "config file %s: not a regular file", OCISBX_SHOWN(path));
-    if (fd < 0) {
-        int e = errno;
-        if (e == ENOENT || e == ENOTDIR)
-            return ocisbx_fail(OCISBX_ECONFIG, "config file %s: not found", OCISBX_SHOWN(path));
-        return ocisbx_fail(OCISBX_ECONFIG, "config file %s: cannot open: %s", OCISBX_SHOWN(path), strerror(e));
-    }
-    int rc = 0;
-    for (;;) {
-        if (b->len > MAX_CONFIG_SIZE) {
-            rc = ocisbx_fail(OCISBX_ECONFIG, "config file %s: larger than %d bytes", OCISBX_SHOWN(path),
-                             MAX_CONFIG_SIZE);
-            break;
-        }
-        rc = ocisbx_buf_reserve(b, 4096);
-        if (rc)
-            break;
-        ssize_t r = read(fd, b->data + b->len, b->cap - b->len - 1);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            rc = ocisbx_fail(OCISBX_ECONFIG, "config file %s: cannot read: %s", OCISBX_SHOWN(path), strerror(errno));
-            break;
-        }
-        if (r == 0)
-            break;
-        b->len += (size_t)r;
-        b->data[b->len] = '\0';
-    }
-    close(fd);
-    return rc;
-}
-
 int ocisbx_config_load(const char *path, const char *profile, ocisbx_config **out)
 {
     if (!out)
         return ocisbx_fail(OCISBX_EINVAL, "config: no output pointer");
     *out = NULL;
     if (!path || !*path) {
-        const char *env = getenv("OCI_CONFIG_FILE");
-        path = env && *env ? env : "~/.oci/config";
+        path = ocisbx_env_first(ocisbx_config_file_vars, NULL);
+        if (!path)
+            path = OCISBX_CONFIG_FILE_DEFAULT;
     }
-    char *full = expand_tilde(path);
+    char *full = ocisbx_expand_home(path);
     if (!full)
         return ocisbx_fail_nomem();
-    ocisbx_buf b = OCISBX_BUF_INIT;
-    int rc = read_config_file(full, &b);
+    /* the whole file, wiped after (it may hold pass_phrase); a FIFO or a
+     * device is refused without waiting for a writer */
+    ocisbx_file f;
+    int rc = ocisbx_file_read(full, "config file", MAX_CONFIG_SIZE, OCISBX_READ_SECRET | OCISBX_READ_REGULAR | OCISBX_READ_CONFIG, &f);
     if (rc == 0)
-        rc = ocisbx_config_parse(b.data ? b.data : "", b.len, full, profile, out);
-    ocisbx_buf_wipe_free(&b);
+        rc = ocisbx_config_parse(f.data, f.len, full, profile, out);
+    ocisbx_file_release(&f);
     free(full);
     return rc;
 }

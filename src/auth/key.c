@@ -176,52 +176,22 @@ int ocisbx_key_load_file(const char *path, const char *passphrase, ocisbx_key **
     *out = NULL;
     if (!path || !*path)
         return ocisbx_fail(OCISBX_ECONFIG, "key file: no path given (key_file)");
-    /* A FIFO or a device is refused without waiting for a writer. */
-    struct stat st;
-    int fd = ocisbx_open_regular(path, &st);
-    if (fd == OCISBX_OPEN_NOT_REGULAR)
-        return ocisbx_fail(OCISBX_ECONFIG, "key file %s: not a regular file", OCISBX_SHOWN(path));
-    if (fd < 0) {
-        int e = errno;
-        if (e == ENOENT)
-            return ocisbx_fail(OCISBX_ECONFIG, "key file %s: not found", OCISBX_SHOWN(path));
-        return ocisbx_fail(OCISBX_ECONFIG, "key file %s: cannot be read (%s)", OCISBX_SHOWN(path), strerror(e));
-    }
+    /* The PEM text is a secret: wiped after; a FIFO or a device is refused
+     * without waiting for a writer. */
+    ocisbx_file f;
+    int rc = ocisbx_file_read(path, "key file", KEY_FILE_MAX, OCISBX_READ_SECRET | OCISBX_READ_REGULAR | OCISBX_READ_CONFIG, &f);
+    if (rc)
+        return rc;
     /* As the OCI CLI does: a key others can read is worth a warning, not a failure. */
-    if (st.st_mode & (S_IRWXG | S_IRWXO))
+    if (f.st.st_mode & (S_IRWXG | S_IRWXO))
         ocisbx_log(OCISBX_LOG_WARN,
                    "Permissions on %s are too open (mode %04o, group or others have access): a private key "
                    "should be readable by its owner only (chmod 600)",
-                   OCISBX_SHOWN(path), (unsigned)(st.st_mode & 07777));
-    /* The PEM text is a secret: read into a buffer that is wiped after. */
-    ocisbx_buf b = OCISBX_BUF_INIT;
-    int rc = ocisbx_buf_reserve(&b, 8192);
-    while (rc == 0) {
-        if (b.cap - b.len - 1 == 0)
-            rc = ocisbx_buf_reserve(&b, b.cap);
-        if (rc)
-            break;
-        ssize_t n = read(fd, b.data + b.len, b.cap - b.len - 1);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            rc = ocisbx_fail(OCISBX_ECONFIG, "key file %s: cannot be read (%s)", OCISBX_SHOWN(path), strerror(errno));
-            break;
-        }
-        if (n == 0)
-            break;
-        b.len += (size_t)n;
-        b.data[b.len] = '\0';
-        if (b.len > KEY_FILE_MAX)
-            rc = ocisbx_fail(OCISBX_ECONFIG, "key file %s: larger than 1 MiB, not a key file", OCISBX_SHOWN(path));
-    }
-    close(fd);
-    if (rc == 0) {
-        char *name = ocisbx_asprintf("key file %s", OCISBX_SHOWN(path));
-        rc = name ? load_pem_named(b.data, b.len, passphrase, name, out) : ocisbx_fail_nomem();
-        free(name);
-    }
-    ocisbx_buf_wipe_free(&b);
+                   OCISBX_SHOWN(path), (unsigned)(f.st.st_mode & 07777));
+    char *name = ocisbx_asprintf("key file %s", OCISBX_SHOWN(path));
+    rc = name ? load_pem_named(f.data, f.len, passphrase, name, out) : ocisbx_fail_nomem();
+    free(name);
+    ocisbx_file_release(&f);
     return rc;
 }
 

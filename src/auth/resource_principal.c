@@ -35,42 +35,11 @@ typedef struct rp_creds {
  * A FIFO or a device is refused without waiting for a writer. */
 static int read_secret_file(const char *var, const char *path, char **out)
 {
-    struct stat st;
-    int fd = ocisbx_open_regular(path, &st);
-    if (fd < 0 && fd != OCISBX_OPEN_NOT_REGULAR)
-        return ocisbx_fail(OCISBX_ECONFIG, "%s: cannot open %s: %s", var, OCISBX_SHOWN(path), strerror(errno));
-    if (fd == OCISBX_OPEN_NOT_REGULAR || st.st_size > MAX_FILE_BYTES) {
-        if (fd >= 0)
-            close(fd);
-        return ocisbx_fail(OCISBX_ECONFIG, "%s: %s is not a regular file of at most %d bytes", var,
-                           OCISBX_SHOWN(path), MAX_FILE_BYTES);
-    }
-    /* sized from fstat, so that no partial copy of a secret is left by a realloc */
-    size_t cap = (size_t)st.st_size + 1, n = 0;
-    char *data = malloc(cap);
-    if (!data) {
-        close(fd);
-        return ocisbx_fail_nomem();
-    }
-    int failed = 0;
-    while (n < cap - 1) {
-        ssize_t r = read(fd, data + n, cap - 1 - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            failed = 1;
-        if (r <= 0)
-            break;
-        n += (size_t)r;
-    }
-    close(fd);
-    if (failed) {
-        ocisbx_wipe(data, cap);
-        free(data);
-        return ocisbx_fail(OCISBX_ECONFIG, "%s: cannot read %s", var, OCISBX_SHOWN(path));
-    }
-    data[n] = '\0';
-    *out = data;
+    ocisbx_file f;
+    int rc = ocisbx_file_read(path, "file", MAX_FILE_BYTES, OCISBX_READ_SECRET | OCISBX_READ_REGULAR | OCISBX_READ_CONFIG, &f);
+    if (rc)
+        return ocisbx_error_wrap("%s: ", var);
+    *out = ocisbx_file_detach(&f, NULL);
     return 0;
 }
 

@@ -64,67 +64,31 @@ static int stat_token_file(struct session_creds *s, struct stat *st)
 /* Reads and trims the token; the buffer is wiped whatever happens. */
 static int read_token(struct session_creds *s, char **out, struct stat *st)
 {
-    /* a FIFO or a device is refused without waiting for a writer */
-    int fd = ocisbx_open_regular(s->token_file, st);
-    if (fd == OCISBX_OPEN_NOT_REGULAR)
-        return ocisbx_fail(OCISBX_ECONFIG,
-                           "%s, key 'security_token_file': security token file %s: not a regular file", s->where,
-                           s->token_file_shown);
-    if (fd < 0) {
-        int e = errno;
-        if (e == ENOENT || e == ENOTDIR)
-            return ocisbx_fail(OCISBX_ECONFIG, "%s, key 'security_token_file': security token file %s: not found",
-                               s->where, s->token_file_shown);
-        return ocisbx_fail(OCISBX_ECONFIG, "%s, key 'security_token_file': security token file %s: cannot open: %s",
-                           s->where, s->token_file_shown, strerror(e));
+    ocisbx_file f;
+    int rc = ocisbx_file_read(s->token_file, "security token file", TOKEN_FILE_MAX,
+                              OCISBX_READ_SECRET | OCISBX_READ_REGULAR | OCISBX_READ_CONFIG, &f);
+    if (rc)
+        return ocisbx_error_wrap("%s, key 'security_token_file': ", s->where);
+    *st = f.st;
+    const char *p = f.data;
+    size_t n = f.len;
+    while (n && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) {
+        p++;
+        n--;
     }
-    ocisbx_buf b = OCISBX_BUF_INIT;
-    int rc = 0;
-    for (;;) {
-        if (b.len > TOKEN_FILE_MAX) {
-            rc = ocisbx_fail(OCISBX_ECONFIG,
-                             "%s, key 'security_token_file': security token file %s: larger than %d bytes", s->where,
-                             s->token_file_shown, TOKEN_FILE_MAX);
-            break;
-        }
-        rc = ocisbx_buf_reserve(&b, 4096);
-        if (rc)
-            break;
-        ssize_t r = read(fd, b.data + b.len, b.cap - b.len - 1);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            rc = ocisbx_fail(OCISBX_ECONFIG, "%s, key 'security_token_file': security token file %s: %s", s->where,
-                             s->token_file_shown, strerror(errno));
-            break;
-        }
-        if (r == 0)
-            break;
-        b.len += (size_t)r;
-        b.data[b.len] = '\0';
-    }
-    close(fd);
-    if (rc == 0) {
-        const char *p = b.data ? b.data : "";
-        size_t n = b.len;
-        while (n && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) {
-            p++;
-            n--;
-        }
-        while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r' || p[n - 1] == '\n'))
-            n--;
-        if (n == 0)
-            rc = ocisbx_fail(OCISBX_ECONFIG, "%s, key 'security_token_file': security token file %s is empty",
-                             s->where, s->token_file_shown);
-        else if (memchr(p, '\0', n) || memchr(p, '\n', n))
-            rc = ocisbx_fail(OCISBX_ECONFIG,
-                             "%s, key 'security_token_file': security token file %s: not a token (more than "
-                             "one line or binary data)",
-                             s->where, s->token_file_shown);
-        else if (!(*out = ocisbx_strndup(p, n)))
-            rc = ocisbx_fail_nomem();
-    }
-    ocisbx_buf_wipe_free(&b);
+    while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r' || p[n - 1] == '\n'))
+        n--;
+    if (n == 0)
+        rc = ocisbx_fail(OCISBX_ECONFIG, "%s, key 'security_token_file': security token file %s is empty", s->where,
+                         s->token_file_shown);
+    else if (memchr(p, '\0', n) || memchr(p, '\n', n))
+        rc = ocisbx_fail(OCISBX_ECONFIG,
+                         "%s, key 'security_token_file': security token file %s: not a token (more than "
+                         "one line or binary data)",
+                         s->where, s->token_file_shown);
+    else if (!(*out = ocisbx_strndup(p, n)))
+        rc = ocisbx_fail_nomem();
+    ocisbx_file_release(&f);
     return rc;
 }
 
@@ -153,6 +117,7 @@ static int reload(struct session_creds *s)
 {
     char *token = NULL;
     struct stat st;
+    memset(&st, 0, sizeof st);
     int rc = read_token(s, &token, &st);
     if (rc)
         return rc;

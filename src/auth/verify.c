@@ -315,34 +315,14 @@ int ocisbx_pubkey_load_file(const char *path, ocisbx_pubkey **out)
     if (!path)
         return ocisbx_fail(OCISBX_EINVAL, "ocisbx_pubkey_load_file: path is NULL");
     /* a FIFO or a device is refused without waiting for a writer */
-    int fd = ocisbx_open_regular(path, NULL);
-    if (fd == OCISBX_OPEN_NOT_REGULAR)
-        return ocisbx_fail(OCISBX_EIO, "public key file %s: not a regular file", OCISBX_SHOWN(path));
-    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
-    if (!f) {
-        int e = errno;
-        if (fd >= 0)
-            close(fd);
-        return ocisbx_fail(OCISBX_EIO, "public key file %s: %s", OCISBX_SHOWN(path), strerror(e));
-    }
-    ocisbx_buf b = OCISBX_BUF_INIT;
-    char chunk[4096];
-    size_t n;
-    int rc = 0;
-    while (!rc && (n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        rc = ocisbx_buf_append(&b, chunk, n);
-        if (!rc && b.len > 1024 * 1024)
-            rc = ocisbx_fail(OCISBX_EPARSE, "public key file %s: larger than 1 MiB", OCISBX_SHOWN(path));
-    }
-    if (!rc && ferror(f))
-        rc = ocisbx_fail(OCISBX_EIO, "public key file %s: read error", OCISBX_SHOWN(path));
-    fclose(f);
-    if (!rc) {
-        rc = ocisbx_pubkey_load_pem(b.data ? b.data : "", b.len, out);
-        if (rc)
-            rc = ocisbx_error_wrap("public key file %s: ", OCISBX_SHOWN(path));
-    }
-    ocisbx_buf_free(&b);
+    ocisbx_file f;
+    int rc = ocisbx_file_read(path, "public key file", 1024 * 1024, OCISBX_READ_REGULAR | OCISBX_READ_IO, &f);
+    if (rc)
+        return rc;
+    rc = ocisbx_pubkey_load_pem(f.data, f.len, out);
+    if (rc)
+        rc = ocisbx_error_wrap("public key file %s: ", OCISBX_SHOWN(path));
+    ocisbx_file_release(&f);
     return rc;
 }
 

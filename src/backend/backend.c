@@ -103,8 +103,8 @@ int ocisbx_backend_options_add_env(ocisbx_backend_options *o, const char *name, 
 
 int ocisbx_backend_options_set_max_output_bytes(ocisbx_backend_options *o, size_t n)
 {
-    if (!o || n < 1024)
-        return ocisbx_fail(OCISBX_EINVAL, "max_output_bytes must be at least 1024");
+    if (!o || n < OCISBX_BACKEND_MIN_MAX_OUTPUT)
+        return ocisbx_fail(OCISBX_EINVAL, "max_output_bytes must be at least %d", OCISBX_BACKEND_MIN_MAX_OUTPUT);
     o->max_output = n;
     return 0;
 }
@@ -158,14 +158,9 @@ int ocisbx_backend_options_set_network(ocisbx_backend_options *o, int allow)
     return 0;
 }
 
-const char *ocisbx_backend_setting(const char *opt, const char *env_name, const char *def)
+const char *ocisbx_backend_setting(const char *opt, const char *name)
 {
-    if (opt && *opt)
-        return opt;
-    const char *e = env_name ? getenv(env_name) : NULL;
-    if (e && *e)
-        return e;
-    return def;
+    return ocisbx_setting_lookup(name, opt, NULL, NULL);
 }
 
 /* ---- the backend ---- */
@@ -195,7 +190,7 @@ int ocisbx_backend_create(const char *project_id, const ocisbx_backend_options *
     if (!out)
         return ocisbx_fail(OCISBX_EINVAL, "backend create: NULL out");
     *out = NULL;
-    const char *p = ocisbx_backend_setting(project_id, "OCI_SANDBOX_PROJECT_ID", NULL);
+    const char *p = ocisbx_backend_setting(project_id, "project_id");
     if (!p)
         return ocisbx_fail(OCISBX_ECONFIG, "backend create: no project id (give one or set OCI_SANDBOX_PROJECT_ID)");
     return ocisbx_backend_oci_open(p, NULL, o, out);

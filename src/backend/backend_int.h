@@ -121,8 +121,9 @@ int ocisbx_backend_run_sh_capture(ocisbx_backend *b, const char *script, const c
 /* Common part of every backend (backend.c). */
 int ocisbx_backend_init_common(ocisbx_backend *b, const ocisbx_backend_vt *vt, const ocisbx_backend_options *o);
 bool ocisbx_backend_canceled(const ocisbx_backend *b);
-/* The option, else the environment variable, else def (never NULL unless def is). */
-const char *ocisbx_backend_setting(const char *opt, const char *env_name, const char *def);
+/* A setting of the table (ocisbx/settings.h) by name: the option, else its
+ * variables, else its default (NULL when it has none). */
+const char *ocisbx_backend_setting(const char *opt, const char *name);
 
 /* Implementations. */
 int ocisbx_backend_local_open(const char *dir, const ocisbx_backend_options *o, ocisbx_backend **out);

@@ -99,8 +99,9 @@ int ocisbx_exec_options_add_env(ocisbx_exec_options *o, const char *name, const 
 
 int ocisbx_exec_options_set_max_output_bytes(ocisbx_exec_options *o, size_t n)
 {
-    if (!o || (n && n < 1024))
-        return ocisbx_fail(OCISBX_EINVAL, "max_output_bytes must be at least 1024 (0: the backend's)");
+    if (!o || (n && n < OCISBX_BACKEND_MIN_MAX_OUTPUT))
+        return ocisbx_fail(OCISBX_EINVAL, "max_output_bytes must be at least %d (0: the backend's)",
+                           OCISBX_BACKEND_MIN_MAX_OUTPUT);
     o->max_output = n;
     return 0;
 }

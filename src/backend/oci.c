@@ -273,64 +273,46 @@ int ocisbx_backend_sandbox_json(const ocisbx_backend *b, char **out)
     return *out ? 0 : ocisbx_fail_nomem();
 }
 
-/* The client: the caller's, or one from the config file + profile. */
+/* The client from the one resolver (explicit options > environment >
+ * config file > defaults); *cfg_region: the profile's region when that is
+ * where the region came from. */
 static int build_client(const ocisbx_backend_options *o, ocisbx_client **out, char **cfg_region)
 {
-    const char *path = ocisbx_backend_setting(o ? o->config_file : NULL, "OCI_CONFIG_FILE", NULL);
-    char *home_cfg = NULL;
-    if (!path) {
-        const char *home = getenv("HOME");
-        home_cfg = ocisbx_asprintf("%s/.oci/config", home ? home : "");
-        path = home_cfg;
-    }
-    const char *profile = ocisbx_backend_setting(o ? o->profile : NULL, "OCI_SANDBOX_PROFILE", NULL);
-    ocisbx_config *cfg = NULL;
-    ocisbx_credentials *cr = NULL;
+    ocisbx_settings *s = NULL;
     ocisbx_client_options *co = NULL;
-    ocisbx_http_options *ho = NULL;
-    int rc = path ? ocisbx_config_load(path, profile, &cfg) : ocisbx_fail_nomem();
-    if (!rc) {
-        const char *st = ocisbx_config_get(cfg, "security_token_file");
-        rc = ocisbx_credentials_new(st ? "security_token" : NULL, cfg, &cr);
+    int rc = ocisbx_settings_new(&s);
+    if (!rc && o) {
+        const struct {
+            const char *name, *value;
+        } given[] = {{"config_file", o->config_file},
+                     {"profile", o->profile},
+                     {"region", o->region},
+                     {"endpoint", o->endpoint},
+                     {"ca_bundle", o->ca_bundle}};
+        for (size_t i = 0; !rc && i < sizeof given / sizeof given[0]; i++)
+            rc = ocisbx_settings_set(s, given[i].name, given[i].value);
     }
-    if (!rc && ocisbx_config_get(cfg, "region"))
-        *cfg_region = ocisbx_strdup(ocisbx_config_get(cfg, "region"));
     if (!rc)
+        rc = ocisbx_settings_resolve(s);
+    if (!rc && ocisbx_settings_source(s, "region") == OCISBX_SETTING_FILE &&
+        !(*cfg_region = ocisbx_strdup(ocisbx_settings_get(s, "region"))))
+        rc = ocisbx_fail_nomem();
+    if (!rc && o && o->cancel) {
         rc = ocisbx_client_options_new(&co);
-    /* transport: a CA bundle; plain http to a loopback host only */
-    const char *ep = ocisbx_backend_setting(o ? o->endpoint : NULL, "OCI_SANDBOX_ENDPOINT", NULL);
-    bool local_http = ep && !strncmp(ep, "http://", 7) && ocisbx_url_host_is_loopback(ep);
-    if (!rc && ((o && o->ca_bundle) || local_http)) {
-        rc = ocisbx_http_options_new(&ho);
-        if (!rc && o && o->ca_bundle)
-            rc = ocisbx_http_options_set_ca_bundle(ho, o->ca_bundle);
-        if (!rc && local_http)
-            rc = ocisbx_http_options_set_allow_plain_http(ho, 1);
         if (!rc)
-            rc = ocisbx_client_options_set_http_options(co, ho);
+            rc = ocisbx_client_options_set_cancel(co, o->cancel, o->cancel_ud);
     }
-    if (!rc && o && o->endpoint)
-        rc = ocisbx_client_options_set_endpoint(co, o->endpoint);
-    if (!rc && o && o->region)
-        rc = ocisbx_client_options_set_region(co, o->region);
     if (!rc)
-        rc = ocisbx_client_options_set_credentials(co, cr);
-    if (!rc && o && o->cancel)
-        rc = ocisbx_client_options_set_cancel(co, o->cancel, o->cancel_ud);
-    if (!rc)
-        rc = ocisbx_client_new(co, out);
+        rc = ocisbx_settings_client_new(s, co, out);
     ocisbx_client_options_free(co);
-    ocisbx_http_options_free(ho);
-    ocisbx_credentials_free(cr);
-    ocisbx_config_free(cfg);
-    free(home_cfg);
+    ocisbx_settings_free(s);
     return rc;
 }
 
 /* The region of the label: option, environment, endpoint host, config. */
 static char *label_region(const ocisbx_backend_options *o, ocisbx_client *c, const char *cfg_region)
 {
-    const char *r = ocisbx_backend_setting(o ? o->region : NULL, "OCI_SANDBOX_REGION", NULL);
+    const char *r = ocisbx_backend_setting(o ? o->region : NULL, "region");
     if (r)
         return ocisbx_strdup(r);
     const char *ep = ocisbx_client_endpoint(c);
@@ -377,12 +359,32 @@ static int wait_running(ocisbx_backend *b, oci_impl *oi, int64_t timeout_ms, int
     }
 }
 
+/* The option, else $OCI_SANDBOX_READY_TIMEOUT (whole seconds), else the default. */
+static int ready_timeout_ms(const ocisbx_backend_options *o, int64_t *ms)
+{
+    if (o && o->ready_timeout_ms) {
+        *ms = o->ready_timeout_ms;
+        return 0;
+    }
+    const char *which = NULL;
+    const char *v = ocisbx_setting_lookup("ready_timeout", NULL, NULL, &which);
+    char *end = NULL;
+    long long s = v ? strtoll(v, &end, 10) : 0;
+    if (!v || !end || *end || s <= 0 || s > 7 * 86400)
+        return ocisbx_fail(OCISBX_ECONFIG, "create: %s %s: not a whole number of seconds from 1 to 604800",
+                           which ? which : "ready timeout", v ? OCISBX_SHOWN(v) : "(none)");
+    *ms = (int64_t)s * 1000;
+    return 0;
+}
+
 static int create_sandbox(ocisbx_backend *b, oci_impl *oi, const char *project_id, const ocisbx_backend_options *o)
 {
-    const char *exp =
-        ocisbx_backend_setting(o ? o->expiration : NULL, "OCI_SANDBOX_EXPIRATION", OCISBX_BACKEND_DEFAULT_EXPIRATION);
-    int64_t ms = 0;
-    int rc = ocisbx_duration_parse(exp, &ms);
+    const char *exp = ocisbx_backend_setting(o ? o->expiration : NULL, "expiration");
+    int64_t ms = 0, rt = 0;
+    int rc = ready_timeout_ms(o, &rt); /* checked before anything is created */
+    if (rc)
+        return rc;
+    rc = ocisbx_duration_parse(exp, &ms);
     if (rc)
         return ocisbx_error_wrap("create: expiration: ");
     int64_t minutes = (ms + 59999) / 60000;
@@ -407,10 +409,10 @@ static int create_sandbox(ocisbx_backend *b, oci_impl *oi, const char *project_i
         rc = ocisbx_create_sandbox_details_set_display_name(d, name);
     if (!rc)
         rc = ocisbx_create_sandbox_details_set_runtime(
-            d, ocisbx_backend_setting(o ? o->runtime : NULL, "OCI_SANDBOX_RUNTIME", OCISBX_BACKEND_DEFAULT_RUNTIME));
+            d, ocisbx_backend_setting(o ? o->runtime : NULL, "runtime"));
     if (!rc)
         rc = ocisbx_create_sandbox_details_set_shape(
-            d, ocisbx_backend_setting(o ? o->shape : NULL, "OCI_SANDBOX_SHAPE", OCISBX_BACKEND_DEFAULT_SHAPE));
+            d, ocisbx_backend_setting(o ? o->shape : NULL, "shape"));
     if (!rc)
         rc = ocisbx_create_sandbox_details_set_expires_in_minutes(d, minutes);
     if (!rc && o && o->warmpool)
@@ -436,7 +438,6 @@ static int create_sandbox(ocisbx_backend *b, oci_impl *oi, const char *project_i
     if (!b->sandbox_id)
         return ocisbx_fail(OCISBX_EPARSE, "create: the answer has no sandbox id");
     oi->owned = true;
-    int64_t rt = o && o->ready_timeout_ms ? o->ready_timeout_ms : OCISBX_BACKEND_DEFAULT_READY_TIMEOUT_MS;
     int64_t pi = o && o->poll_interval_ms ? o->poll_interval_ms : OCISBX_BACKEND_DEFAULT_POLL_INTERVAL_MS;
     rc = wait_running(b, oi, rt, pi, &s);
     if (!rc) {

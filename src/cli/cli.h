@@ -7,12 +7,14 @@
 #define OCISBX_CLI_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include <cjson/cJSON.h>
 
 #include "ocisbx/ocisbx.h"
 #include "ocisbx/http.h"
 #include "ocisbx/api.h"
+#include "ocisbx/settings.h"
 
 #define CLI_EXIT_OK 0
 #define CLI_EXIT_FAIL 1  /* a failure (service error, I/O, bad config) */
@@ -21,34 +23,32 @@
  * (timed out by the service, canceled, or its exit lost): never 0. */
 #define CLI_EXIT_NO_STATUS 125
 
-#define CLI_DEFAULT_API_VERSION "20231130"
-
-/* Global options after the environment is applied (options win). NULL when
- * not given anywhere. */
+/* The global options that are not client settings (the settings, --profile,
+ * --region and the like, go to ctx->settings: cli_settings.c). */
 typedef struct cli_globals {
-    const char *config_file; /* --config-file (else OCI_CONFIG_FILE / ~/.oci/config) */
-    const char *profile;     /* --profile, OCI_SANDBOX_PROFILE */
-    const char *auth;        /* --auth (api_key when NULL) */
-    const char *region;      /* --region, OCI_SANDBOX_REGION */
-    const char *endpoint;    /* --endpoint, OCI_SANDBOX_ENDPOINT */
-    const char *api_version; /* --api-version, OCI_SANDBOX_API_VERSION, else "20231130" */
-    const char *ca_bundle;   /* --ca-bundle */
-    const char *project_id;  /* OCI_SANDBOX_PROJECT_ID (commands add --project-id) */
     /* Transport limits, as the OCI CLI names them (applied to every command). */
     bool no_retry;                  /* --no-retry: one attempt per request */
     bool debug;                     /* --debug: the library's debug log on stderr */
     const char *max_retries;        /* --max-retries N (text as given) */
     const char *connection_timeout; /* --connection-timeout SECONDS */
     const char *read_timeout;       /* --read-timeout SECONDS */
+    const char *deadline;           /* --deadline SECONDS: the most one request takes, retries included */
     int max_retries_n;              /* parsed; -1 when not given */
     long long connection_timeout_s; /* parsed; 0 when not given */
     long long read_timeout_s;       /* parsed; 0 when not given */
+    long long deadline_s;           /* parsed; 0 when not given */
 } cli_globals;
 
 typedef struct cli_ctx {
     cli_globals g;
+    /* The client settings: the flags given, resolved on first use with the
+     * environment, the config file and the defaults (the library's one
+     * resolver). Made and freed by main. */
+    ocisbx_settings *settings;
+    bool resolved;
+    int resolve_rc;
+    char resolve_msg[1024]; /* the resolve's error message ("" when none) */
     /* Made on demand by the helpers below and freed by main. */
-    ocisbx_config *config;
     ocisbx_credentials *creds;
     char *endpoint; /* resolved endpoint, no trailing '/' */
     /* Set by the commands that move file contents (file read/write, cp)
@@ -101,6 +101,14 @@ void cli_progress_setup(const cli_ctx *ctx);
 /* The library's warnings (and errors) on stderr also without --debug, for
  * commands whose warnings matter (harness: a host shell nothing gates). */
 void cli_log_warnings(const cli_ctx *ctx);
+/* ---- transfer progress (cli_progress.c) ---- */
+/* A transfer of total bytes (0: known from the answer) in one direction
+ * that may take several requests (parts): one line for all of them. */
+void cli_transfer_begin(int64_t total, bool up);
+/* The transport's progress callback (installed on a terminal only). */
+void cli_transfer_progress(int64_t down_now, int64_t down_total, int64_t up_now, int64_t up_total, void *ud);
+/* A retry wait: the attempt's bytes will come again (not counted twice). */
+void cli_transfer_retrying(void);
 /* Ends the progress line of the last transfer (its final size and a
  * newline) if one was drawn; a no-op otherwise. Commands call it after a
  * transfer, before printing anything else. */
@@ -142,19 +150,32 @@ bool cli_opt_flag(const char *arg, const char *name);
 /* Prints "ocisbx: <cmd>: unknown option <arg>" and returns CLI_EXIT_USAGE. */
 int cli_unknown_option(const char *cmd, const char *arg);
 
-/* ---- configuration, credentials, transport ---- */
-/* Loads the config file/profile once (cached in ctx). Prints and returns
+/* ---- configuration, credentials, transport (cli_settings.c) ---- */
+/* Matches argv[*i] against the client settings' options of the library's
+ * table (--profile NAME, --region R, ...) and gives the value to
+ * ctx->settings. 1: taken, 0: another argument, -1: a usage error printed. */
+int cli_setting_option(cli_ctx *ctx, int argc, char **argv, int *i);
+/* The help lines of those options, from the table. */
+void cli_settings_help(FILE *out);
+/* A resolved setting ("project_id", "region", ...), resolving once (a
+ * config file that fails leaves the other sources' values readable). */
+const char *cli_setting(cli_ctx *ctx, const char *name);
+/* 0 when the settings resolved; else prints the resolver's error (it names
+ * the file, the profile and the variable that chose them) and returns
+ * CLI_EXIT_FAIL. */
+int cli_settings_ok(cli_ctx *ctx);
+/* The config file's profile (NULL for a principal); prints and returns
  * CLI_EXIT_FAIL on failure. */
-int cli_config(cli_ctx *ctx, ocisbx_config **out);
-/* Builds the credentials selected by --auth once (cached in ctx; not a new
+int cli_config(cli_ctx *ctx, const ocisbx_config **out);
+/* The credentials of the resolved auth, made once (cached in ctx; not a new
  * reference). Prints the error and returns CLI_EXIT_FAIL on failure. */
 int cli_credentials(cli_ctx *ctx, ocisbx_credentials **out);
-/* The region: --region / OCI_SANDBOX_REGION, else the profile's or the
+/* The region: the resolved one (flag, variable, profile), else the
  * provider's; resolved to a full name. NULL on failure (error printed). */
 const char *cli_region(cli_ctx *ctx);
-/* The service endpoint: --endpoint / OCI_SANDBOX_ENDPOINT, else the
- * library's ocisbx_endpoint_for_region(cli_region(ctx)). No trailing
- * '/'. Prints and returns CLI_EXIT_FAIL on failure. */
+/* The service endpoint: the resolved one, else the library's
+ * ocisbx_endpoint_for_region(cli_region(ctx)). No trailing '/'. Prints and
+ * returns CLI_EXIT_FAIL on failure. */
 int cli_endpoint(cli_ctx *ctx, const char **out);
 /* A signed transport with the ctx's credentials and --ca-bundle. Plain
  * http is allowed only when url (the endpoint or --url) is http:// to a
@@ -162,7 +183,7 @@ int cli_endpoint(cli_ctx *ctx, const char **out);
  * handle with ocisbx_http_free. */
 int cli_http(cli_ctx *ctx, const char *url, ocisbx_http **out);
 /* Applies the global transport options (--no-retry, --max-retries,
- * --connection-timeout, --read-timeout, --ca-bundle) to o. Returns 0 or the
+ * --connection-timeout, --read-timeout, the resolved CA bundle) to o. Returns 0 or the
  * library's error code (its message set). */
 int cli_http_apply_globals(const cli_ctx *ctx, ocisbx_http_options *o);
 

@@ -177,31 +177,23 @@ int cli_api_client(cli_ctx *ctx, ocisbx_client **out)
 {
     *out = NULL;
     const char *endpoint = NULL;
-    ocisbx_credentials *creds = NULL;
     if (cli_endpoint(ctx, &endpoint) != 0)
-        return CLI_EXIT_FAIL;
-    if (cli_credentials(ctx, &creds) != 0)
         return CLI_EXIT_FAIL;
     ocisbx_http_options *h = NULL;
     ocisbx_client_options *o = NULL;
     int rc = ocisbx_http_options_new(&h);
     if (!rc)
         rc = cli_http_apply_globals(ctx, h);
-    /* http:// is only ever allowed to a loopback host: the transport checks */
-    if (!rc && strncmp(endpoint, "http://", 7) == 0)
-        rc = ocisbx_http_options_set_allow_plain_http(h, 1);
     if (!rc)
         rc = ocisbx_client_options_new(&o);
     if (!rc)
         rc = ocisbx_client_options_set_http_options(o, h);
-    if (!rc)
-        rc = ocisbx_client_options_set_credentials(o, creds);
+    /* the endpoint as cli_endpoint found it (a principal's region too); the
+     * rest (credentials, API version, CA bundle, loopback http) the resolver's */
     if (!rc)
         rc = ocisbx_client_options_set_endpoint(o, endpoint);
     if (!rc)
-        rc = ocisbx_client_options_set_api_version(o, ctx->g.api_version);
-    if (!rc)
-        rc = ocisbx_client_new(o, out);
+        rc = ocisbx_settings_client_new(ctx->settings, o, out);
     ocisbx_client_options_free(o);
     ocisbx_http_options_free(h);
     return rc ? cli_fail_last() : 0;

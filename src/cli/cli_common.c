@@ -137,6 +137,7 @@ static void on_retry(int attempt, int max_attempts, int64_t delay_ms, int http_s
                      const char *request_id, void *ud)
 {
     (void)http_status, (void)request_id, (void)ud;
+    cli_transfer_retrying(); /* the attempt's bytes come again: not counted twice */
     if (!show_progress)
         return;
     fprintf(stderr, "ocisbx: %s; retrying in %.1f s (attempt %d of %d; --no-retry to stop)\n", cause,
@@ -151,78 +152,6 @@ static void debug_log(int level, const char *line, void *ud)
     static const char *const names[] = {"error", "warn", "info", "debug"};
     fprintf(stderr, "ocisbx: [%s] %s\n", level >= 0 && level <= 3 ? names[level] : "log", line);
     fflush(stderr);
-}
-
-/* ---- transfer progress: one line on a terminal, redrawn in place ---- */
-#define TRANSFER_MIN_BYTES (64 * 1024)
-static struct {
-    bool drawn;
-    bool up;
-    int64_t now, total, last_now, last_ms;
-} xfer;
-
-static void human(int64_t n, char *buf, size_t cap)
-{
-    if (n < 1024)
-        snprintf(buf, cap, "%lld B", (long long)n);
-    else if (n < 1024 * 1024)
-        snprintf(buf, cap, "%.1f KiB", (double)n / 1024.0);
-    else if (n < 1024LL * 1024 * 1024)
-        snprintf(buf, cap, "%.1f MiB", (double)n / (1024.0 * 1024.0));
-    else
-        snprintf(buf, cap, "%.2f GiB", (double)n / (1024.0 * 1024.0 * 1024.0));
-}
-
-static void transfer_draw(bool final)
-{
-    char a[32], b[32], line[160];
-    human(xfer.now, a, sizeof a);
-    if (xfer.total > 0) {
-        human(xfer.total, b, sizeof b);
-        snprintf(line, sizeof line, "ocisbx: %s %s of %s (%d%%)",
-                 final ? (xfer.up ? "uploaded" : "downloaded") : (xfer.up ? "uploading" : "downloading"), a, b,
-                 (int)(xfer.now * 100 / xfer.total));
-    } else {
-        snprintf(line, sizeof line, "ocisbx: %s %s",
-                 final ? (xfer.up ? "uploaded" : "downloaded") : (xfer.up ? "uploading" : "downloading"), a);
-    }
-    /* padded to overwrite a longer line before it; no escape sequences */
-    fprintf(stderr, "\r%-60s%s", line, final ? "\n" : "");
-    fflush(stderr);
-}
-
-void cli_transfer_done(void)
-{
-    if (xfer.drawn)
-        transfer_draw(true);
-    memset(&xfer, 0, sizeof xfer);
-}
-
-static void on_transfer(int64_t down_now, int64_t down_total, int64_t up_now, int64_t up_total, void *ud)
-{
-    (void)ud;
-    bool up = up_now > 0 || up_total > 0;
-    int64_t now = up ? up_now : down_now, total = up ? up_total : down_total;
-    if (now < xfer.now || up != xfer.up) { /* another attempt or request */
-        if (xfer.drawn && now < xfer.now)
-            cli_transfer_done();
-        else if (xfer.drawn)
-            return; /* an upload's answer: keep the upload's line */
-    }
-    xfer.up = up;
-    xfer.now = now;
-    xfer.total = total;
-    if (now < TRANSFER_MIN_BYTES && total < TRANSFER_MIN_BYTES)
-        return;
-    int64_t ms = ocisbx_time_monotonic_ms();
-    if (xfer.drawn && now != total && ms - xfer.last_ms < 200)
-        return;
-    if (xfer.drawn && now == xfer.last_now)
-        return;
-    xfer.last_ms = ms;
-    xfer.last_now = now;
-    xfer.drawn = true;
-    transfer_draw(false);
 }
 
 void cli_progress_setup(const cli_ctx *ctx)
@@ -272,104 +201,21 @@ int cli_unknown_option(const char *cmd, const char *arg)
     return cli_error(CLI_EXIT_USAGE, "%s: unknown option %s (see --help)", cmd, arg);
 }
 
-int cli_config(cli_ctx *ctx, ocisbx_config **out)
-{
-    if (!ctx->config && ocisbx_config_load(ctx->g.config_file, ctx->g.profile, &ctx->config) != 0)
-        return cli_fail_last();
-    *out = ctx->config;
-    return 0;
-}
-
-static bool is_principal(const char *auth)
-{
-    return auth &&
-           (strcmp(auth, OCISBX_AUTH_INSTANCE_PRINCIPAL) == 0 || strcmp(auth, OCISBX_AUTH_RESOURCE_PRINCIPAL) == 0);
-}
-
-int cli_credentials(cli_ctx *ctx, ocisbx_credentials **out)
-{
-    if (!ctx->creds) {
-        ocisbx_config *cfg = NULL;
-        if (!is_principal(ctx->g.auth) && cli_config(ctx, &cfg) != 0)
-            return CLI_EXIT_FAIL;
-        if (ocisbx_credentials_new(ctx->g.auth, cfg, &ctx->creds) != 0)
-            return cli_fail_last();
-    }
-    *out = ctx->creds;
-    return 0;
-}
-
-const char *cli_region(cli_ctx *ctx)
-{
-    const char *name = ctx->g.region;
-    if (!name) {
-        ocisbx_credentials *c = NULL;
-        if (cli_credentials(ctx, &c) != 0)
-            return NULL;
-        name = ocisbx_credentials_region(c);
-        if (!name && ctx->config)
-            name = ocisbx_config_get(ctx->config, "region");
-    }
-    if (!name) {
-        cli_error(CLI_EXIT_FAIL, "no region: give --region, set OCI_SANDBOX_REGION or add region to the profile");
-        return NULL;
-    }
-    char *full = NULL;
-    if (ocisbx_region_resolve(name, &full) != 0) {
-        cli_fail_last();
-        return NULL;
-    }
-    /* Kept for the program's life in a static: one region per run. */
-    static char region[128];
-    snprintf(region, sizeof region, "%s", full);
-    ocisbx_free(full);
-    return region;
-}
-
-int cli_endpoint(cli_ctx *ctx, const char **out)
-{
-    if (!ctx->endpoint) {
-        if (ctx->g.endpoint) {
-            ctx->endpoint = strdup(ctx->g.endpoint);
-        } else {
-            const char *region = cli_region(ctx);
-            if (!region)
-                return CLI_EXIT_FAIL;
-            char *ep = NULL;
-            if (ocisbx_endpoint_for_region(region, &ep) != 0)
-                return cli_fail_last();
-            ctx->endpoint = strdup(ep);
-            ocisbx_free(ep);
-        }
-        if (!ctx->endpoint)
-            return cli_error(CLI_EXIT_FAIL, "out of memory");
-        size_t len = strlen(ctx->endpoint);
-        while (len > 0 && ctx->endpoint[len - 1] == '/')
-            ctx->endpoint[--len] = '\0';
-    }
-    *out = ctx->endpoint;
-    return 0;
-}
-
-/* http://<loopback>[:port]/... : the only plain-http URLs the CLI allows
- * (the library's one loopback rule). */
-static bool loopback_http(const char *url)
-{
-    return url && strncmp(url, "http://", 7) == 0 && ocisbx_url_host_is_loopback(url);
-}
-
 int cli_http_apply_globals(const cli_ctx *ctx, ocisbx_http_options *o)
 {
     const cli_globals *g = &ctx->g;
     int rc = 0;
-    if (g->ca_bundle)
-        rc = ocisbx_http_options_set_ca_bundle(o, g->ca_bundle);
+    const char *ca = ocisbx_settings_get(ctx->settings, "ca_bundle");
+    if (ca)
+        rc = ocisbx_http_options_set_ca_bundle(o, ca);
     if (rc == 0 && g->no_retry)
         rc = ocisbx_http_options_set_retries(o, 0);
     if (rc == 0 && g->max_retries_n >= 0)
         rc = ocisbx_http_options_set_max_attempts(o, g->max_retries_n + 1);
     if (rc == 0 && g->connection_timeout_s > 0)
         rc = ocisbx_http_options_set_connect_timeout_ms(o, (int64_t)g->connection_timeout_s * 1000);
+    if (rc == 0 && g->deadline_s > 0)
+        rc = ocisbx_http_options_set_deadline_ms(o, (int64_t)g->deadline_s * 1000);
     /* a stream's limit is the gap between bytes: the read timeout too */
     if (rc == 0 && g->read_timeout_s > 0)
         rc = ocisbx_http_options_set_read_timeout_ms(o, (int64_t)g->read_timeout_s * 1000);
@@ -381,29 +227,8 @@ int cli_http_apply_globals(const cli_ctx *ctx, ocisbx_http_options *o)
         rc = ocisbx_http_options_set_retry_callback(o, on_retry, NULL);
     /* a terminal only: nothing at all when stderr is piped */
     if (rc == 0 && ctx->transfer_progress && isatty(STDERR_FILENO))
-        rc = ocisbx_http_options_set_progress_callback(o, on_transfer, NULL);
+        rc = ocisbx_http_options_set_progress_callback(o, cli_transfer_progress, NULL);
     return rc;
-}
-
-int cli_http(cli_ctx *ctx, const char *url, ocisbx_http **out)
-{
-    ocisbx_credentials *creds = NULL;
-    if (cli_credentials(ctx, &creds) != 0)
-        return CLI_EXIT_FAIL;
-    ocisbx_http_options *o = NULL;
-    int rc = ocisbx_http_options_new(&o);
-    if (rc == 0)
-        rc = ocisbx_http_options_set_credentials(o, creds);
-    if (rc == 0)
-        rc = cli_http_apply_globals(ctx, o);
-    /* The transport refuses non-loopback http itself; this only opts in. */
-    if (rc == 0 && loopback_http(url))
-        rc = ocisbx_http_options_set_allow_plain_http(o, 1);
-    /* no user-agent suffix: signing.md fixes the exact form */
-    if (rc == 0)
-        rc = ocisbx_http_new(o, out);
-    ocisbx_http_options_free(o);
-    return rc == 0 ? 0 : cli_fail_last();
 }
 
 /* JSON as the OCI CLI prints it (Python's json.dumps with indent=2):
@@ -507,35 +332,10 @@ int cli_print_json_text(const char *text, size_t len)
 
 int cli_read_file(const char *path, char **data, size_t *len)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (!f)
-        return cli_error(CLI_EXIT_FAIL, "%s: %s", path, strerror(errno));
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n == cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    bool err = !buf || ferror(f);
-    if (f != stdin)
-        fclose(f);
-    if (err) {
-        free(buf);
-        return cli_error(CLI_EXIT_FAIL, "%s: read error", strcmp(path, "-") == 0 ? "stdin" : path);
-    }
-    *data = buf;
-    *len = n;
+    /* one request body: at most what the service takes in one */
+    ocisbx_file f;
+    if (ocisbx_file_read(path, "body", OCISBX_FILE_PART_MAX, OCISBX_READ_STDIN, &f) != 0)
+        return cli_fail_last();
+    *data = ocisbx_file_detach(&f, len);
     return 0;
 }

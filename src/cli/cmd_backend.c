@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "ocisbx/backend.h"
@@ -90,12 +91,7 @@ static int oci_options(cli_ctx *ctx, ocisbx_client **client, ocisbx_backend_opti
     if (st)
         return st;
     ocisbx_backend_options_set_client(o, *client);
-    const char *region = ctx->g.region ? ctx->g.region : NULL;
-    if (!region) {
-        ocisbx_config *cfg = NULL;
-        if (cli_config(ctx, &cfg) == 0)
-            region = ocisbx_config_get(cfg, "region");
-    }
+    const char *region = cli_setting(ctx, "region"); /* the label's */
     if (region)
         ocisbx_backend_options_set_region(o, region);
     return 0;
@@ -135,7 +131,7 @@ int cmd_create(cli_ctx *ctx, int argc, char **argv)
     ocisbx_backend_options *o = NULL;
     if (ocisbx_backend_options_new(&o))
         return cli_fail_last();
-    const char *project = ctx->g.project_id, *v = NULL;
+    const char *project = cli_setting(ctx, "project_id"), *v = NULL;
     int st = 0;
     for (int i = 1; i < argc && !st; i++) {
         int r;
@@ -444,6 +440,10 @@ int cmd_cp(cli_ctx *ctx, int argc, char **argv)
     ctx->transfer_progress = true; /* a line on a terminal, nothing when piped */
     int st = cli_open_backend(ctx, id, NULL, 1, 0, &client, &b);
     int rc = 0;
+    struct stat lst;
+    /* one progress line for the whole file, also when it goes in parts */
+    if (!st)
+        cli_transfer_begin(up && stat(lpath, &lst) == 0 ? (int64_t)lst.st_size : 0, up);
     if (!st)
         rc = up ? ocisbx_backend_write_from_path(b, spath, lpath) : ocisbx_backend_read_to_path(b, spath, lpath);
     cli_transfer_done();

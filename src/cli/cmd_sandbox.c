@@ -39,10 +39,13 @@ static int finish_action(ocisbx_client *c, const char *cmd, const cli_api_opts *
     return print_sandbox(s);
 }
 
+/* A setting's value when a variable set it (the settings table's; not its
+ * default: the service's own defaults apply to this raw create). */
 static const char *env_value(const char *name)
 {
-    const char *v = getenv(name);
-    return v && *v ? v : NULL;
+    ocisbx_setting_source src;
+    const char *v = ocisbx_setting_lookup(name, NULL, &src, NULL);
+    return src == OCISBX_SETTING_ENV ? v : NULL;
 }
 
 /* OCI_SANDBOX_EXPIRATION: an ISO 8601 duration, sent as whole minutes
@@ -91,7 +94,7 @@ static int create_lifetime(const char *cmd, const cli_api_opts *o, long long *mi
     if (o->expires_in_minutes && o->expiration_duration)
         return cli_error(CLI_EXIT_USAGE, "%s: give --expires-in-minutes or --expiration-duration, not both", cmd);
     const char *expiration = o->expires_in_minutes || o->expiration_duration ? NULL
-                                                                             : env_value("OCI_SANDBOX_EXPIRATION");
+                                                                             : env_value("expiration");
     long long minutes = 0;
     if (o->expires_in_minutes) {
         /* -1 disables automatic expiry [public]: passed through */
@@ -118,12 +121,12 @@ static int create_lifetime(const char *cmd, const cli_api_opts *o, long long *mi
 static int sandbox_create(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
 {
     const char *cmd = "sandbox create";
-    const char *project = o->project_id ? o->project_id : ctx->g.project_id;
+    const char *project = o->project_id ? o->project_id : cli_setting(ctx, "project_id");
     if (cli_api_require(cmd, "project-id", project))
         return CLI_EXIT_USAGE;
     /* explicit options win over the environment, which wins over the service's defaults */
-    const char *runtime = o->runtime ? o->runtime : env_value("OCI_SANDBOX_RUNTIME");
-    const char *shape = o->shape ? o->shape : env_value("OCI_SANDBOX_SHAPE");
+    const char *runtime = o->runtime ? o->runtime : env_value("runtime");
+    const char *shape = o->shape ? o->shape : env_value("shape");
     long long minutes = 0;
     bool given = false;
     if (create_lifetime(cmd, o, &minutes, &given))
@@ -180,7 +183,7 @@ static int sandbox_list(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
     const char *cmd = "sandbox list";
     ocisbx_list_options *lo = NULL;
     int rc = ocisbx_list_options_new(&lo);
-    const char *project = o->project_id ? o->project_id : ctx->g.project_id;
+    const char *project = o->project_id ? o->project_id : cli_setting(ctx, "project_id");
     long long limit = 0;
     if (o->limit && cli_api_int(cmd, "limit", o->limit, 1, 1000, &limit)) {
         ocisbx_list_options_free(lo);

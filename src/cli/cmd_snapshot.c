@@ -80,7 +80,7 @@ int cmd_snapshot(cli_ctx *ctx, int argc, char **argv)
             rc = ocisbx_list_options_set_limit(lo, (int)limit);
         if (!rc && o.sandbox_id)
             rc = ocisbx_list_options_set(lo, "sandboxId", o.sandbox_id);
-        const char *project = o.project_id ? o.project_id : ctx->g.project_id;
+        const char *project = o.project_id ? o.project_id : cli_setting(ctx, "project_id");
         if (!rc && project)
             rc = ocisbx_list_options_set(lo, "projectId", project);
         if (!rc && o.display_name)

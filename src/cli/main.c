@@ -41,16 +41,10 @@ static void usage(FILE *out)
     fprintf(out, "usage: ocisbx [global options] <command> [<subcommand>] [options]\n\ncommands:\n");
     for (const cli_command *c = cli_commands; c->name; c++)
         fprintf(out, "  %-28s %s\n", c->name, c->summary);
-    fprintf(out, "\nglobal options (before or after the command):\n"
-                 "  --config-file FILE   OCI config file (default $OCI_CONFIG_FILE or ~/.oci/config)\n"
-                 "  --profile NAME       profile (env OCI_SANDBOX_PROFILE; default DEFAULT)\n"
-                 "  --auth KIND          api_key|security_token|instance_principal|resource_principal\n"
-                 "  --region REGION      region (env OCI_SANDBOX_REGION)\n"
-                 "  --endpoint URL       service endpoint (env OCI_SANDBOX_ENDPOINT)\n"
-                 "  --api-version V      API version path segment (env OCI_SANDBOX_API_VERSION; "
-                 "default " CLI_DEFAULT_API_VERSION ")\n"
-                 "  --ca-bundle FILE     PEM CA bundle for https (env OCI_SANDBOX_CA_BUNDLE)\n"
-                 "  --no-retry           send each request once (no retries)\n"
+    fprintf(out, "\nglobal options (before or after the command):\n");
+    /* the client settings: the library's settings table (ours, then the OCI CLI's variables) */
+    cli_settings_help(out);
+    fprintf(out, "  --no-retry           send each request once (no retries)\n"
                  "  --debug              the library's debug log on stderr (secrets redacted)\n"
                  "  --max-retries N      retry a failed request at most N times (0-99; default 7)\n"
                  "  --connection-timeout SECONDS\n"
@@ -58,8 +52,12 @@ static void usage(FILE *out)
                  "  --read-timeout SECONDS\n"
                  "                       time to wait for the answer, or between bytes of a stream\n"
                  "                       (default 60)\n"
+                 "  --deadline SECONDS   the most one request may take, its retries and waits\n"
+                 "                       included, also while bytes still arrive (default none)\n"
                  "  --version, --help\n"
-                 "  --                   ends the options: what follows is not read as one\n");
+                 "  --                   ends the options: what follows is not read as one\n"
+                 "A flag wins over its variable, a variable over the config file, the file over the default;\n"
+                 "the OCI_SANDBOX_ variable wins over the OCI CLI's (OCI_CLI_) when both are set.\n");
 }
 
 typedef struct global_opt {
@@ -69,35 +67,12 @@ typedef struct global_opt {
 
 #define G(field) offsetof(cli_globals, field)
 static const global_opt global_opts[] = {
-    {"config-file", G(config_file)},
-    {"profile", G(profile)},
-    {"auth", G(auth)},
-    {"region", G(region)},
-    {"endpoint", G(endpoint)},
-    {"api-version", G(api_version)},
-    {"ca-bundle", G(ca_bundle)},
     {"max-retries", G(max_retries)},
     {"connection-timeout", G(connection_timeout)},
     {"read-timeout", G(read_timeout)},
+    {"deadline", G(deadline)},
     {NULL, 0},
 };
-
-static const char *env_or_null(const char *name)
-{
-    const char *v = getenv(name);
-    return v && *v ? v : NULL;
-}
-
-static int check_auth(const char *auth)
-{
-    static const char *const kinds[] = {OCISBX_AUTH_API_KEY, OCISBX_AUTH_SECURITY_TOKEN,
-                                        OCISBX_AUTH_INSTANCE_PRINCIPAL, OCISBX_AUTH_RESOURCE_PRINCIPAL, NULL};
-    for (const char *const *k = kinds; *k; k++)
-        if (strcmp(*k, auth) == 0)
-            return 0;
-    return cli_error(CLI_EXIT_USAGE,
-                     "--auth %s: not one of api_key, security_token, instance_principal, resource_principal", auth);
-}
 
 /* An integer option value in [min, max]; usage error naming the option. */
 static int global_int(const char *name, const char *value, long long min, long long max, long long *out)
@@ -129,16 +104,14 @@ static int check_limits(cli_globals *g)
         return CLI_EXIT_USAGE;
     if (g->read_timeout && global_int("read-timeout", g->read_timeout, 1, 86400, &g->read_timeout_s))
         return CLI_EXIT_USAGE;
+    if (g->deadline && global_int("deadline", g->deadline, 1, 86400, &g->deadline_s))
+        return CLI_EXIT_USAGE;
     return 0;
 }
 
-static int run(int argc, char **argv)
+/* Parses the global options into ctx (the rest into rest) and runs the command. */
+static int run_with(cli_ctx *ctx, int argc, char **argv, char **rest)
 {
-    cli_ctx ctx;
-    memset(&ctx, 0, sizeof ctx);
-    char **rest = calloc((size_t)argc + 1, sizeof *rest);
-    if (!rest)
-        return cli_error(CLI_EXIT_FAIL, "out of memory");
     int nrest = 0;
     bool help = false, version = false, no_more = false;
     for (int i = 1; i < argc; i++) {
@@ -157,27 +130,29 @@ static int run(int argc, char **argv)
             continue;
         }
         if (cli_opt_flag(arg, "no-retry")) {
-            ctx.g.no_retry = true;
+            ctx->g.no_retry = true;
             continue;
         }
         if (cli_opt_flag(arg, "debug")) {
-            ctx.g.debug = true;
+            ctx->g.debug = true;
             continue;
         }
-        bool taken = false;
+        int st = cli_setting_option(ctx, argc, argv, &i);
+        if (st < 0) {
+            return CLI_EXIT_USAGE;
+        }
+        bool taken = st > 0;
         for (const global_opt *g = global_opts; g->name && !taken; g++) {
             const char *value = NULL;
             int m = cli_opt_value(argc, argv, &i, g->name, &value);
             if (m < 0) {
-                free(rest);
                 return CLI_EXIT_USAGE;
             }
             if (m > 0) {
                 if (!*value) {
-                    free(rest);
                     return cli_error(CLI_EXIT_USAGE, "option --%s: empty value", g->name);
                 }
-                *(const char **)((char *)&ctx.g + g->offset) = value;
+                *(const char **)((char *)&ctx->g + g->offset) = value;
                 taken = true;
             }
         }
@@ -193,36 +168,14 @@ static int run(int argc, char **argv)
     }
     if (version) {
         printf("ocisbx %s\n", ocisbx_version());
-        free(rest);
         return CLI_EXIT_OK;
     }
     if (help || nrest == 0) {
         usage(help ? stdout : stderr);
-        free(rest);
         return help ? CLI_EXIT_OK : CLI_EXIT_USAGE;
     }
-    /* The environment fills what the options left open. */
-    if (!ctx.g.profile)
-        ctx.g.profile = env_or_null("OCI_SANDBOX_PROFILE");
-    if (!ctx.g.region)
-        ctx.g.region = env_or_null("OCI_SANDBOX_REGION");
-    if (!ctx.g.endpoint)
-        ctx.g.endpoint = env_or_null("OCI_SANDBOX_ENDPOINT");
-    if (!ctx.g.api_version)
-        ctx.g.api_version = env_or_null("OCI_SANDBOX_API_VERSION");
-    if (!ctx.g.ca_bundle)
-        ctx.g.ca_bundle = env_or_null("OCI_SANDBOX_CA_BUNDLE");
-    if (!ctx.g.api_version)
-        ctx.g.api_version = CLI_DEFAULT_API_VERSION;
-    ctx.g.project_id = env_or_null("OCI_SANDBOX_PROJECT_ID");
-    if (check_limits(&ctx.g) != 0) {
-        free(rest);
+    if (check_limits(&ctx->g) != 0)
         return CLI_EXIT_USAGE;
-    }
-    if (ctx.g.auth && check_auth(ctx.g.auth) != 0) {
-        free(rest);
-        return CLI_EXIT_USAGE;
-    }
 
     const cli_command *cmd = cli_commands;
     while (cmd->name && strcmp(cmd->name, rest[0]) != 0)
@@ -233,18 +186,30 @@ static int run(int argc, char **argv)
     } else if (ocisbx_global_init() != 0) {
         status = cli_fail_last();
     } else {
-        cli_progress_setup(&ctx);
+        cli_progress_setup(ctx);
         cli_signals_install();
-        status = cmd->fn(&ctx, nrest, rest);
+        status = cmd->fn(ctx, nrest, rest);
         ocisbx_set_log(NULL, 0, NULL);
-        ocisbx_credentials_free(ctx.creds);
-        ocisbx_config_free(ctx.config);
-        free(ctx.endpoint);
+        ocisbx_credentials_free(ctx->creds);
+        free(ctx->endpoint);
+        ocisbx_settings_free(ctx->settings); /* its credentials before the library's cleanup */
+        ctx->settings = NULL;
         ocisbx_global_cleanup();
         /* interrupted: cleaned up above; one line, exit 130 / 143 */
         if (cli_interrupt_status())
             status = cli_interrupt_status();
     }
+    return status;
+}
+
+static int run(int argc, char **argv)
+{
+    cli_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    char **rest = calloc((size_t)argc + 1, sizeof *rest);
+    int status = rest && ocisbx_settings_new(&ctx.settings) == 0 ? run_with(&ctx, argc, argv, rest)
+                                                                 : cli_error(CLI_EXIT_FAIL, "out of memory");
+    ocisbx_settings_free(ctx.settings);
     free(rest);
     return status;
 }

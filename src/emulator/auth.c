@@ -2,6 +2,7 @@
  * (auth/verify.h). Nothing the request claims is trusted: the key comes from
  * the tenancy file, the signing string is rebuilt from what was received, and
  * the body hash and length are recomputed. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,8 +39,9 @@ static bool has_word(const char *list, const char *word)
 
 #define DENY(...) emu_error(resp, 401, "NotAuthenticated", __VA_ARGS__)
 
-int emu_authenticate(emu_server *s, const emu_request *req, emu_response *resp)
+int emu_authenticate(emu_server *s, const emu_request *req, emu_response *resp, size_t *who)
 {
+    *who = SIZE_MAX;
     const char *hdr = emu_request_header(req, "authorization");
     if (!hdr)
         return DENY("the request has no Authorization header"), -1;
@@ -60,6 +62,7 @@ int emu_authenticate(emu_server *s, const emu_request *req, emu_response *resp)
                     goto out;
                 }
                 key = cfg->tokens[i].key;
+                *who = cfg->n_users + i;
             }
         }
         if (!key) {
@@ -81,8 +84,10 @@ int emu_authenticate(emu_server *s, const emu_request *req, emu_response *resp)
         }
         for (size_t i = 0; i < cfg->n_users; i++) {
             const emu_user *u = &cfg->users[i];
-            if (strlen(u->id) == ul && !memcmp(u->id, a + 1, ul) && !strcmp(u->fingerprint, b + 1))
+            if (strlen(u->id) == ul && !memcmp(u->id, a + 1, ul) && !strcmp(u->fingerprint, b + 1)) {
                 key = u->key;
+                *who = i;
+            }
         }
         if (!key) {
             DENY("unknown keyId: no user with that OCID and key fingerprint");

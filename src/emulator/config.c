@@ -67,6 +67,18 @@ static int get_ocid(const ctx *c, const yaml_node_t *n, const char *key, const c
     return get_str(c, n, key, out);
 }
 
+/* A rate in requests per second: a number >= 0 (0: no limit), decimals allowed (0.2: one per 5 s). */
+static int get_rate(const ctx *c, const yaml_node_t *n, const char *key, double *out)
+{
+    const char *v = scalar(n);
+    char *end = NULL;
+    double x = v ? strtod(v, &end) : -1;
+    if (!v || !*v || *end || !(x >= 0.0 && x <= EMU_RATE_MAX))
+        return bad(c, n, key, "expected a rate per second from 0 (no limit) to 1000000, decimals allowed");
+    *out = x;
+    return 0;
+}
+
 static int get_int(const ctx *c, const yaml_node_t *n, const char *key, int64_t min, int64_t max, int64_t *out)
 {
     const char *v = scalar(n);
@@ -289,6 +301,12 @@ static int limits_pair(ctx *c, const char *key, yaml_node_t *v, yaml_node_t *k, 
         return get_int(c, v, key, 0, 3600000, &l->stop_delay_ms);
     if (!strcmp(key, "minute_ms"))
         return get_int(c, v, key, 10, 60000, &l->minute_ms);
+    if (!strcmp(key, "creates_per_second"))
+        return get_rate(c, v, key, &l->creates_per_second);
+    if (!strcmp(key, "requests_per_second"))
+        return get_rate(c, v, key, &l->requests_per_second);
+    if (!strcmp(key, "max_sandboxes"))
+        return get_int(c, v, key, 0, 1000000, &l->max_sandboxes);
     return unknown(c, key, k);
 }
 

@@ -1,12 +1,15 @@
 /* One request, start to end, without a socket: request id, fault rules, body
  * limit, authentication, route, retry token, handler. */
 #include <fnmatch.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "emulator/emu.h"
+#include "emulator/throttle.h"
+#include "ocisbx/util.h"
 #include "sys/sleep.h"
 
 #define RETRY_KEEP_MS (24LL * 3600 * 1000)
@@ -180,6 +183,27 @@ static void route(emu_server *s, const emu_request *req, const emu_route *rt, em
     }
 }
 
+/* The service's throttling (limits.requests_per_second and
+ * limits.creates_per_second, per user): true when refused, with a 429
+ * TooManyRequests and its retry-after answered. */
+static bool throttled(emu_server *s, size_t who, bool create, emu_response *resp)
+{
+    const emu_limits *l = &s->cfg->limits;
+    const char *what = "";
+    int after = emu_throttle_check(s->throttle, l->requests_per_second, l->creates_per_second, who, create,
+                                   ocisbx_time_monotonic_ms(), &what);
+    if (!after)
+        return false;
+    char ra[16];
+    snprintf(ra, sizeof ra, "%d", after);
+    emu_response_header(resp, "retry-after", ra);
+    bool creates = !strcmp(what, "limits.creates_per_second");
+    emu_error(resp, 429, "TooManyRequests", "too many %s for this user (%s: %g per second); retry after %d s",
+              creates ? "creates" : "requests", what, creates ? l->creates_per_second : l->requests_per_second,
+              after);
+    return true;
+}
+
 void emu_handle(emu_server *s, const emu_request *req, emu_response *resp)
 {
     const char *rid = emu_request_header(req, "opc-request-id");
@@ -229,11 +253,14 @@ void emu_handle(emu_server *s, const emu_request *req, emu_response *resp)
                   (long long)s->cfg->limits.max_body_bytes);
         return;
     }
-    if (emu_authenticate(s, req, resp) != 0)
+    size_t who = SIZE_MAX;
+    if (emu_authenticate(s, req, resp, &who) != 0)
         return;
 
     emu_route rt;
     int mrc = emu_route_match(req->method, rel, &rt);
+    if (throttled(s, who, mrc == 0 && rt.id == EMU_R_SANDBOX_CREATE, resp))
+        return;
     if (mrc == 405) {
         emu_error(resp, 405, "MethodNotAllowed", "%s is not allowed on %s", req->method, rel);
         return;

@@ -56,6 +56,12 @@ typedef struct emu_limits {
     int64_t create_delay_ms;
     int64_t stop_delay_ms;
     int64_t minute_ms; /* length of a lifetime "minute" (tests of expiry shorten it) */
+    /* throttling like the service's (0: none): per user (API key or
+     * session token), per second, and sandboxes per project; past them 429
+     * TooManyRequests with retry-after (throttle.c) */
+    double creates_per_second;
+    double requests_per_second;
+    int64_t max_sandboxes;
     /* limits.shapes.<SHAPE>: per-process address space and processes of
      * a sandbox's commands, and the size of its workspace (0: none);
      * [0] SMALL, [1] MEDIUM, [2] LARGE */
@@ -65,6 +71,8 @@ typedef struct emu_limits {
         int64_t workspace_mib;
     } shapes[3];
 } emu_limits;
+
+#define EMU_RATE_MAX 1000000.0
 
 typedef struct emu_config {
     char *path;
@@ -359,6 +367,7 @@ typedef struct emu_server {
     emu_sandbox *starting_sbx; /* a command being started, saved before its process starts */
     emu_command *starting_cmd;
     bool no_fsync; /* OCISBX_EMULATOR_NO_FSYNC=1 (benchmark reference only): not durable */
+    struct emu_throttle *throttle; /* per-user token buckets (throttle.h) */
 } emu_server;
 
 /* server.c: create (loads state from state_dir), start the ticker, stop. */
@@ -377,8 +386,10 @@ void emu_handle(emu_server *s, const emu_request *req, emu_response *resp);
 void emu_retry_tick(emu_server *s, int64_t now);
 void emu_retry_free(emu_retry *r);
 
-/* auth.c: 0 when authentic; else fills resp with 401 and returns -1. */
-int emu_authenticate(emu_server *s, const emu_request *req, emu_response *resp);
+/* auth.c: 0 when authentic, *who set to the principal (users[i]: i; the
+ * session token tokens[j]: n_users + j); else fills resp with 401 and
+ * returns -1. */
+int emu_authenticate(emu_server *s, const emu_request *req, emu_response *resp, size_t *who);
 
 /* Handlers, called with s->mu held; they may wait on s->cv. */
 void emu_h_sandbox(emu_server *s, const emu_request *req, const emu_route *rt, emu_response *resp);
@@ -503,6 +514,8 @@ int emu_workspace_own(const char *dir, unsigned uid);
 int64_t emu_tree_use(const char *dir, long max_entries, bool *capped);
 bool emu_valid_request_id(const char *id);
 /* Reads a whole file; NULL on error (errno set). */
+/* The largest file the emulator reads whole (state, journal, config, TLS files). */
+#define EMU_FILE_MAX ((size_t)256 << 20)
 char *emu_read_file(const char *path, size_t *len);
 /* Writes atomically through a temporary name in the same directory. */
 int emu_write_file_atomic(const char *path, const void *data, size_t len);

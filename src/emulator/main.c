@@ -11,7 +11,25 @@
 
 static const char USAGE[] =
     "usage: ocisbx-emulator --config TENANCY.yaml --state-dir DIR [--listen 127.0.0.1:0]\n"
-    "                       [--tls-cert FILE --tls-key FILE] [--api-version 20231130] [--no-isolation]\n";
+    "                       [--tls-cert FILE --tls-key FILE] [--api-version 20231130] [--no-isolation]\n"
+    "\n"
+    "The local test tenancy: the sandbox service's signed REST API on this machine (docs/emulator.md).\n"
+    "\n"
+    "Options:\n"
+    "  --config FILE       the tenancy file (YAML: region, tenancy, users, projects, limits, faults); required\n"
+    "  --state-dir DIR     where sandboxes, commands, workspaces and snapshots are kept (one emulator\n"
+    "                      per directory); required\n"
+    "  --listen HOST:PORT  the loopback address to listen on (default 127.0.0.1:0: a free port, printed\n"
+    "                      as \"listening on http://127.0.0.1:PORT\")\n"
+    "  --tls-cert FILE     PEM certificate (chain): speak HTTPS only; needs --tls-key\n"
+    "  --tls-key FILE      PEM private key of --tls-cert\n"
+    "  --api-version V     the path segment in front of every route (default 20231130)\n"
+    "  --no-isolation      run sandbox commands with /bin/sh on the host, without bubblewrap\n"
+    "  --version           print \"ocisbx-emulator VERSION\" and exit\n"
+    "  -h, --help          print this help and exit\n"
+    "\n"
+    "Environment: OCISBX_EMULATOR_LOG=1 logs one line per request on stderr.\n"
+    "SIGTERM or SIGINT stops it: every sandbox process is killed and the state written.\n";
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -52,6 +70,9 @@ int main(int argc, char **argv)
         const char **dst = NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(USAGE, stdout);
+            return 0;
+        } else if (!strcmp(a, "--version")) {
+            printf("ocisbx-emulator %s\n", ocisbx_version());
             return 0;
         } else if (!strcmp(a, "--no-isolation")) {
             isolate = false;

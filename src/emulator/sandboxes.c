@@ -12,6 +12,8 @@
 #include "ocisbx/util.h"
 
 #define DEFAULT_EXPIRES_MIN 60
+/* retry-after of a create refused by limits.max_sandboxes [decided] */
+#define EMU_FULL_RETRY_AFTER_S "1"
 
 static bool uid_taken(const emu_server *s, const emu_sandbox *self, unsigned uid)
 {
@@ -176,6 +178,25 @@ static emu_snapshot *snapshot_find(emu_server *s, const char *id)
     return NULL;
 }
 
+/* limits.max_sandboxes: every sandbox of the project that is not DELETED
+ * counts (a STOPPED one too, until it is deleted). true when full, with a
+ * 429 TooManyRequests answered. */
+static bool project_full(emu_server *s, const char *project_id, emu_response *resp)
+{
+    int64_t max = s->cfg->limits.max_sandboxes, n = 0;
+    if (max <= 0)
+        return false;
+    for (size_t i = 0; i < s->n_sbx; i++)
+        n += !strcmp(s->sbx[i]->project_id, project_id) && strcmp(s->sbx[i]->state, "DELETED");
+    if (n < max)
+        return false;
+    emu_response_header(resp, "retry-after", EMU_FULL_RETRY_AFTER_S);
+    emu_error(resp, 429, "TooManyRequests",
+              "project %s has %lld sandboxes, its limit (limits.max_sandboxes); delete one and retry", project_id,
+              (long long)n);
+    return true;
+}
+
 static void do_create(emu_server *s, const emu_request *req, emu_response *resp)
 {
     bool badq = false;
@@ -192,6 +213,8 @@ static void do_create(emu_server *s, const emu_request *req, emu_response *resp)
         emu_error(resp, 404, "NotAuthorizedOrNotFound", "project %s not found or not authorized", project_id);
         goto out;
     }
+    if (project_full(s, project_id, resp))
+        goto out;
     if (emu_body_json(req, resp, &body) ||
         emu_json_only(body, "CreateSandboxDetails",
                       "displayName runtime shape expiresInMinutes expirationDuration environmentVariables "

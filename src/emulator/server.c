@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "emulator/emu.h"
+#include "emulator/throttle.h"
 #include "sys/proc.h"
 #include "sys/sleep.h"
 
@@ -31,6 +32,7 @@ int emu_server_new(emu_config *cfg, const char *state_dir, const char *api_versi
     snprintf(s->api_version, sizeof s->api_version, "%s", api_version ? api_version : "20231130");
     s->isolate = isolate;
     s->rng = cfg->seed;
+    s->throttle = emu_throttle_new(cfg->n_users + cfg->n_tokens);
     pthread_mutex_init(&s->mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -38,7 +40,7 @@ int emu_server_new(emu_config *cfg, const char *state_dir, const char *api_versi
     pthread_condattr_destroy(&ca);
     char *ws = ocisbx_asprintf("%s/workspaces", state_dir);
     char *sn = ocisbx_asprintf("%s/snapshots", state_dir);
-    int rc = (!s->state_dir || !ws || !sn) ? ocisbx_fail_nomem() : 0;
+    int rc = (!s->state_dir || !ws || !sn || !s->throttle) ? ocisbx_fail_nomem() : 0;
     if (!rc && (emu_mkdirs(ws) != 0 || emu_mkdirs(sn) != 0))
         rc = ocisbx_fail(OCISBX_EIO, "state directory %s: cannot create workspaces/ and snapshots/: %s", state_dir,
                          strerror(errno));
@@ -195,6 +197,7 @@ void emu_server_free(emu_server *s)
     free(s->retries);
     free(s->dead_procs);
     free(s->state_dir);
+    emu_throttle_free(s->throttle);
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->cv);
     free(s);

@@ -357,30 +357,14 @@ bool emu_valid_request_id(const char *id)
 
 char *emu_read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    ocisbx_buf b = OCISBX_BUF_INIT;
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (ocisbx_buf_append(&b, chunk, n) != 0) {
-            fclose(f);
-            ocisbx_buf_free(&b);
-            errno = ENOMEM;
-            return NULL;
-        }
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (err) {
-        ocisbx_buf_free(&b);
-        errno = EIO;
+    /* the library's bounded reader; errno for the callers that test it */
+    ocisbx_file f;
+    int rc = ocisbx_file_read(path, "file", EMU_FILE_MAX, OCISBX_READ_REGULAR, &f);
+    if (rc) {
+        errno = rc == OCISBX_ENOTFOUND ? ENOENT : rc == OCISBX_ENOMEM ? ENOMEM : rc == OCISBX_ETOOLARGE ? EFBIG : EIO;
         return NULL;
     }
-    if (len)
-        *len = b.len;
-    return ocisbx_buf_detach(&b);
+    return ocisbx_file_detach(&f, len);
 }
 
 int emu_write_file_atomic(const char *path, const void *data, size_t len)

@@ -517,12 +517,11 @@ int ocisbx_policy_load_file(const char *path, ocisbx_policy **out)
     if (!out)
         return ocisbx_fail(OCISBX_EINVAL, "policy: NULL argument");
     *out = NULL;
-    char *text;
-    size_t len;
-    int rc = ocisbx_file_read_all(path, POLICY_FILE_MAX, "policy file", &text, &len);
+    ocisbx_file f;
+    int rc = ocisbx_file_read(path, "policy file", POLICY_FILE_MAX, OCISBX_READ_REGULAR, &f);
     if (rc)
         return rc;
-    rc = ocisbx_policy_load_yaml(text, len, path, out);
-    free(text);
+    rc = ocisbx_policy_load_yaml(f.data, f.len, path, out);
+    ocisbx_file_release(&f);
     return rc;
 }

@@ -25,6 +25,7 @@ static size_t on_header(char *data, size_t size, size_t n, void *ud)
          * final answer's (once), or trailers after the body. */
         if (a->status >= 200 && !a->headers_done) {
             a->headers_done = true;
+            ocisbx_http_debug_response(a->status, a->reason, a->resp->headers);
             if (a->r->headers_fn && a->r->headers_fn(a->status, a->resp->headers, a->r->headers_ud) != 0) {
                 a->headers_canceled = true;
                 return 0;
@@ -72,23 +73,40 @@ static size_t on_header(char *data, size_t size, size_t n, void *ud)
     return rc == 0 ? size * n : 0;
 }
 
+/* An error answer's body: its head is kept for the message; past the cap
+ * the transfer stops (the connection is closed, not drained: a body that
+ * never ends must not hold the call). */
+static size_t keep_error_body(ocisbx_http_attempt *a, const char *data, size_t len)
+{
+    size_t room = OCISBX_HTTP_ERROR_BODY_MAX - a->resp->body.len;
+    size_t take = len < room ? len : room;
+    if (take && ocisbx_buf_append(&a->resp->body, data, take) != 0) {
+        a->sink_rc = OCISBX_ENOMEM;
+        return 0;
+    }
+    if (take < len) {
+        a->error_body_cut = true;
+        return 0;
+    }
+    return len;
+}
+
 static size_t on_body(char *data, size_t size, size_t n, void *ud)
 {
     ocisbx_http_attempt *a = ud;
     size_t len = size * n;
     ocisbx_http_request *r = a->r;
-    if (a->status >= 300 || r->sink == SINK_BUFFER) {
-        size_t room = len;
-        if (a->status >= 300 && a->resp->body.len + room > OCISBX_HTTP_ERROR_BODY_MAX)
-            room = OCISBX_HTTP_ERROR_BODY_MAX - a->resp->body.len; /* keep the head, drop the rest */
-        if (a->status < 300 && a->resp->body.len + room > OCISBX_HTTP_BODY_MAX) {
+    if (a->status >= 300)
+        return keep_error_body(a, data, len);
+    if (r->sink == SINK_BUFFER) {
+        if (a->resp->body.len + len > OCISBX_HTTP_BODY_MAX) {
             /* a buffered answer that never ends must not take the memory */
             a->sink_rc = ocisbx_fail(OCISBX_ETOOLARGE,
                                      "the answer's body is larger than the %d bytes a buffered answer may have",
                                      OCISBX_HTTP_BODY_MAX);
             return 0;
         }
-        if (room && ocisbx_buf_append(&a->resp->body, data, room) != 0) {
+        if (ocisbx_buf_append(&a->resp->body, data, len) != 0) {
             a->sink_rc = OCISBX_ENOMEM;
             return 0;
         }

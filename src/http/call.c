@@ -104,6 +104,8 @@ int ocisbx_http_call_start(ocisbx_http_call *c, CURL *easy)
     c->errbuf[0] = '\0';
     rc = ocisbx_http_build_headers(h, r, &c->u, &hl);
     if (rc == 0)
+        ocisbx_http_debug_request(r, hl, c->n, c->max_attempts);
+    if (rc == 0)
         rc = ocisbx_http_body_begin(r);
     if (rc == 0)
         rc = ocisbx_http_attempt_setup(h, a, easy, hl, &c->slist, c->errbuf);
@@ -196,7 +198,12 @@ void ocisbx_http_call_end(ocisbx_http_call *c, CURLcode cc)
     curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
     curl_easy_getinfo(e, CURLINFO_NUM_CONNECTS, &new_conns);
     curl_easy_getinfo(e, CURLINFO_REQUEST_SIZE, &request_bytes);
+    /* libcurl's own timeout is set to the deadline: when it fires there,
+     * the deadline passed (the progress callback may not have seen it) */
+    if (cc == CURLE_OPERATION_TIMEDOUT && c->a.deadline_at && ocisbx_time_monotonic_ms() + 20 >= c->a.deadline_at)
+        c->a.deadline_expired = true;
     fill_outcome(c, cc, status);
+    ocisbx_http_debug_times(r, &c->last);
     /* NUM_CONNECTS counts connections made; a request that went out
      * without one went on a kept-alive connection; neither: a failed
      * connect (or resolve), which reused nothing. */

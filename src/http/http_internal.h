@@ -252,6 +252,11 @@ int ocisbx_http_call_finish(ocisbx_http_call *c, int rc, ocisbx_http_response **
 /* Frees a call without a result (an engine shutting down). */
 void ocisbx_http_call_abandon(ocisbx_http_call *c);
 
+/* ---- debug.c: the DEBUG log of each attempt (credential values never shown) ---- */
+void ocisbx_http_debug_request(const ocisbx_http_request *r, const ocisbx_headers *hl, int attempt, int max_attempts);
+void ocisbx_http_debug_response(int status, const char *reason, const ocisbx_headers *h);
+void ocisbx_http_debug_times(const ocisbx_http_request *r, const ocisbx_http_outcome *o);
+
 /* ---- request.c ---- */
 /* Generates request id / retry token when absent. */
 int ocisbx_http_request_fill_ids(ocisbx_http_request *r);

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/stat.h>
+
 #include "ocisbx/common.h"
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -82,20 +84,56 @@ bool ocisbx_host_is_loopback(const char *host);
 bool ocisbx_url_host_is_loopback(const char *url);
 
 /* ---- files ---- */
-struct stat;
 /* Opens a file the user named, for reading, without blocking on a FIFO or a
  * device (O_NONBLOCK, fstat, then blocking again; close-on-exec). Returns the
  * descriptor of a regular file (its stat in *st when st is not NULL),
  * OCISBX_OPEN_NOT_REGULAR when it is anything else, or -1 with errno set. */
 #define OCISBX_OPEN_NOT_REGULAR (-2)
 int ocisbx_open_regular(const char *path, struct stat *st);
-/* Reads path (a regular file of at most max bytes) into *data (NUL-ended,
- * freed with free(); wipe it first if it may hold a secret) and *len.
- * `what` names the file's role in errors ("policy file"). Errors:
- * OCISBX_ENOTFOUND (missing), OCISBX_EINVAL (not a regular file: a FIFO,
- * a device, a directory; refused without blocking), OCISBX_ETOOLARGE (above
- * max), OCISBX_EIO. */
-int ocisbx_file_read_all(const char *path, size_t max, const char *what, char **data, size_t *len);
+/* ---- reading a bounded file: the ONE way the library reads a whole file
+ * (config, key, token, policy, the emulator's files) ----
+ * Errors, one style: "<what> <path>: not found" | ": not a regular file" |
+ * ": cannot open: <reason>" | ": cannot read: <reason>" | ": larger than N
+ * bytes"; codes OCISBX_ENOTFOUND, OCISBX_EINVAL (not a regular file),
+ * OCISBX_EIO, OCISBX_ETOOLARGE; or one code for all of them (OCISBX_READ_CONFIG,
+ * OCISBX_READ_IO). */
+#define OCISBX_READ_SECRET 0x1u  /* a secret: every buffer that held it is wiped (also on failure) */
+#define OCISBX_READ_REGULAR 0x2u /* refuse FIFOs, devices, directories at once (never blocks) */
+#define OCISBX_READ_STDIN 0x4u   /* "-" is standard input */
+#define OCISBX_READ_CONFIG 0x8u  /* every failure is OCISBX_ECONFIG (a file the configuration names) */
+#define OCISBX_READ_IO 0x10u     /* every failure is OCISBX_EIO */
+typedef struct ocisbx_file {
+    char *data; /* NUL-ended (never NULL after a success) */
+    size_t len;
+    size_t cap;
+    unsigned flags;
+    struct stat st; /* of the file read */
+} ocisbx_file;
+/* Reads at most max bytes of path into *out (release with ocisbx_file_release). */
+int ocisbx_file_read(const char *path, const char *what, size_t max, unsigned flags, ocisbx_file *out);
+/* Overwrites the whole buffer with zeros (it stays allocated). */
+void ocisbx_file_wipe(ocisbx_file *f);
+/* Frees the data, wiped first (ocisbx_file_wipe) when read with
+ * OCISBX_READ_SECRET. A released or failed ocisbx_file may be released again. */
+void ocisbx_file_release(ocisbx_file *f);
+/* Hands the data (free() it; wipe it first if secret) and its length over. */
+char *ocisbx_file_detach(ocisbx_file *f, size_t *len);
+
+/* ---- the environment and the home directory: the settings' primitives ----
+ * The value of the first of names (NULL-ended) that is set and not empty;
+ * *which (may be NULL) gets its name. NULL when none is. The one place the
+ * library reads a setting's variable (the settings table calls it). */
+const char *ocisbx_env_first(const char *const *names, const char **which);
+/* The home directory, the one rule: $HOME when set and not empty, else the
+ * passwd entry of the real user id; NULL when neither exists. */
+const char *ocisbx_home_dir(void);
+/* "~" and "~/x" with the home directory above (malloc'd copy; "~user" and
+ * every other path are copied as they are). NULL on out of memory. */
+char *ocisbx_expand_home(const char *path);
+/* The variables that name the OCI config file (first set wins) and the
+ * default path: shared by ocisbx_config_load(NULL) and the settings table. */
+extern const char *const ocisbx_config_file_vars[];
+#define OCISBX_CONFIG_FILE_DEFAULT "~/.oci/config"
 
 /* ---- errors ----
  * Every failing internal function sets the thread's last error and returns

@@ -200,11 +200,57 @@ static void test_cp_both_ways(void **state)
     assert_same_file(big, back);
 }
 
+/* A file above 8 MiB goes up in parts: still one progress line for the
+ * whole file (bytes of the total, percent, rate, time left), its percent
+ * never going back, one final "uploaded" line; nothing when piped. */
+static void test_cp_parts_one_line(void **state)
+{
+    (void)state;
+    char path[300], remote[400];
+    snprintf(path, sizeof path, "%s/parts.bin", dir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    static char block[65536];
+    for (size_t i = 0; i < sizeof block; i++)
+        block[i] = (char)(i * 7);
+    for (int i = 0; i < 9 * 16 + 1; i++) /* 9 MiB + 64 KiB: two parts */
+        assert_int_equal(fwrite(block, 1, sizeof block, f), sizeof block);
+    fclose(f);
+    snprintf(remote, sizeof remote, "sbx:%s:/workspace/parts.bin", sandbox);
+    const char *const up[] = {"cp", path, remote, NULL};
+    int st = run_pty(up, screen, sizeof screen);
+    fprintf(stderr, "terminal (cp parts): %s\n", screen);
+    assert_int_equal(st, 0);
+    int finals = 0, mids = 0, last_pct = -1;
+    for (char *seg = strtok(screen, "\r\n"); seg; seg = strtok(NULL, "\r\n")) {
+        if (!strstr(seg, "ocisbx: upload"))
+            continue;
+        assert_non_null(strstr(seg, " of 9.1 MiB (")); /* the whole file's total, every time */
+        int pct = atoi(strchr(seg, '(') + 1);
+        assert_true(pct >= last_pct);
+        last_pct = pct;
+        if (strstr(seg, "ocisbx: uploaded")) {
+            finals++;
+            assert_non_null(strstr(seg, "uploaded 9.1 MiB of 9.1 MiB (100%), "));
+            assert_non_null(strstr(seg, "/s"));
+        } else if (pct > 0 && pct < 100) { /* at the end of the first part at least */
+            mids++;
+            assert_non_null(strstr(seg, "/s, "));
+            assert_non_null(strstr(seg, " left"));
+        }
+    }
+    assert_int_equal(finals, 1);
+    assert_true(mids >= 1);
+    run_piped(up);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_file_write_read),
         cmocka_unit_test(test_cp_both_ways),
+        cmocka_unit_test(test_cp_parts_one_line),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -95,6 +95,86 @@ static void read_timeout_excludes_connect_timeout(void **state)
     bad_server_stop(s);
 }
 
+/* A 500 whose chunked body never ends: the error body is cut at 64 KiB
+ * and the connection closed, not drained, so --read-timeout 5
+ * --max-retries 1 ends after two short attempts (it ran for minutes when
+ * the rest was read and dropped). */
+static void endless_error_body_is_cut(void **state)
+{
+    (void)state;
+    bad_server *s = bad_server_start(BAD_ENDLESS_500);
+    ocisbx_http_options *o = NULL;
+    ocisbx_http *h = NULL;
+    ocisbx_http_request *r = NULL;
+    assert_int_equal(ocisbx_http_options_new(&o), 0);
+    assert_int_equal(ocisbx_http_options_set_allow_plain_http(o, 1), 0);
+    assert_int_equal(ocisbx_http_options_set_read_timeout_ms(o, 5000), 0);
+    assert_int_equal(ocisbx_http_options_set_max_attempts(o, 2), 0);
+    assert_int_equal(ocisbx_http_options_set_backoff_ms(o, 10, 10), 0);
+    assert_int_equal(ocisbx_http_options_set_max_jitter_ms(o, 0), 0);
+    assert_int_equal(ocisbx_http_new(o, &h), 0);
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/x", bad_server_port(s));
+    assert_int_equal(ocisbx_http_request_new("GET", url, &r), 0);
+    ocisbx_http_response *resp = NULL;
+    int64_t t0 = ocisbx_time_monotonic_ms();
+    int rc = ocisbx_http_send(h, r, &resp);
+    int64_t took = ocisbx_time_monotonic_ms() - t0;
+    assert_int_equal(rc, OCISBX_ESERVICE);
+    assert_non_null(resp);
+    assert_int_equal(ocisbx_http_response_status(resp), 500);
+    assert_int_equal(ocisbx_http_response_attempts(resp), 2);
+    size_t len = 0;
+    ocisbx_http_response_body(resp, &len);
+    assert_int_equal(len, 64 * 1024);
+    assert_int_equal(bad_server_connections(s), 2);
+    /* closed at once: what the server got out is what the socket buffers took */
+    if (bad_server_body_bytes(s) > 256LL * 1024 * 1024)
+        fail_msg("the server sent %lld body bytes: the error body was drained", bad_server_body_bytes(s));
+    if (took > 60000)
+        fail_msg("two attempts took %lld ms", (long long)took);
+    ocisbx_http_response_free(resp);
+    ocisbx_http_request_free(r);
+    ocisbx_http_free(h);
+    ocisbx_http_options_free(o);
+    bad_server_stop(s);
+}
+
+/* A body that dribbles one byte a second never trips the read timeout
+ * (bytes keep moving); the deadline ends it. */
+static void deadline_ends_a_dribbling_body(void **state)
+{
+    (void)state;
+    bad_server *s = bad_server_start(BAD_DRIBBLE);
+    ocisbx_http_options *o = NULL;
+    ocisbx_http *h = NULL;
+    ocisbx_http_request *r = NULL;
+    assert_int_equal(ocisbx_http_options_new(&o), 0);
+    assert_int_equal(ocisbx_http_options_set_allow_plain_http(o, 1), 0);
+    assert_int_equal(ocisbx_http_options_set_read_timeout_ms(o, 5000), 0);
+    assert_int_equal(ocisbx_http_options_set_deadline_ms(o, 2500), 0);
+    assert_int_equal(ocisbx_http_new(o, &h), 0);
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/x", bad_server_port(s));
+    assert_int_equal(ocisbx_http_request_new("GET", url, &r), 0);
+    ocisbx_http_response *resp = NULL;
+    int64_t t0 = ocisbx_time_monotonic_ms();
+    assert_int_equal(ocisbx_http_send(h, r, &resp), OCISBX_ETIMEOUT);
+    int64_t took = ocisbx_time_monotonic_ms() - t0;
+    assert_null(resp);
+    const char *m = ocisbx_error_message(ocisbx_error_last());
+    if (!strstr(m, "deadline passed"))
+        fail_msg("message: %s", m);
+    assert_int_equal(ocisbx_error_attempts(ocisbx_error_last()), 1);
+    if (took > 30000)
+        fail_msg("a 2.5 s deadline took %lld ms", (long long)took);
+    assert_true(bad_server_body_bytes(s) < 100);
+    ocisbx_http_request_free(r);
+    ocisbx_http_free(h);
+    ocisbx_http_options_free(o);
+    bad_server_stop(s);
+}
+
 static int entries(const char *dir)
 {
     DIR *d = opendir(dir);
@@ -164,6 +244,8 @@ int main(void)
         cmocka_unit_test(huge_headers_name_the_limit),
         cmocka_unit_test(read_timeout_excludes_connect_timeout),
         cmocka_unit_test(response_file_replaced_only_when_complete),
+        cmocka_unit_test(endless_error_body_is_cut),
+        cmocka_unit_test(deadline_ends_a_dribbling_body),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

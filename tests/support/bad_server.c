@@ -15,17 +15,50 @@ struct bad_server {
     bad_mode m;
     pthread_t t;
     volatile int stop;
+    volatile long long body_bytes;
+    volatile int connections;
 };
 
-static void send_all(int c, const void *p, size_t n)
+/* 0 when all went, -1 when the peer is gone. */
+static int send_all(int c, const void *p, size_t n)
 {
     const char *b = p;
     while (n) {
         ssize_t w = send(c, b, n, MSG_NOSIGNAL);
         if (w <= 0)
-            return;
+            return -1;
         b += w;
         n -= (size_t)w;
+    }
+    return 0;
+}
+
+static void endless_500(bad_server *s, int c, const char *chunk, size_t len)
+{
+    const char *h = "HTTP/1.1 500 Internal Server Error\r\ncontent-type: application/json\r\n"
+                    "transfer-encoding: chunked\r\n\r\n";
+    if (send_all(c, h, strlen(h)))
+        return;
+    char size[16];
+    int sl = snprintf(size, sizeof size, "%zx\r\n", len);
+    for (int i = 0; i < 100000 && !s->stop; i++) { /* 6.5 GB at most */
+        if (send_all(c, size, (size_t)sl) || send_all(c, chunk, len) || send_all(c, "\r\n", 2))
+            return;
+        s->body_bytes += (long long)len;
+    }
+}
+
+static void dribble(bad_server *s, int c)
+{
+    const char *h = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n";
+    if (send_all(c, h, strlen(h)))
+        return;
+    for (int i = 0; i < 1000 && !s->stop; i++) {
+        if (send_all(c, " ", 1))
+            return;
+        s->body_bytes += 1;
+        for (int k = 0; k < 10 && !s->stop; k++)
+            usleep(100000);
     }
 }
 
@@ -39,6 +72,7 @@ static void *serve(void *arg)
                 close(c);
             return NULL;
         }
+        s->connections++;
         char req[8192];
         if (recv(c, req, sizeof req, 0) <= 0) {
             close(c);
@@ -92,6 +126,8 @@ static void *serve(void *arg)
             }
             break;
         }
+        case BAD_ENDLESS_500: endless_500(s, c, chunk, sizeof chunk); break;
+        case BAD_DRIBBLE: dribble(s, c); break;
         case BAD_GOOD: {
             const char *h = "HTTP/1.1 200 OK\r\ncontent-length: 9\r\nconnection: close\r\n\r\nnew bytes";
             send_all(c, h, strlen(h));
@@ -143,4 +179,14 @@ void bad_server_stop(bad_server *s)
 int bad_server_port(const bad_server *s)
 {
     return s->port;
+}
+
+long long bad_server_body_bytes(const bad_server *s)
+{
+    return s->body_bytes;
+}
+
+int bad_server_connections(const bad_server *s)
+{
+    return s->connections;
 }

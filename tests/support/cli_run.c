@@ -147,7 +147,7 @@ int cli_run_ex(const char *const *args, cli_run_options *o, cli_result *out)
         while (args[n])
             n++;
         char **argv = calloc(n + 2, sizeof *argv);
-        argv[0] = strdup(OCISBX_CLI_PATH);
+        argv[0] = strdup(o->program ? o->program : OCISBX_CLI_PATH);
         for (size_t i = 0; i < n; i++)
             argv[i + 1] = strdup(args[i]);
         execv(argv[0], argv);

@@ -35,6 +35,7 @@ typedef struct cli_run_options {
     const char *tty_answer; /* ...this is typed (e.g. "y\n"); NULL: nothing is */
     char *tty_out;          /* CLI_TTY_PTY: all the terminal showed (free()) */
     int timeout_s;          /* the child is killed after this (0: 120) */
+    const char *program;    /* another program to run (NULL: the ocisbx program) */
 } cli_run_options;
 
 /* cli_run with a terminal of choice. o may be NULL (as cli_run). */

@@ -83,12 +83,12 @@ static void test_options(void **state)
     assert_int_equal(ocisbx_backend_options_set_max_output_bytes(o, 100), OCISBX_EINVAL);
     assert_int_equal(ocisbx_backend_options_set_ready_timeout_ms(o, 0), OCISBX_EINVAL);
     ocisbx_backend_options_free(o);
-    /* the explicit option, the environment, the default */
-    setenv("OCISBX_TEST_SETTING", "from-env", 1);
-    assert_string_equal(ocisbx_backend_setting("explicit", "OCISBX_TEST_SETTING", "def"), "explicit");
-    assert_string_equal(ocisbx_backend_setting(NULL, "OCISBX_TEST_SETTING", "def"), "from-env");
-    unsetenv("OCISBX_TEST_SETTING");
-    assert_string_equal(ocisbx_backend_setting(NULL, "OCISBX_TEST_SETTING", "def"), "def");
+    /* the explicit option, the environment, the default (the settings table's) */
+    setenv("OCI_SANDBOX_SHAPE", "MEDIUM", 1);
+    assert_string_equal(ocisbx_backend_setting("LARGE", "shape"), "LARGE");
+    assert_string_equal(ocisbx_backend_setting(NULL, "shape"), "MEDIUM");
+    unsetenv("OCI_SANDBOX_SHAPE");
+    assert_string_equal(ocisbx_backend_setting(NULL, "shape"), OCISBX_BACKEND_DEFAULT_SHAPE);
     ocisbx_exec_options *e = NULL;
     assert_int_equal(ocisbx_exec_options_new(&e), 0);
     assert_int_equal(ocisbx_exec_options_set_timeout_ms(e, 0), OCISBX_EINVAL);
@@ -103,12 +103,43 @@ static void test_options(void **state)
     assert_null(b);
 }
 
+/* OCI_SANDBOX_READY_TIMEOUT (the settings table's) is checked before any
+ * request: a bad one fails create naming the variable. */
+static void test_ready_timeout_env(void **state)
+{
+    (void)state;
+    ocisbx_http_options *h = NULL;
+    ocisbx_client_options *co = NULL;
+    ocisbx_client *c = NULL;
+    assert_int_equal(ocisbx_http_options_new(&h), 0);
+    assert_int_equal(ocisbx_http_options_set_allow_plain_http(h, 1), 0);
+    assert_int_equal(ocisbx_http_options_set_retries(h, 0), 0);
+    assert_int_equal(ocisbx_client_options_new(&co), 0);
+    assert_int_equal(ocisbx_client_options_set_endpoint(co, "http://127.0.0.1:1"), 0);
+    assert_int_equal(ocisbx_client_options_set_http_options(co, h), 0);
+    assert_int_equal(ocisbx_client_new(co, &c), 0);
+    ocisbx_backend_options *o = NULL;
+    assert_int_equal(ocisbx_backend_options_new(&o), 0);
+    assert_int_equal(ocisbx_backend_options_set_client(o, c), 0);
+    setenv("OCI_SANDBOX_READY_TIMEOUT", "soon", 1);
+    ocisbx_backend *b = NULL;
+    assert_int_equal(ocisbx_backend_create("ocid1.generativeaiproject.oc1..p", o, &b), OCISBX_ECONFIG);
+    assert_non_null(strstr(ocisbx_error_message(ocisbx_error_last()), "OCI_SANDBOX_READY_TIMEOUT soon"));
+    assert_null(b);
+    unsetenv("OCI_SANDBOX_READY_TIMEOUT");
+    ocisbx_backend_options_free(o);
+    ocisbx_client_free(c);
+    ocisbx_client_options_free(co);
+    ocisbx_http_options_free(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rel_path),
         cmocka_unit_test(test_utf8),
         cmocka_unit_test(test_options),
+        cmocka_unit_test(test_ready_timeout_env),
     };
     return cmocka_run_group_tests_name("backend helpers", tests, NULL, NULL);
 }

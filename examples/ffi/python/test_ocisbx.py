@@ -388,6 +388,25 @@ class EmulatorTests(HarnessContract, unittest.TestCase):
         self.assertIn(cm.exception.code, ("EINVAL", "EPARSE"))
         self.assertIsNone(cm.exception.status)
 
+    def test_oci_cli_variables(self):
+        """The library's resolver: the OCI CLI's variables, ours winning."""
+        os.environ["OCI_CLI_PROFILE"] = "Nope"
+        try:
+            with self.assertRaises(ocisbx.Error) as cm:
+                ocisbx.Backend.connect(self.b.sandbox_id)
+            self.assertIn("OCI_CLI_PROFILE=Nope", str(cm.exception))
+            self.assertIn("profile [Nope] not found", str(cm.exception))
+            os.environ["OCI_SANDBOX_PROFILE"] = "DEFAULT"  # ours wins over the OCI CLI's
+            b = ocisbx.Backend.connect(self.b.sandbox_id)
+            b.close()
+            # a keyword wins over both
+            del os.environ["OCI_SANDBOX_PROFILE"]
+            b = ocisbx.Backend.connect(self.b.sandbox_id, profile="DEFAULT")
+            b.close()
+        finally:
+            os.environ.pop("OCI_CLI_PROFILE", None)
+            os.environ.pop("OCI_SANDBOX_PROFILE", None)
+
     def test_keywords_instead_of_environment(self):
         saved = {k: os.environ.pop(k) for k in ("OCI_SANDBOX_ENDPOINT", "OCI_CONFIG_FILE", "OCI_SANDBOX_REGION")}
         try:

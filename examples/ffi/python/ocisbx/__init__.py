@@ -13,7 +13,6 @@ ocisbx.Error; a tool's own failure is a result {"error": {"code", "message"}}.
 
 import ctypes
 import json
-import os
 import sys
 import traceback
 
@@ -179,11 +178,10 @@ OPTION_NAMES = tuple(sorted(list(_STRING_OPTIONS) + list(_INT_OPTIONS) + list(_B
                             list(_CLIENT_OPTIONS) + ["env", "secret_env", "cancel"]))
 
 
-def _setting(value, env_name):
-    """The C library's rule: the option, else the variable (empty = unset)."""
-    if value not in (None, ""):
-        return value
-    return os.environ.get(env_name) or None
+# The client settings the keywords give to the library's one resolver
+# (ocisbx_settings_*: keyword > environment > config file > default).
+_SETTING_KEYWORDS = ("config_file", "profile", "auth", "region", "endpoint", "ca_bundle")
+_SOURCE_FILE = 2  # OCISBX_SETTING_FILE
 
 
 def _cancel_thunk(cancel):
@@ -198,60 +196,45 @@ def _cancel_thunk(cancel):
 
 
 class _Client:
-    """An ocisbx_client built from the config file + profile (+ endpoint,
-    region, transport settings). Borrowed by the backend: it must be freed
-    after the backend."""
+    """An ocisbx_client built by the library's settings resolver from the
+    keywords (else the environment, the config file's profile, the
+    defaults), with the transport settings. Borrowed by the backend: it must
+    be freed after the backend."""
 
     def __init__(self, kw, cancel_cb):
         self.handle = ctypes.c_void_p()
         self.config_region = None
-        cfg = ctypes.c_void_p()
-        creds = ctypes.c_void_p()
+        settings = ctypes.c_void_p()
         http = ctypes.c_void_p()
         co = ctypes.c_void_p()
         try:
-            auth = kw.get("auth")
-            if auth not in ("instance_principal", "resource_principal"):
-                path = _setting(kw.get("config_file"), "OCI_CONFIG_FILE")
-                if path is None:
-                    path = os.path.join(os.environ.get("HOME", ""), ".oci", "config")
-                profile = _setting(kw.get("profile"), "OCI_SANDBOX_PROFILE")
-                _check(lib.ocisbx_config_load(arg(path), arg(profile), ctypes.byref(cfg)))
-                if auth is None and lib.ocisbx_config_get(cfg, b"security_token_file"):
-                    auth = "security_token"
-                self.config_region = text(lib.ocisbx_config_get(cfg, b"region"))
-            _check(lib.ocisbx_credentials_new(arg(auth), cfg, ctypes.byref(creds)))
+            _check(lib.ocisbx_settings_new(ctypes.byref(settings)))
+            for k in _SETTING_KEYWORDS:
+                if kw.get(k) not in (None, ""):
+                    _check(lib.ocisbx_settings_set(settings, arg(k), arg(kw[k])))
+            _check(lib.ocisbx_settings_resolve(settings))
+            if lib.ocisbx_settings_source(settings, b"region") == _SOURCE_FILE:
+                self.config_region = text(lib.ocisbx_settings_get(settings, b"region"))
             _check(lib.ocisbx_http_options_new(ctypes.byref(http)))
             for k, fn in _HTTP_INT_OPTIONS.items():
                 if kw.get(k) is not None:
                     _check(getattr(lib, fn)(http, int(kw[k])))
             if kw.get("retries") is not None:
                 _check(lib.ocisbx_http_options_set_retries(http, 1 if kw["retries"] else 0))
-            if kw.get("ca_bundle") is not None:
-                _check(lib.ocisbx_http_options_set_ca_bundle(http, arg(kw["ca_bundle"])))
             if kw.get("user_agent_suffix") is not None:
                 _check(lib.ocisbx_http_options_set_user_agent_suffix(http, arg(kw["user_agent_suffix"])))
-            endpoint = _setting(kw.get("endpoint"), "OCI_SANDBOX_ENDPOINT")
-            plain = kw.get("allow_plain_http")
-            if plain is None:  # like the CLI: opt in for an http:// endpoint (loopback only, the transport's rule)
-                plain = bool(endpoint and endpoint.startswith("http://"))
-            _check(lib.ocisbx_http_options_set_allow_plain_http(http, 1 if plain else 0))
+            if kw.get("allow_plain_http"):  # the resolver allows a loopback http:// endpoint by itself
+                _check(lib.ocisbx_http_options_set_allow_plain_http(http, 1))
             _check(lib.ocisbx_client_options_new(ctypes.byref(co)))
-            if kw.get("endpoint"):
-                _check(lib.ocisbx_client_options_set_endpoint(co, arg(kw["endpoint"])))
-            if kw.get("region"):
-                _check(lib.ocisbx_client_options_set_region(co, arg(kw["region"])))
-            _check(lib.ocisbx_client_options_set_credentials(co, creds))
             _check(lib.ocisbx_client_options_set_http_options(co, http))
             if cancel_cb is not None:
                 _check(lib.ocisbx_client_options_set_cancel(co, cancel_cb, None))
-            _check(lib.ocisbx_client_new(co, ctypes.byref(self.handle)))
+            _check(lib.ocisbx_settings_client_new(settings, co, ctypes.byref(self.handle)))
         finally:
             # the client references the credentials and copied the rest
             lib.ocisbx_client_options_free(co)
             lib.ocisbx_http_options_free(http)
-            lib.ocisbx_credentials_free(creds)
-            lib.ocisbx_config_free(cfg)
+            lib.ocisbx_settings_free(settings)
 
     def endpoint(self):
         return text(lib.ocisbx_client_endpoint(self.handle))
@@ -280,9 +263,9 @@ class _Options:
             if remote:
                 self.client = _Client(kwargs, self.cancel_cb)
                 _check(lib.ocisbx_backend_options_set_client(self.handle, self.client.handle))
-                # the label's region: option, environment, endpoint host, config file (the C order)
-                if (not _setting(kwargs.get("region"), "OCI_SANDBOX_REGION") and self.client.config_region
-                        and "generativeai." not in (self.client.endpoint() or "")):
+                # the label's region: option, environment, endpoint host, config file (the C order;
+                # config_region is set only when the region came from the file)
+                if self.client.config_region and "generativeai." not in (self.client.endpoint() or ""):
                     _check(lib.ocisbx_backend_options_set_region(self.handle, arg(self.client.config_region)))
         except BaseException:
             self.free()
@@ -317,18 +300,20 @@ class _Options:
 class Backend:
     """A workspace: an OCI sandbox (create / connect) or a local directory.
 
-    Options (keyword arguments, each else the environment, else the library's
-    default): region ($OCI_SANDBOX_REGION), endpoint ($OCI_SANDBOX_ENDPOINT),
-    profile ($OCI_SANDBOX_PROFILE), config_file ($OCI_CONFIG_FILE, else
-    ~/.oci/config), runtime, shape, expiration ($OCI_SANDBOX_RUNTIME, _SHAPE,
-    _EXPIRATION), warmpool, display_name, env (dict), secret_env (dict),
+    Options (keyword arguments, each else the environment, else the config
+    file, else the library's default: the library's one settings resolver,
+    docs/settings.md): region ($OCI_SANDBOX_REGION, $OCI_CLI_REGION), endpoint
+    ($OCI_SANDBOX_ENDPOINT), profile ($OCI_SANDBOX_PROFILE, $OCI_CLI_PROFILE),
+    config_file ($OCI_CONFIG_FILE, $OCI_CLI_CONFIG_FILE, else ~/.oci/config),
+    runtime, shape, expiration ($OCI_SANDBOX_RUNTIME, _SHAPE, _EXPIRATION), warmpool, display_name, env (dict), secret_env (dict),
     max_output_bytes, ready_timeout_ms, poll_interval_ms, cancel (a callable
     polled while a call blocks; true cancels); for the REST client: auth
     ("api_key", "security_token", "instance_principal",
-    "resource_principal"; default from the config file), connect_timeout_ms,
+    "resource_principal"; else $OCI_SANDBOX_AUTH, $OCI_CLI_AUTH; else
+    security_token for a profile with security_token_file, else api_key), connect_timeout_ms,
     read_timeout_ms, stream_idle_timeout_ms, deadline_ms, max_attempts,
-    retries (bool), ca_bundle, allow_plain_http (default: for an http://
-    endpoint; loopback only), user_agent_suffix; for local: isolation,
+    retries (bool), ca_bundle ($OCI_SANDBOX_CA_BUNDLE), allow_plain_http
+    (a loopback http:// endpoint is allowed without it), user_agent_suffix; for local: isolation,
     network.
 
     Use it in a with block, or call close(): a created sandbox is deleted
