@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,6 +26,8 @@
 
 #include "emu_client.h"
 #include "emu_fixture.h"
+#include "backend/backend_int.h"
+#include "backend/scripts.h"
 #include "ocisbx/ocisbx.h"
 
 #define PART (8u * 1024 * 1024)
@@ -239,14 +242,23 @@ static long curl_signed(emu_fixture *f, const char *method, const char *path, co
 }
 
 /* ---- transfers: our cp against the minimal protocol ---- */
+typedef struct gen_src {
+    const unsigned char *d;
+    size_t len, at;
+} gen_src;
+
+static int64_t gen_src_read(void *buf, size_t cap, void *ud)
+{
+    gen_src *g = ud;
+    size_t k = cap < g->len - g->at ? cap : g->len - g->at;
+    memcpy(buf, g->d + g->at, k);
+    g->at += k;
+    return (int64_t)k;
+}
+
 enum { ROUNDS = 5 };
 
-static int count_sink(const void *data, size_t len, void *ud)
-{
-    (void)data;
-    *(uint64_t *)ud += len;
-    return 0;
-}
+
 
 typedef struct xfer {
     double ms[ROUNDS];
@@ -269,9 +281,10 @@ static long long xfer_median_kb(xfer *x)
 }
 
 /* `ocisbx cp SRC DST` as a child process: its time and peak RSS. */
-static void run_cp(emu_fixture *f, const char *src_arg, const char *dst_arg, double *ms, long long *kb)
+static void run_cp_with(const char *cli, emu_fixture *f, const char *src_arg, const char *dst_arg, double *ms,
+                        long long *kb)
 {
-    const char *argv[] = {OCISBX_CLI_PATH, "--config-file", emu_fixture_config_path(f), "--endpoint",
+    const char *argv[] = {cli, "--config-file", emu_fixture_config_path(f), "--endpoint",
                           emu_fixture_url(f), "--ca-bundle", emu_fixture_ca_path(f), "cp", src_arg, dst_arg, NULL};
     double t0 = now_ms();
     fflush(NULL);
@@ -280,7 +293,7 @@ static void run_cp(emu_fixture *f, const char *src_arg, const char *dst_arg, dou
         int fd = open("/dev/null", O_RDWR);
         dup2(fd, 0);
         dup2(fd, 1);
-        execv(OCISBX_CLI_PATH, (char *const *)(uintptr_t)argv);
+        execv(cli, (char *const *)(uintptr_t)argv);
         _exit(127);
     }
     int st = 0;
@@ -291,6 +304,11 @@ static void run_cp(emu_fixture *f, const char *src_arg, const char *dst_arg, dou
     }
     *ms = now_ms() - t0;
     *kb = ru.ru_maxrss;
+}
+
+static void run_cp(emu_fixture *f, const char *src_arg, const char *dst_arg, double *ms, long long *kb)
+{
+    run_cp_with(OCISBX_CLI_PATH, f, src_arg, dst_arg, ms, kb);
 }
 
 static void hex_sha256_file(const char *path, char out[65])
@@ -316,7 +334,8 @@ static void hex_sha256_file(const char *path, char out[65])
  * file read one 8 MiB part at a time (its SHA-256 computed as it is read),
  * a signed PUT of each with its opc-content-sha256, then one run-and-wait
  * that joins the parts, checks the whole file's SHA-256 and renames. */
-static void minimal_up(ocisbx_client *c, const char *sid, const char *local, size_t size, double *ms, long long *kb)
+static void minimal_up(ocisbx_client *c, const char *sid, const char *local, size_t size, bool openssl, double *ms,
+                       long long *kb)
 {
     hwm_reset();
     long long base = hwm_kb();
@@ -342,23 +361,60 @@ static void minimal_up(ocisbx_client *c, const char *sid, const char *local, siz
     char sum[65], cmd[512];
     for (int i = 0; i < 32; i++)
         snprintf(sum + 2 * i, 3, "%02x", md[i]);
-    snprintf(cmd, sizeof cmd,
-             "cat /workspace/.min/p* > /workspace/.min/all && echo '%s  /workspace/.min/all' | sha256sum -c --quiet "
-             "&& mv /workspace/.min/all /workspace/min.bin && rm -r /workspace/.min",
-             sum);
+    if (openssl) /* the checker the backend's join uses when it is there */
+        snprintf(cmd, sizeof cmd,
+                 "cat /workspace/.min/p* > /workspace/.min/all && [ \"$(openssl dgst -sha256 -r < /workspace/.min/all "
+                 "| cut -d' ' -f1)\" = %s ] && mv /workspace/.min/all /workspace/min.bin && rm -r /workspace/.min",
+                 sum);
+    else
+        snprintf(cmd, sizeof cmd,
+                 "cat /workspace/.min/p* > /workspace/.min/all && echo '%s  /workspace/.min/all' | sha256sum -c "
+                 "--quiet && mv /workspace/.min/all /workspace/min.bin && rm -r /workspace/.min",
+                 sum);
     run_wait(c, sid, cmd);
     *ms = now_ms() - t0;
     *kb = hwm_kb() - base;
 }
 
-/* The least a checked read does: one GET, checked against opc-content-sha256. */
-static void minimal_down(ocisbx_client *c, const char *sid, size_t size, double *ms, long long *kb)
+/* The library alone (no program start): the backend's checked write and read. */
+static void backend_up(ocisbx_backend *b, const char *local, double *ms, long long *kb)
 {
     hwm_reset();
     long long base = hwm_kb();
-    uint64_t n = 0;
     double t0 = now_ms();
-    if (ocisbx_client_read_file_to_callback(c, sid, "/workspace/min.bin", count_sink, &n) || n != size)
+    if (ocisbx_backend_write_from_path(b, "/workspace/lib.bin", local))
+        die("backend write");
+    *ms = now_ms() - t0;
+    *kb = hwm_kb() - base;
+}
+
+static void backend_down(ocisbx_backend *b, const char *local, double *ms, long long *kb)
+{
+    hwm_reset();
+    long long base = hwm_kb();
+    double t0 = now_ms();
+    if (ocisbx_backend_read_to_path(b, "/workspace/lib.bin", local))
+        die("backend read");
+    *ms = now_ms() - t0;
+    *kb = hwm_kb() - base;
+}
+
+static int file_sink(const void *data, size_t len, void *ud)
+{
+    return fwrite(data, 1, len, ud) != len;
+}
+
+/* The least a checked download does: one GET, checked against
+ * opc-content-sha256 as it is written to the local file. */
+static void minimal_down(ocisbx_client *c, const char *sid, const char *local, size_t size, double *ms, long long *kb)
+{
+    hwm_reset();
+    long long base = hwm_kb();
+    double t0 = now_ms();
+    FILE *fp = fopen(local, "wb");
+    struct stat st;
+    if (!fp || ocisbx_client_read_file_to_callback(c, sid, "/workspace/min.bin", file_sink, fp) || fclose(fp) ||
+        stat(local, &st) != 0 || (size_t)st.st_size != size)
         die("minimal: read");
     *ms = now_ms() - t0;
     *kb = hwm_kb() - base;
@@ -407,15 +463,16 @@ static void curl_down(emu_fixture *f, const char *sid, size_t size, double *ms, 
 static void xfer_row(const char *what, xfer *x, double mib, double ref_ms)
 {
     double m = xfer_median_ms(x);
-    printf("  %-34s %8.0f MiB/s %8.3f s %10lld kB", what, mib / (m / 1e3), m / 1e3, xfer_median_kb(x));
+    printf("  %-44s %8.0f MiB/s %8.3f s %10lld kB", what, mib / (m / 1e3), m / 1e3, xfer_median_kb(x));
     if (ref_ms > 0)
         printf("   %.2fx the minimal protocol", ref_ms / m);
     printf("\n");
 }
 
 /* Alternating rounds of each way of moving the same file; medians. */
-static void bench_transfer_size(emu_fixture *f, ocisbx_client *c, const char *sid, const char *dir, size_t size)
+static void bench_transfer_size(emu_fixture *f, ocisbx_client *c, ocisbx_backend *b, const char *dir, size_t size)
 {
+    const char *sid = ocisbx_backend_sandbox_id(b);
     char local[600], back[600], remote[600], want[65], got[65];
     snprintf(local, sizeof local, "%s/up.bin", dir);
     snprintf(back, sizeof back, "%s/down.bin", dir);
@@ -430,13 +487,23 @@ static void bench_transfer_size(emu_fixture *f, ocisbx_client *c, const char *si
     if (fp)
         fclose(fp);
     free(chunk);
-    xfer cp_up = {0}, cp_down = {0}, min_up = {0}, min_down = {0}, c_up = {0}, c_down = {0};
+    /* BENCH_CP_BEFORE=<another ocisbx>: its cp too, in the same rounds (before/after figures) */
+    const char *before = getenv("BENCH_CP_BEFORE");
+    xfer cp_up = {0}, cp_down = {0}, min_up = {0}, min_down = {0}, c_up = {0}, c_down = {0}, b_up = {0},
+         b_down = {0}, l_up = {0}, l_down = {0}, o_up = {0};
     for (int r = 0; r < ROUNDS; r++) {
+        if (before) {
+            run_cp_with(before, f, local, remote, &b_up.ms[r], &b_up.kb[r]);
+            run_cp_with(before, f, remote, back, &b_down.ms[r], &b_down.kb[r]);
+        }
         run_cp(f, local, remote, &cp_up.ms[r], &cp_up.kb[r]);
-        minimal_up(c, sid, local, size, &min_up.ms[r], &min_up.kb[r]);
+        backend_up(b, local, &l_up.ms[r], &l_up.kb[r]);
+        minimal_up(c, sid, local, size, false, &min_up.ms[r], &min_up.kb[r]);
+        minimal_up(c, sid, local, size, true, &o_up.ms[r], &o_up.kb[r]);
         curl_up(f, sid, local, size, &c_up.ms[r], &c_up.kb[r]);
         run_cp(f, remote, back, &cp_down.ms[r], &cp_down.kb[r]);
-        minimal_down(c, sid, size, &min_down.ms[r], &min_down.kb[r]);
+        backend_down(b, back, &l_down.ms[r], &l_down.kb[r]);
+        minimal_down(c, sid, back, size, &min_down.ms[r], &min_down.kb[r]);
         curl_down(f, sid, size, &c_down.ms[r], &c_down.kb[r]);
     }
     hex_sha256_file(local, want);
@@ -449,14 +516,131 @@ static void bench_transfer_size(emu_fixture *f, ocisbx_client *c, const char *si
     printf("transfer %zu MiB, median of %d alternating rounds (time, client peak memory: for cp the whole "
            "process's RSS, else the growth of this one's):\n",
            size >> 20, ROUNDS);
+    if (before)
+        xfer_row("up: ocisbx cp (BENCH_CP_BEFORE)", &b_up, mib, xfer_median_ms(&min_up));
     xfer_row("up: ocisbx cp", &cp_up, mib, xfer_median_ms(&min_up));
+    xfer_row("up: the backend's write, in process", &l_up, mib, xfer_median_ms(&min_up));
     xfer_row("up: minimal sequential protocol", &min_up, mib, 0);
+    xfer_row("up: minimal, openssl's SHA-256 inside", &o_up, mib, xfer_median_ms(&min_up));
     xfer_row("up: curl PUT of the same parts", &c_up, mib, xfer_median_ms(&min_up));
+    if (before)
+        xfer_row("down: ocisbx cp (BENCH_CP_BEFORE)", &b_down, mib, xfer_median_ms(&min_down));
     xfer_row("down: ocisbx cp", &cp_down, mib, xfer_median_ms(&min_down));
-    xfer_row("down: minimal (one checked GET)", &min_down, mib, 0);
+    xfer_row("down: the backend's read, in process", &l_down, mib, xfer_median_ms(&min_down));
+    xfer_row("down: minimal (one checked GET to the file)", &min_down, mib, 0);
     xfer_row("down: curl GET", &c_down, mib, xfer_median_ms(&min_down));
     unlink(local);
     unlink(back);
+}
+
+/* Where the time of a 64 MiB chunked write goes, step by step, with the
+ * library's own steps (backend_int.h), and the components on their own. */
+static double per_ms(double t0, int n)
+{
+    return (now_ms() - t0) / n;
+}
+
+static void bench_breakdown(emu_fixture *f, ocisbx_client *c, ocisbx_backend *b)
+{
+    enum { REP = 8 };
+    unsigned char *part = malloc(PART), *copy = malloc(PART), md[32];
+    for (size_t i = 0; i < PART; i++)
+        part[i] = (unsigned char)(i * 2654435761u >> 13);
+    double t0 = now_ms();
+    for (int i = 0; i < REP; i++)
+        EVP_Digest(part, PART, md, NULL, EVP_sha256(), NULL);
+    double t_sha = per_ms(t0, REP);
+    t0 = now_ms();
+    for (int i = 0; i < REP; i++)
+        memcpy(copy, part, PART);
+    double t_copy = per_ms(t0, REP);
+    t0 = now_ms();
+    for (int i = 0; i < REP * 8; i++) {
+        emu_fixture_req req = {0};
+        req.method = "PUT";
+        req.path = "/sandboxes/x/files?filePath=/workspace/p";
+        req.body = part;
+        req.body_len = 1;
+        req.content_type = "application/octet-stream";
+        ocisbx_headers *h = NULL;
+        if (emu_fixture_sign(f, &req, &h) != 0)
+            die("sign");
+        ocisbx_headers_free(h);
+    }
+    double t_sign = per_ms(t0, REP * 8);
+    const char *sid = ocisbx_backend_sandbox_id(b);
+    char sha[64];
+    b64_sha256(part, PART, sha);
+    t0 = now_ms();
+    for (int i = 0; i < REP; i++)
+        if (ocisbx_client_write_file(c, sid, "/workspace/.bd/buffered", part, PART, NULL))
+            die("put");
+    double t_put_buffered = per_ms(t0, REP);
+    t0 = now_ms();
+    for (int i = 0; i < REP; i++)
+        if (b->vt->put_file(b, ".bd/streamed", part, PART, sha))
+            die("put");
+    double t_put = per_ms(t0, REP);
+    t0 = now_ms();
+    for (int i = 0; i < REP; i++)
+        curl_signed(f, "PUT", "/sandboxes/x", NULL, 0, NULL); /* warm: a 404 */
+    double t_rtt = per_ms(t0, REP);
+    t0 = now_ms();
+    for (int i = 0; i < REP; i++) {
+        char p[256];
+        snprintf(p, sizeof p, "/sandboxes/%s/files?filePath=/workspace/.bd/curl", sid);
+        curl_signed(f, "PUT", p, part, PART, NULL);
+    }
+    double t_curl = per_ms(t0, REP);
+    /* one run of a script that does nothing but its checks */
+    const char *args[] = {b->root, "."};
+    int ex = 0;
+    t0 = now_ms();
+    for (int i = 0; i < REP; i++)
+        if (ocisbx_backend_run_sh(b, ocisbx_script_path_stat, args, 2, 64, NULL, NULL, &ex))
+            die("run");
+    double t_run = per_ms(t0, REP);
+    /* a 64 MiB chunked write by its steps */
+    double t_next = 0, t_parts = 0, t_join = 0;
+    gen_src g = {NULL, 0, 0};
+    ocisbx_chunked_write *w = NULL;
+    unsigned char *buf = malloc(PART);
+    unsigned char *data = malloc(8 * (size_t)PART);
+    for (size_t i = 0; i < 8 * (size_t)PART; i++)
+        data[i] = (unsigned char)(i * 2654435761u >> 13);
+    g.d = data;
+    g.len = 8 * (size_t)PART;
+    if (ocisbx_chunked_begin(b, "bd.bin", NULL, 0, gen_src_read, &g, &w))
+        die("begin");
+    bool more = true;
+    while (more) {
+        ocisbx_part pt;
+        t0 = now_ms();
+        if (ocisbx_chunked_next(w, buf, &pt, &more))
+            die("next");
+        t_next += now_ms() - t0;
+        t0 = now_ms();
+        if (ocisbx_chunked_put(w, &pt))
+            die("part");
+        t_parts += now_ms() - t0;
+    }
+    t0 = now_ms();
+    if (ocisbx_chunked_finish(w))
+        die("join");
+    t_join = now_ms() - t0;
+    ocisbx_chunked_free(w);
+    printf("a 64 MiB write by its steps (8 parts of 8 MiB), ms:\n"
+           "  per part: SHA-256 %.1f (the write hashes twice: the part's and the whole file's), a copy %.1f, "
+           "signing %.2f, one round trip %.1f;\n"
+           "  the request of a part: streamed from where it lies with its SHA-256 %.1f, from a copy with the "
+           "SHA-256 computed again (before) %.1f, curl alone (a new connection each) %.1f;\n"
+           "  all 8 parts: reading and hashing %.0f, their requests %.0f; the join (one run of write-join.sh: "
+           "cat | tee | sha256, mv) %.0f, of which a run that does nothing %.0f\n",
+           t_sha, t_copy, t_sign, t_rtt, t_put, t_put_buffered, t_curl, t_next, t_parts, t_join, t_run);
+    free(data);
+    free(buf);
+    free(part);
+    free(copy);
 }
 
 static void bench_transfers(emu_fixture *f, ocisbx_client *c, ocisbx_backend *b)
@@ -464,9 +648,8 @@ static void bench_transfers(emu_fixture *f, ocisbx_client *c, ocisbx_backend *b)
     char dir[] = "/tmp/bench_backend_XXXXXX";
     if (!mkdtemp(dir))
         die("mkdtemp");
-    const char *sid = ocisbx_backend_sandbox_id(b);
-    bench_transfer_size(f, c, sid, dir, 64u << 20);
-    bench_transfer_size(f, c, sid, dir, BIG);
+    bench_transfer_size(f, c, b, dir, 64u << 20);
+    bench_transfer_size(f, c, b, dir, BIG);
     rmdir(dir);
 }
 
@@ -509,9 +692,11 @@ int main(void)
     if (ocisbx_backend_options_new(&o) || ocisbx_backend_options_set_client(o, c) ||
         ocisbx_backend_options_set_poll_interval_ms(o, 20) || ocisbx_backend_create(EMU_FIXTURE_PROJECT, o, &b))
         die("create");
-    const char *only = getenv("BENCH_ONLY"); /* "exec", "transfers" or "output": one part */
+    const char *only = getenv("BENCH_ONLY"); /* "exec", "breakdown", "transfers" or "output": one part */
     if (!only || !strcmp(only, "exec"))
         bench_exec(c, b);
+    if (!only || !strcmp(only, "breakdown"))
+        bench_breakdown(f, c, b);
     if (!only || !strcmp(only, "transfers"))
         bench_transfers(f, c, b);
     if (!only || !strcmp(only, "output"))

@@ -57,3 +57,20 @@ ln -s /etc "$W/out"
 run write-join "$W" out/x aaaaaaaaaaaaaaaa "$SUM"
 expect_rc 93 "a symlink out"
 expect_no_file "$D" "the parts after a refusal"
+
+# without openssl: sha256sum checks it
+mkdir -p "$T/nobin"
+for f in /usr/bin/* /bin/*; do
+    [ "${f##*/}" = openssl ] || [ -e "$T/nobin/${f##*/}" ] || ln -s "$f" "$T/nobin/"
+done
+mkdir -p "$D"
+printf 'one two\n' >"$D/p000000"
+rc=0
+PATH="$T/nobin" "$SH" "$SCRIPTS/write-join.sh" "$W" plain.txt aaaaaaaaaaaaaaaa "$SUM" >"$T/out" 2>"$T/err" || rc=$?
+expect_rc 0 "join with sha256sum"
+[ "$(cat "$W/plain.txt")" = "one two" ] || fail "joined with sha256sum"
+mkdir -p "$D"
+printf 'changed\n' >"$D/p000000"
+rc=0
+PATH="$T/nobin" "$SH" "$SCRIPTS/write-join.sh" "$W" plain.txt aaaaaaaaaaaaaaaa "$SUM" >"$T/out" 2>"$T/err" || rc=$?
+expect_rc 10 "a wrong SHA-256 with sha256sum"

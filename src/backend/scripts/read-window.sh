@@ -20,7 +20,7 @@ confine "$F"
 capture
 use_tmp read
 S=$(stat -L -c %s -- "$F") || fail "stat"
-SUM=$(sha256sum <"$F") || fail "sha256sum"
+SUM=$(sha256 <"$F") || fail "sha256"
 L=$(LC_ALL=C sed -n '$=' <"$F") || fail "counting the lines"
 head -c 8192 <"$F" >"$T/s" || fail "reading the first 8 KiB"
 N=$(wc -c <"$T/s") || fail "wc"

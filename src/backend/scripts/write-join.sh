@@ -1,7 +1,7 @@
 #!/bin/sh
 # The end of a chunked write: joins its parts, checks the whole file's
 # SHA-256 and renames the result over the target, in one pass over the
-# data (cat | tee | sha256sum). The parts go in every case; parts of other
+# data (cat | tee | sha256). The parts go in every case; parts of other
 # writes untouched for more than a minute (their writer is gone: a live
 # one adds a part every few seconds) go first.
 #   $1  the workspace root as this shell sees it
@@ -25,7 +25,7 @@ find "$W/.ocisbx" -mindepth 1 -maxdepth 1 -name 'write-*' ! -name "write-$3" -mm
 mkdir -p -- "${F%/*}" 2>"$D/err" || fail "making the target's directory" "$(first_line "$D/err")"
 { cat -- "$D"/p* 2>"$D/cat.err" || echo cat >>"$D/failed"; } |
     { tee -- "$D/joined" 2>"$D/tee.err" || echo tee >>"$D/failed"; } |
-    sha256sum >"$D/sum" || fail "sha256sum"
+    sha256 >"$D/sum" || fail "sha256"
 [ -s "$D/failed" ] && fail "joining the parts ($(first_line "$D/failed"))" "$(cat -- "$D/cat.err" "$D/tee.err" | head -c 300)"
 read -r SUM _ <"$D/sum" || fail "reading the SHA-256"
 [ "$SUM" = "$4" ] || exit 10
