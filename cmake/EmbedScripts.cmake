@@ -16,8 +16,7 @@
 #   -DSCRIPTS=a.sh;b.sh -DLIB=lib.sh -DOUT_C=... -DOUT_H=...
 if(CMAKE_SCRIPT_MODE_FILE)
   file(READ "${LIB}" lib)
-  # the shebang line goes (not REGEX REPLACE "^...": its ^ matches again
-  # after each replacement, which would remove every line)
+  # the shebang line (string(FIND), not REGEX REPLACE: its "^" matches again after each match)
   string(FIND "${lib}" "\n" nl)
   math(EXPR nl "${nl} + 1")
   string(SUBSTRING "${lib}" ${nl} -1 lib)

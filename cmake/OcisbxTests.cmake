@@ -5,8 +5,9 @@
 #   tests/fuzz/fuzz_<name>.c          libFuzzer target (OCISBX_FUZZ=ON, clang) or, otherwise,
 #                                     a replay program run on tests/fuzz/corpus/<name>/ (label "unit")
 #   tests/bench/bench_<name>.c        benchmark programs (never tests)
-#   examples/*.c                      example programs
+#   examples/*.c                      example programs (built by cmake/OcisbxExamples.cmake)
 #   tests/*/<name>.cmake              extra rules a module needs (script tests, fixtures)
+#   examples/examples.cmake           the examples' rules and tests (from cmake/OcisbxExamples.cmake)
 # Every test gets these compile definitions so it can find what it needs:
 set(OCISBX_TEST_DEFS
   OCISBX_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
@@ -72,17 +73,9 @@ foreach(src ${bench_srcs})
   ocisbx_warnings(${name})
 endforeach()
 
-# Examples: built against the public headers only, linked to the shared library.
-file(GLOB example_srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/examples/*.c)
-foreach(src ${example_srcs})
-  get_filename_component(name ${src} NAME_WE)
-  add_executable(example_${name} ${src})
-  set_target_properties(example_${name} PROPERTIES OUTPUT_NAME ${name} RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/examples)
-  target_link_libraries(example_${name} PRIVATE ocisbx)
-  ocisbx_warnings(example_${name})
-endforeach()
-
-file(GLOB extra_cmake CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/*/*.cmake ${PROJECT_SOURCE_DIR}/examples/*.cmake)
+# Examples are built by cmake/OcisbxExamples.cmake (OCISBX_BUILD_EXAMPLES),
+# which also includes examples/examples.cmake: their rules and their tests.
+file(GLOB extra_cmake CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/*/*.cmake)
 foreach(f ${extra_cmake})
   include(${f})
 endforeach()

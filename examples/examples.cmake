@@ -1,6 +1,8 @@
-# The examples (built by cmake/OcisbxTests.cmake, one program per examples/*.c
-# into build/examples/) and their tests: each runs against a fresh local test
-# tenancy (run-with-tenancy.sh), label "example"; checks.sh holds the checks.
+# The examples' own build rules (cmake/OcisbxExamples.cmake builds one
+# program per examples/*.c into build/examples/ and includes this file),
+# then, with OCISBX_BUILD_TESTS, their tests: each runs against a fresh local
+# test tenancy (run-with-tenancy.sh), label "example"; checks.sh holds the
+# checks.
 
 # agent_loop's built-in script: examples/agent_loop_default.json is the one
 # source, compiled in as a byte array (regenerated when the JSON changes).
@@ -16,6 +18,11 @@ static const unsigned char agent_loop_default_json[] = {
 " @ONLY)
 target_include_directories(example_agent_loop PRIVATE ${PROJECT_BINARY_DIR}/examples/generated)
 target_link_libraries(example_agent_loop PRIVATE PkgConfig::CJSON)
+
+# ---- the tests (they need the emulator and the test fixtures) ----
+if(NOT OCISBX_BUILD_TESTS)
+  return()
+endif()
 
 set(_ocisbx_example_runner ${PROJECT_SOURCE_DIR}/examples/run-with-tenancy.sh)
 set(_ocisbx_example_checks ${PROJECT_SOURCE_DIR}/examples/checks.sh)

@@ -54,7 +54,10 @@ OCISBX_API int ocisbx_client_options_new(ocisbx_client_options **out);
 OCISBX_API void ocisbx_client_options_free(ocisbx_client_options *o);
 /** Base URL ("https://host[:port][/prefix]"). When unset: $OCI_SANDBOX_ENDPOINT,
  * else `https://inference.generativeai.<region>.oci.<realm domain>` with the
- * region from set_region, $OCI_SANDBOX_REGION or the credentials. */
+ * region from set_region, $OCI_SANDBOX_REGION or $OCI_CLI_REGION, or the
+ * credentials (the variables of the settings table, settings.h; a program
+ * that wants the config file's region and the rest of the precedence builds
+ * its client with ocisbx_settings_client_new). */
 OCISBX_API int ocisbx_client_options_set_endpoint(ocisbx_client_options *o, const char *url);
 /** Region name or short code ("us-chicago-1", "ord"). */
 OCISBX_API int ocisbx_client_options_set_region(ocisbx_client_options *o, const char *region);
@@ -503,6 +506,13 @@ OCISBX_API int ocisbx_client_resume_sandbox(ocisbx_client *c, const char *sandbo
  * during the waits between polls: OCISBX_ECANCELED. */
 OCISBX_API int ocisbx_client_wait_sandbox(ocisbx_client *c, const char *sandbox_id, const char *state,
                                           int64_t timeout_ms, int64_t poll_ms, ocisbx_sandbox **out);
+/** As ocisbx_client_wait_sandbox, until the sandbox is in any of the
+ * nstates states (nstates >= 1): the first one reached ends the wait (as
+ * the OCI CLI's repeated --wait-for-state). FAILED or DELETED fail the wait
+ * unless one of the states names it. */
+OCISBX_API int ocisbx_client_wait_sandbox_any(ocisbx_client *c, const char *sandbox_id, const char *const *states,
+                                              size_t nstates, int64_t timeout_ms, int64_t poll_ms,
+                                              ocisbx_sandbox **out);
 
 /* ---- command operations -------------------------------------------------------------- */
 /** The service answers a SandboxCommandIdentifier {id} [public]: *out then
@@ -530,6 +540,12 @@ OCISBX_API int ocisbx_client_list_commands(ocisbx_client *c, const char *sandbox
  * timeout_ms. out may be NULL. */
 OCISBX_API int ocisbx_client_wait_command(ocisbx_client *c, const char *sandbox_id, const char *command_id, int state,
                                           int64_t timeout_ms, int64_t poll_ms, ocisbx_command **out);
+/** As ocisbx_client_wait_command, until the command's derived state
+ * reaches any of the nstates states (nstates >= 1); OCISBX_ECONFLICT once
+ * it can reach none of them. */
+OCISBX_API int ocisbx_client_wait_command_any(ocisbx_client *c, const char *sandbox_id, const char *command_id,
+                                              const int *states, size_t nstates, int64_t timeout_ms, int64_t poll_ms,
+                                              ocisbx_command **out);
 /** Start of a command's events/output: no fromSeq given (the service starts
  * at its first event). Any from_seq >= 0 is sent as given, 0 included. */
 #define OCISBX_SEQ_START (-1)
@@ -609,6 +625,10 @@ OCISBX_API int ocisbx_client_list_snapshots(ocisbx_client *c, const ocisbx_list_
 /** As ocisbx_client_wait_sandbox, for a snapshot (FAILED/DELETED terminal). */
 OCISBX_API int ocisbx_client_wait_snapshot(ocisbx_client *c, const char *snapshot_id, const char *state,
                                            int64_t timeout_ms, int64_t poll_ms, ocisbx_snapshot **out);
+/** As ocisbx_client_wait_sandbox_any, for a snapshot. */
+OCISBX_API int ocisbx_client_wait_snapshot_any(ocisbx_client *c, const char *snapshot_id, const char *const *states,
+                                               size_t nstates, int64_t timeout_ms, int64_t poll_ms,
+                                               ocisbx_snapshot **out);
 
 /* ---- pagination: iterators over every page --------------------------------------------- */
 /** next: 0 with *item set (owned by the iterator, valid until the next call),

@@ -13,7 +13,9 @@ extern "C" {
 /* ---- the configuration file (~/.oci/config) ------------------------------ */
 /** An OCI config file, read, with one profile selected. */
 typedef struct ocisbx_config ocisbx_config;
-/** path NULL: $OCI_CONFIG_FILE, else ~/.oci/config. profile NULL: "DEFAULT".
+/** path NULL: $OCI_CONFIG_FILE, else $OCI_CLI_CONFIG_FILE, else ~/.oci/config
+ * (the settings table's config_file; ~ is $HOME, else the passwd entry's
+ * home). profile NULL: "DEFAULT".
  * Reads the file, applies [DEFAULT] inheritance and expands ~ in key_file
  * and security_token_file. Errors (OCISBX_ECONFIG) name the file, and the
  * profile or the line: file not found, profile not found, malformed line.

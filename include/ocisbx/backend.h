@@ -51,8 +51,9 @@ extern "C" {
 #define OCISBX_BACKEND_LINE_MAX 2000
 /** search: the most matches returned when no maximum is set. */
 #define OCISBX_BACKEND_DEFAULT_SEARCH_RESULTS 100
-/** search: the most max_results may be (the search cap). */
-#define OCISBX_BACKEND_SEARCH_MAX_RESULTS 100000
+/** search: the most entries one page may have (the search cap; head_limit,
+ * max_results, ls limit). */
+#define OCISBX_SEARCH_MAX_LIMIT 100000
 
 /** Non-zero return: cancel (the operation fails with OCISBX_ECANCELED); the
  * library's one cancel callback type (common.h). */
@@ -173,6 +174,12 @@ OCISBX_API int ocisbx_backend_redact(const ocisbx_backend *b, const char *text, 
  * Symlinks are not looked at (see ocisbx_backend_resolve_path). *out is
  * freed with ocisbx_free. */
 OCISBX_API int ocisbx_backend_workspace_path(const char *path, char **out);
+/** The path the workspace's operations reach for path: the workspace path
+ * rule, then its symlinks followed as the workspace sees them (one small
+ * script run in the workspace; components that do not exist are kept).
+ * *out is an absolute /workspace path (ocisbx_free). A path that leads
+ * outside /workspace, lexically or through a symlink: OCISBX_EFORBIDDEN. */
+OCISBX_API int ocisbx_backend_resolve_path(ocisbx_backend *b, const char *path, char **out);
 
 /* ---- exec ------------------------------------------------------------------------ */
 /** Options of one exec (and of a job). */
@@ -417,9 +424,8 @@ OCISBX_API int ocisbx_search_options_set_ignore_case(ocisbx_search_options *o, i
 OCISBX_API int ocisbx_search_options_set_glob(ocisbx_search_options *o, const char *glob);
 /** The most context lines before or after a match. */
 #define OCISBX_SEARCH_MAX_CONTEXT 100
-/** The same as ocisbx_search_options_set_head_limit (its older name):
- * 1..OCISBX_BACKEND_SEARCH_MAX_RESULTS; default
- * OCISBX_BACKEND_DEFAULT_SEARCH_RESULTS (100). */
+/** The same as ocisbx_search_options_set_head_limit (its older name);
+ * default OCISBX_BACKEND_DEFAULT_SEARCH_RESULTS (100). */
 OCISBX_API int ocisbx_search_options_set_max_results(ocisbx_search_options *o, size_t max);
 
 /** What a search returns: its entries are matching lines, files or counts. */
@@ -436,7 +442,7 @@ OCISBX_API int ocisbx_search_options_set_output_mode(ocisbx_search_options *o, o
 /** Content mode: the lines before and after each match that come back with
  * it (each 0..OCISBX_SEARCH_MAX_CONTEXT, default 0); other modes ignore it. */
 OCISBX_API int ocisbx_search_options_set_context(ocisbx_search_options *o, size_t before, size_t after);
-/** The most entries returned (1..OCISBX_BACKEND_SEARCH_MAX_RESULTS, default
+/** The most entries returned (1..OCISBX_SEARCH_MAX_LIMIT, default
  * OCISBX_BACKEND_DEFAULT_SEARCH_RESULTS). */
 OCISBX_API int ocisbx_search_options_set_head_limit(ocisbx_search_options *o, size_t limit);
 /** Skips that many entries first (default 0): the next page starts at
@@ -493,7 +499,7 @@ OCISBX_API int ocisbx_backend_glob(ocisbx_backend *b, const char *pattern, const
 OCISBX_API int ocisbx_backend_ls(ocisbx_backend *b, const char *path, ocisbx_entry_list **out);
 /** One page of a directory: the entries after the first offset ones, at most
  * limit (0: OCISBX_BACKEND_LS_DEFAULT_LIMIT; at most
- * OCISBX_BACKEND_SEARCH_MAX_RESULTS); truncated when more follow. */
+ * OCISBX_SEARCH_MAX_LIMIT); truncated when more follow. */
 OCISBX_API int ocisbx_backend_ls_page(ocisbx_backend *b, const char *path, uint64_t offset, size_t limit,
                                       ocisbx_entry_list **out);
 /** Frees an entry list. */

@@ -60,6 +60,19 @@ typedef enum ocisbx_status { OCISBX_STATUS_MAP(OCISBX_STATUS_ENUM_ITEM_) } ocisb
 
 /** OCISBX_VERSION_STRING of the library that is running ("0.1.0"). */
 OCISBX_API const char *ocisbx_version(void);
+
+/** ocisbx_features() bit: harness policy files in YAML can be read (the
+ * library was built with libyaml, OCISBX_WITH_YAML); without it
+ * ocisbx_harness_options_set_policy_file fails with OCISBX_EUNSUPPORTED. */
+#define OCISBX_FEATURE_YAML_POLICY (1u << 0)
+/** ocisbx_features() bit: the local-directory backend (ocisbx_backend_local). */
+#define OCISBX_FEATURE_LOCAL_BACKEND (1u << 1)
+/** ocisbx_features() bit: the transport can speak HTTP/2 (the libcurl it
+ * runs with was built with it). */
+#define OCISBX_FEATURE_HTTP2 (1u << 2)
+/** The optional features of the library that is running: a bit set of
+ * OCISBX_FEATURE_*. Bits not defined here are 0. */
+OCISBX_API unsigned int ocisbx_features(void);
 /** A short fixed message for a status code, e.g. "not found"; "unknown
  * error" for a value not in OCISBX_STATUS_MAP. Never NULL. */
 OCISBX_API const char *ocisbx_strerror(int code);

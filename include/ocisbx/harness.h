@@ -41,11 +41,16 @@ OCISBX_API const char *ocisbx_gate_decision_name(int decision);
  *   rules:                          # the first rule that matches decides
  *     - label: workspace.exec       # a glob on the action label (required)
  *       tool: exec                  # a glob on the tool's name (optional)
- *       command: "^pytest( |$)"     # POSIX ERE on exec's command (optional)
+ *       command: "^pytest( |$)"     # POSIX ERE on each simple command of exec's line (optional)
  *       path: "<glob>"              # a path glob on the path argument (optional)
  *       decision: allow             # allow | deny | hold (required)
  *       reason: shown to the model  # optional
  *   default: allow                  # allow | deny | hold (optional; allow)
+ * A command rule is tried on each simple command of the line (the line
+ * read as a shell command list), the strictest decision winning: an allow
+ * holds only when every simple command has one, and never for a line with
+ * a command or process substitution, eval, a subshell or compound command,
+ * or a redirection out of /workspace (see docs/harness.md).
  * A rule with `command` only matches calls that have a command, one with
  * `path` only calls that have a path. `label` and `tool` must match at
  * least one tool's action label or name (a typo would leave the rule dead).
@@ -82,8 +87,8 @@ OCISBX_API size_t ocisbx_policy_rule_count(const ocisbx_policy *p);
 /** The longest line the verifier reads (OCISBX_ETOOLARGE above). */
 #define OCISBX_EVIDENCE_LINE_MAX (16 * 1024 * 1024)
 
-/** Checks an evidence file's chain. 0 when every line is a JSON object whose
- * prev_sha256 matches the line before it (*records: the count; an empty
+/** Checks an evidence file's chain. 0 when every line is one JSON object
+ * (nothing after it, no NUL byte) whose prev_sha256 matches the line before it (*records: the count; an empty
  * file has 0). OCISBX_EINTEGRITY when the chain is broken: *bad_line (may
  * be NULL) gets the 1-based number of the first line that breaks it, and
  * the message says what is wrong. Other codes: the file cannot be read
@@ -126,7 +131,9 @@ OCISBX_API int ocisbx_harness_options_require_person(ocisbx_harness_options *o, 
 OCISBX_API int ocisbx_harness_options_deny_label(ocisbx_harness_options *o, const char *label, const char *reason);
 /** A policy file (loaded now; its errors are OCISBX_ECONFIG with file, line, key). */
 OCISBX_API int ocisbx_harness_options_set_policy_file(ocisbx_harness_options *o, const char *path);
-/** Evidence appended to this JSON Lines file (its chain continued). */
+/** Evidence appended to this JSON Lines file (its chain continued). Before
+ * a call reaches the workspace the file is checked; a call whose record
+ * cannot be written does not run (the error "evidence_error"). */
 OCISBX_API int ocisbx_harness_options_set_evidence_file(ocisbx_harness_options *o, const char *path);
 
 /** The backend is borrowed: it must outlive the harness. o may be NULL. A
@@ -172,7 +179,10 @@ OCISBX_API int ocisbx_harness_tools_json(const ocisbx_harness *h, const char *fo
  * timeout rules. */
 OCISBX_API int ocisbx_harness_prompt(const ocisbx_harness *h, char **out);
 /** Calls a tool: always gives *result_json (an object: the tool's result, or
- * {"error": {"code", "message"}}), also when the call fails. Returns 0 when
+ * {"error": {"code", "message"}}), also when the call fails. Secret values
+ * are redacted from the result, the record, the thread's error and every
+ * line logged on this thread during the call; a call that succeeds leaves
+ * the thread's error as it was. Returns 0 when
  * the tool succeeded, else a negative code matching the error (a denied call:
  * OCISBX_EDENIED). */
 OCISBX_API int ocisbx_harness_call_json(ocisbx_harness *h, const char *tool, const char *arguments_json,

@@ -73,7 +73,7 @@ OCISBX_API int ocisbx_http_options_set_backoff_ms(ocisbx_http_options *o, int64_
 OCISBX_API int ocisbx_http_options_set_max_jitter_ms(ocisbx_http_options *o, int64_t ms);
 /** A PEM CA bundle for https (a private CA); NULL: the system's. TLS
  * verification itself is always on. A client (ocisbx_client_new) whose
- * options give none takes $OCI_SANDBOX_CA_BUNDLE when it is set. */
+ * options give none takes $OCI_SANDBOX_CA_BUNDLE (else $OCI_CLI_CERT_BUNDLE) when it is set. */
 OCISBX_API int ocisbx_http_options_set_ca_bundle(ocisbx_http_options *o, const char *path);
 /** Allows http:// URLs, but only ever for a loopback host (127.0.0.0/8, ::1,
  * localhost); http to any other host is refused (OCISBX_EINVAL) even so. */

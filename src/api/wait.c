@@ -1,5 +1,7 @@
 /* Waiters: poll a sandbox or snapshot until it reaches a lifecycle state,
  * or a command until its derived state (ocisbx_command_state). */
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "api/client_internal.h"
@@ -18,19 +20,41 @@ static int get_snapshot(ocisbx_client *c, const char *id, ocisbx_model **out)
     return ocisbx_client_get_snapshot(c, id, (ocisbx_snapshot **)(void *)out);
 }
 
-static int wait_state(ocisbx_client *c, const char *what, get_fn get, const char *id, const char *state,
-                      int64_t timeout_ms, int64_t poll_ms, ocisbx_model **out)
+/* "A", or "A or B or C" for the messages (states were checked non-empty). */
+static void states_text(const char *const *states, size_t n, char *out, size_t cap)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < n && len < cap; i++)
+        len += (size_t)snprintf(out + len, cap - len, "%s%s", i ? " or " : "", states[i]);
+}
+
+static bool in_states(const char *cur, const char *const *states, size_t n)
+{
+    for (size_t i = 0; cur && i < n; i++)
+        if (strcmp(cur, states[i]) == 0)
+            return true;
+    return false;
+}
+
+static int wait_states(ocisbx_client *c, const char *what, get_fn get, const char *id, const char *const *states,
+                       size_t n, int64_t timeout_ms, int64_t poll_ms, ocisbx_model **out)
 {
     if (out)
         *out = NULL;
-    if (!c || !id || !id[0] || !state || !state[0])
+    bool bad = !states || n == 0;
+    for (size_t i = 0; !bad && i < n; i++)
+        bad = !states[i] || !states[i][0];
+    if (!c || !id || !id[0] || bad)
         return ocisbx_fail(OCISBX_EINVAL, "wait for %s: the id and the state are required", what);
     if (timeout_ms < 0 || poll_ms < 0)
         return ocisbx_fail(OCISBX_EINVAL, "wait for %s %s: negative time", what, id);
     if (poll_ms == 0)
         poll_ms = 2000;
+    char want[256];
+    states_text(states, n, want, sizeof want);
     int64_t deadline = ocisbx_time_monotonic_ms() + timeout_ms;
-    bool want_deleted = strcmp(state, "DELETED") == 0;
+    bool want_deleted = in_states("DELETED", states, n);
     char last[64] = "unknown";
     for (;;) {
         ocisbx_model *m = NULL;
@@ -42,7 +66,7 @@ static int wait_state(ocisbx_client *c, const char *what, get_fn get, const char
         const char *cur = ocisbx_model_str(m, "lifecycleState");
         snprintf(last, sizeof last, "%s", cur ? cur : "unknown");
         const char *details = ocisbx_model_str(m, "lifecycleDetails");
-        if (cur && strcmp(cur, state) == 0) {
+        if (in_states(cur, states, n)) {
             if (out)
                 *out = m;
             else
@@ -51,7 +75,7 @@ static int wait_state(ocisbx_client *c, const char *what, get_fn get, const char
         }
         if (strcmp(last, "FAILED") == 0 || strcmp(last, "DELETED") == 0) {
             /* the service's reason (lifecycleDetails) is what the user needs */
-            rc = ocisbx_fail(OCISBX_ECONFLICT, "%s %s is %s while waiting for %s%s%.300s%s", what, id, last, state,
+            rc = ocisbx_fail(OCISBX_ECONFLICT, "%s %s is %s while waiting for %s%s%.300s%s", what, id, last, want,
                              details && *details ? " (lifecycleDetails: " : "", details ? details : "",
                              details && *details ? ")" : "");
             ocisbx_model_free(m);
@@ -61,27 +85,39 @@ static int wait_state(ocisbx_client *c, const char *what, get_fn get, const char
         int64_t now = ocisbx_time_monotonic_ms();
         if (now >= deadline)
             return ocisbx_fail(OCISBX_ETIMEOUT, "%s %s still %s after %lld ms waiting for %s", what, id, last,
-                               (long long)timeout_ms, state);
+                               (long long)timeout_ms, want);
         /* the client's cancel callback ends the wait between two polls too */
         if (ocisbx_sys_sleep_ms(poll_ms < deadline - now ? poll_ms : deadline - now, c->http->opt.cancel,
                                 c->http->opt.cancel_ud) != 0)
             return ocisbx_fail(OCISBX_ECANCELED, "%s %s: canceled while waiting for %s (last state %s)", what, id,
-                               state, last);
+                               want, last);
     }
 }
 
 int ocisbx_client_wait_sandbox(ocisbx_client *c, const char *sandbox_id, const char *state, int64_t timeout_ms,
                                int64_t poll_ms, ocisbx_sandbox **out)
 {
-    return wait_state(c, "sandbox", get_sandbox, sandbox_id, state, timeout_ms, poll_ms,
-                      (ocisbx_model **)(void *)out);
+    return ocisbx_client_wait_sandbox_any(c, sandbox_id, &state, 1, timeout_ms, poll_ms, out);
+}
+
+int ocisbx_client_wait_sandbox_any(ocisbx_client *c, const char *sandbox_id, const char *const *states,
+                                   size_t nstates, int64_t timeout_ms, int64_t poll_ms, ocisbx_sandbox **out)
+{
+    return wait_states(c, "sandbox", get_sandbox, sandbox_id, states, nstates, timeout_ms, poll_ms,
+                       (ocisbx_model **)(void *)out);
 }
 
 int ocisbx_client_wait_snapshot(ocisbx_client *c, const char *snapshot_id, const char *state, int64_t timeout_ms,
                                 int64_t poll_ms, ocisbx_snapshot **out)
 {
-    return wait_state(c, "snapshot", get_snapshot, snapshot_id, state, timeout_ms, poll_ms,
-                      (ocisbx_model **)(void *)out);
+    return ocisbx_client_wait_snapshot_any(c, snapshot_id, &state, 1, timeout_ms, poll_ms, out);
+}
+
+int ocisbx_client_wait_snapshot_any(ocisbx_client *c, const char *snapshot_id, const char *const *states,
+                                    size_t nstates, int64_t timeout_ms, int64_t poll_ms, ocisbx_snapshot **out)
+{
+    return wait_states(c, "snapshot", get_snapshot, snapshot_id, states, nstates, timeout_ms, poll_ms,
+                       (ocisbx_model **)(void *)out);
 }
 
 /* ---- commands: a state derived from the times and the exit code ---- */
@@ -144,16 +180,45 @@ static int command_reached(int cur, int want)
     return 1;
 }
 
+/* Of several wanted states: reached (0) if any is, never (-1) if none can
+ * be, else maybe still (1). */
+static int command_reached_any(int cur, const int *states, size_t n)
+{
+    int r = -1;
+    for (size_t i = 0; i < n; i++) {
+        int ri = command_reached(cur, states[i]);
+        if (ri == 0)
+            return 0;
+        if (ri > 0)
+            r = 1;
+    }
+    return r;
+}
+
 int ocisbx_client_wait_command(ocisbx_client *c, const char *sandbox_id, const char *command_id, int state,
                                int64_t timeout_ms, int64_t poll_ms, ocisbx_command **out)
 {
+    return ocisbx_client_wait_command_any(c, sandbox_id, command_id, &state, 1, timeout_ms, poll_ms, out);
+}
+
+int ocisbx_client_wait_command_any(ocisbx_client *c, const char *sandbox_id, const char *command_id,
+                                   const int *states, size_t nstates, int64_t timeout_ms, int64_t poll_ms,
+                                   ocisbx_command **out)
+{
     if (out)
         *out = NULL;
-    const char *want = ocisbx_command_state_name(state);
     if (!c || !sandbox_id || !sandbox_id[0] || !command_id || !command_id[0])
         return ocisbx_fail(OCISBX_EINVAL, "wait for command: the sandbox id and the command id are required");
-    if (!want)
-        return ocisbx_fail(OCISBX_EINVAL, "wait for command %s: unknown state %d", command_id, state);
+    char want[160] = "";
+    size_t len = 0;
+    for (size_t i = 0; states && i < nstates; i++) {
+        const char *name = ocisbx_command_state_name(states[i]);
+        if (!name)
+            return ocisbx_fail(OCISBX_EINVAL, "wait for command %s: unknown state %d", command_id, states[i]);
+        len += (size_t)snprintf(want + len, sizeof want - len, "%s%s", i ? " or " : "", name);
+    }
+    if (!states || nstates == 0)
+        return ocisbx_fail(OCISBX_EINVAL, "wait for command %s: no state to wait for", command_id);
     if (timeout_ms < 0 || poll_ms < 0)
         return ocisbx_fail(OCISBX_EINVAL, "wait for command %s: negative time", command_id);
     if (poll_ms == 0)
@@ -165,7 +230,7 @@ int ocisbx_client_wait_command(ocisbx_client *c, const char *sandbox_id, const c
         if (rc)
             return rc;
         int cur = ocisbx_command_state(cm);
-        int r = command_reached(cur, state);
+        int r = command_reached_any(cur, states, nstates);
         if (r == 0) {
             if (out)
                 *out = cm;

@@ -103,15 +103,15 @@ int ocisbx_search_options_set_ignore_case(ocisbx_search_options *o, int icase)
 }
 int ocisbx_search_options_set_head_limit(ocisbx_search_options *o, size_t limit)
 {
-    if (!o || limit == 0 || limit > OCISBX_BACKEND_SEARCH_MAX_RESULTS)
-        return ocisbx_fail(OCISBX_EINVAL, "search: head_limit must be 1..%d", OCISBX_BACKEND_SEARCH_MAX_RESULTS);
+    if (!o || limit == 0 || limit > OCISBX_SEARCH_MAX_LIMIT)
+        return ocisbx_fail(OCISBX_EINVAL, "search: head_limit must be 1..%d", OCISBX_SEARCH_MAX_LIMIT);
     o->max = limit;
     return 0;
 }
 int ocisbx_search_options_set_max_results(ocisbx_search_options *o, size_t max)
 {
-    if (!o || max == 0 || max > OCISBX_BACKEND_SEARCH_MAX_RESULTS)
-        return ocisbx_fail(OCISBX_EINVAL, "max_results must be 1..%d", OCISBX_BACKEND_SEARCH_MAX_RESULTS);
+    if (!o || max == 0 || max > OCISBX_SEARCH_MAX_LIMIT)
+        return ocisbx_fail(OCISBX_EINVAL, "max_results must be 1..%d", OCISBX_SEARCH_MAX_LIMIT);
     return ocisbx_search_options_set_head_limit(o, max);
 }
 int ocisbx_search_options_set_offset(ocisbx_search_options *o, uint64_t offset)
@@ -724,8 +724,8 @@ int ocisbx_backend_ls_page(ocisbx_backend *b, const char *path, uint64_t offset,
     *out = NULL;
     if (!b)
         return ocisbx_fail(OCISBX_EINVAL, "ls: NULL backend");
-    if (limit > OCISBX_BACKEND_SEARCH_MAX_RESULTS)
-        return ocisbx_fail(OCISBX_EINVAL, "ls: limit must be 0..%d", OCISBX_BACKEND_SEARCH_MAX_RESULTS);
+    if (limit > OCISBX_SEARCH_MAX_LIMIT)
+        return ocisbx_fail(OCISBX_EINVAL, "ls: limit must be 0..%d", OCISBX_SEARCH_MAX_LIMIT);
     if (limit == 0)
         limit = OCISBX_BACKEND_LS_DEFAULT_LIMIT;
     char off[24], lim[24];

@@ -7,6 +7,7 @@
 #define OCISBX_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include <cjson/cJSON.h>
@@ -58,13 +59,106 @@ typedef struct cli_ctx {
 } cli_ctx;
 
 typedef int (*cli_cmd_fn)(cli_ctx *ctx, int argc, char **argv);
+
+/* ---- the command table (cli_table.c) ----
+ * Every command, subcommand and option with its help: the one source of the
+ * parsers of the global options and of the API groups, of --help, of
+ * `ocisbx completion` and of the man page. The other commands parse their
+ * options by hand with cli_opt_value/cli_opt_flag; test_cli_table checks
+ * that every name they ask for is in their entry, and the other way round. */
+#define CLI_OPT_REQUIRED 0x01u /* the subcommand refuses to run without it (marked '*') */
+#define CLI_OPT_REPEAT 0x02u   /* may be given more than once */
+#define CLI_OPT_FILE 0x04u     /* the value names a local file (completed as one) */
+#define CLI_OPT_DIR 0x08u      /* the value names a local directory */
+#define CLI_OPT_BOOL 0x10u     /* a flag that also takes =true or =false */
+typedef struct cli_option {
+    const char *name;   /* without the leading "--"; NULL ends a list */
+    const char *arg;    /* the value's placeholder ("ID"); NULL for a flag */
+    const char *help;   /* one line */
+    const char *values; /* the fixed values, space-separated (checked, completed); NULL: free */
+    unsigned flags;     /* CLI_OPT_* */
+    const char *alias;  /* this CLI's older name, still accepted; NULL */
+} cli_option;
+#define CLI_END_OPTIONS                 \
+    {                                   \
+        NULL, NULL, NULL, NULL, 0, NULL \
+    }
+
+#define CLI_VERB_HIDDEN 0x01u /* accepted, not listed (help, completion, man page) */
+#define CLI_VERB_FILES 0x02u  /* the words after the options are local files (completed as such) */
+/* A subcommand, or the usage of a command that has none. */
+typedef struct cli_verb {
+    const char *name;     /* as typed; NULL ends a list */
+    const char *id;       /* what the command's code compares; NULL: name */
+    const char *shown_as; /* "GROUP VERB" that help and usage show (the OCI CLI's name); NULL: its own */
+    const char *summary;  /* one line */
+    const char *args;     /* what follows the options in the usage ("-- COMMAND [ARG...]"); NULL: none */
+    const char *text;     /* more, for help and the man page (lines end with \n); NULL */
+    const cli_option *options;
+    unsigned flags; /* CLI_VERB_* */
+} cli_verb;
+#define CLI_END_VERBS                               \
+    {                                               \
+        NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0 \
+    }
+
+#define CLI_CMD_OCI 0x01u   /* a group of `oci generative-ai-sandbox` (also typed after that word) */
+#define CLI_CMD_ALIAS 0x02u /* this CLI's first names for the OCI groups */
 typedef struct cli_command {
-    const char *name;
+    const char *name; /* NULL ends the table */
     const char *summary;
     cli_cmd_fn fn;
+    const cli_verb *verbs; /* its subcommands; NULL when it has none */
+    const cli_verb *self;  /* a command without subcommands: its usage and options */
+    unsigned flags;        /* CLI_CMD_* */
 } cli_command;
-/* Ends with a {NULL, NULL, NULL} entry. */
+/* Every command, in the order --help lists them. */
 extern const cli_command cli_commands[];
+
+/* A global option of the CLI's own (not a client setting): its help and
+ * the field of cli_globals it sets (a const char * for an option with a
+ * value, a bool for a flag). */
+typedef struct cli_global_option {
+    cli_option opt;
+    size_t offset; /* in cli_globals; SIZE_MAX: handled by main (--help, --version) */
+} cli_global_option;
+/* Ends with an entry whose opt.name is NULL. */
+extern const cli_global_option cli_global_options[];
+/* Every global option as help, the man page and completion show it: the
+ * client settings of the library's table (env: their variables, "A, B"),
+ * then the CLI's own. */
+typedef struct cli_global_view {
+    cli_option opt;
+    char env[160];
+    const char *default_value;
+} cli_global_view;
+const cli_global_view *cli_global_views(size_t *n);
+
+/* The command named name, or NULL. */
+const cli_command *cli_find_command(const char *name);
+/* The subcommand named name of c (hidden ones too), or NULL. */
+const cli_verb *cli_find_verb(const cli_command *c, const char *name);
+/* The option named name (or by its alias) in opts, or NULL. */
+const cli_option *cli_find_option(const cli_option *opts, const char *name);
+/* "what" is one of the space-separated words in list. */
+bool cli_word_in(const char *list, const char *what);
+
+/* ---- help, man page and completion (cli_doc.c, cli_complete.c) ---- */
+/* --help of a command (v NULL: the command itself, or the list of a
+ * group's subcommands) on stdout. */
+void cli_help(const cli_command *c, const cli_verb *v);
+/* The usage and the command list (ocisbx --help). oci_only: the groups
+ * under `ocisbx generative-ai-sandbox`. */
+void cli_help_top(FILE *out, bool oci_only);
+/* The man page ocisbx(1) in roff, from the table. */
+int cli_man_page(FILE *out);
+/* The completion script for shell ("bash", "zsh", "fish") on out; -1 for
+ * another shell. */
+int cli_completion_script(FILE *out, const char *shell);
+int cmd_completion(cli_ctx *ctx, int argc, char **argv);
+/* Set by test_cli_table only: told every option name a command's parser
+ * asks cli_opt_value (value true) or cli_opt_flag (value false) about. */
+extern void (*cli_opt_probe)(const char *name, bool value);
 
 /* Entry points (cmd_raw_request.c; the four others in their own files). */
 int cmd_raw_request(cli_ctx *ctx, int argc, char **argv);
@@ -157,6 +251,9 @@ int cli_unknown_option(const char *cmd, const char *arg);
 int cli_setting_option(cli_ctx *ctx, int argc, char **argv, int *i);
 /* The help lines of those options, from the table. */
 void cli_settings_help(FILE *out);
+/* The help line of one setting's option ("runtime": --runtime NAME, its
+ * help, variables and default), for a command's --help. */
+void cli_setting_help(FILE *out, const char *name);
 /* A resolved setting ("project_id", "region", ...), resolving once (a
  * config file that fails leaves the other sources' values readable). */
 const char *cli_setting(cli_ctx *ctx, const char *name);
@@ -200,23 +297,26 @@ int cli_read_file(const char *path, char **data, size_t *len);
 /* ---- the api commands' shared helpers (cli_api.c) ---- */
 /* The options of sandbox/command/file/snapshot; NULL when not given. */
 #define CLI_API_MAX_REPEAT 64
+typedef struct cli_api_list {
+    const char *v[CLI_API_MAX_REPEAT];
+    int n;
+} cli_api_list;
 typedef struct cli_api_opts {
     const char *sandbox_id, *project_id, *command_id, *snapshot_id, *display_name, *runtime, *shape;
     const char *expires_in_minutes, *additional_duration, *command, *timeout, *cwd, *file_path;
-    const char *from_file, *to_file, *from_seq, *wait_for_state, *limit, *page, *lifecycle_state;
+    const char *from_file, *to_file, *from_seq, *limit, *page, *lifecycle_state;
     const char *max_wait_seconds, *wait_interval_seconds, *expiration_duration, *warmpool_name;
     const char *if_match, *sort_by, *sort_order;
-    const char *output; /* --output json|table (list subcommands) */
+    const char *output; /* --output json|table */
     int is_force;       /* -1 not given */
     bool all;
-    const char *env[CLI_API_MAX_REPEAT];
-    int nenv;
-    const char *args[CLI_API_MAX_REPEAT];
-    int nargs;
+    cli_api_list wait_for_state; /* --wait-for-state, repeatable: the wait ends at any of them */
+    cli_api_list env;            /* NAME=VALUE */
+    cli_api_list args;           /* --arg and what follows -- */
 } cli_api_opts;
-/* Parses the options in argv[0..argc), allowing only the option names
- * listed (space-separated) in allowed. Prints usage errors. */
-int cli_api_parse(const char *cmd, int argc, char **argv, const char *allowed, cli_api_opts *o);
+/* Parses argv[0..argc) with the options of one subcommand (its table entry;
+ * fixed values checked). Prints usage errors. */
+int cli_api_parse(const char *cmd, int argc, char **argv, const cli_option *opts, cli_api_opts *o);
 int cli_api_require(const char *cmd, const char *name, const char *value);
 int cli_api_client(cli_ctx *ctx, ocisbx_client **out);
 int cli_api_print(int rc, char *json);
@@ -225,45 +325,30 @@ int cli_api_duration(const char *cmd, const char *name, const char *value);
 int cli_api_int(const char *cmd, const char *name, const char *value, long long min, long long max, long long *out);
 int cli_api_wait_ms(const char *cmd, const cli_api_opts *o, int64_t *timeout_ms, int64_t *poll_ms);
 int cli_api_unknown_sub(const char *cmd, const char *sub, const char *subs);
-/* --wait-for-state must be one of `states` (space-separated lifecycle
- * states of the resource): else a usage error listing them. */
-int cli_api_check_state(const char *cmd, const char *state, const char *states);
+/* --help (or -h) before any "--" in argv[1..argc). */
 bool cli_api_wants_help(int argc, char **argv);
-struct cli_api_sub;
-/* The usage line of one subcommand, under the OCI CLI's names (cmd: the
- * file's legacy group, for which options are required). */
-void cli_api_usage_line(const char *cmd, const struct cli_api_sub *s);
-/* Each option of one subcommand with a one-line description; required
- * ones marked '*'. */
-void cli_api_usage_detail(const char *cmd, const struct cli_api_sub *s);
 
-/* A list's output: --output table prints the items (the list's "items"
- * array) as aligned columns under a header, a missing field as "-" (and a
- * next page token on stderr); otherwise (json, the default) the list as
- * JSON. cols ends with {NULL, NULL}. */
+/* The columns of a resource's table output; cols ends with {NULL, NULL}. */
 typedef struct cli_column {
     const char *header, *key;
 } cli_column;
+/* A list's output: --output table prints the items (the list's "items"
+ * array) as aligned columns under a header, a missing field as "-" (and a
+ * next page token on stderr); otherwise (json, the default) the list as
+ * JSON. */
 int cli_api_print_list(const cli_api_opts *o, const cJSON *list, const cli_column *cols);
+/* One resource's output (get): its JSON text, or with --output table one
+ * row under the header. Frees json; rc non-zero: the last error. */
+int cli_api_print_one(const cli_api_opts *o, int rc, char *json, const cli_column *cols);
 
-/* A subcommand of an API command group and the options it allows, under
- * the OCI CLI's names (`oci generative-ai-sandbox <group> <oci>`, the names
- * --help shows) and this CLI's first short name (name, under the file's
- * legacy group: "command run"), which stays an alias. */
-typedef struct cli_api_sub {
-    const char *name;    /* the short name, also what the command file tests */
-    const char *allowed; /* option names, space-separated (the OCI CLI's) */
-    const char *group;   /* the OCI CLI's group: "sandbox-command" */
-    const char *oci;     /* the OCI CLI's subcommand: "run" */
-} cli_api_sub;
 /* The common start of every API command group: finds the subcommand
- * argv[1] of the group argv[0] (an OCI group name: by group and oci name;
- * the legacy group: by short name, or by oci name), answers --help (the
- * group's subcommands, or one with its option details, under the OCI
- * names), refuses a missing or unknown subcommand, and parses the options
+ * argv[1] of the group argv[0] in the command table, refuses a missing or
+ * unknown one (naming the group's subcommands), and parses the options
  * after it into o. cmd gets "group sub" as typed (cap >= 64). Returns the
- * index of the subcommand in subs, or -1 with *exit_code set. */
-int cli_api_select(const char *legacy, const cli_api_sub *subs, size_t n, int argc, char **argv, cli_api_opts *o,
-                   char *cmd, size_t cmd_cap, int *exit_code);
+ * subcommand (compare its id with cli_verb_id), or NULL with *exit_code
+ * set. (--help was answered by main.) */
+const cli_verb *cli_api_select(int argc, char **argv, cli_api_opts *o, char *cmd, size_t cmd_cap, int *exit_code);
+/* What the code compares: v->id, else v->name. */
+const char *cli_verb_id(const cli_verb *v);
 
 #endif

@@ -1,5 +1,5 @@
 /* Helpers shared by the api commands (sandbox, command, file, snapshot):
- * the option table, the client, JSON output, usage lines. */
+ * parsing by the command table, the client, JSON and table output. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -8,129 +8,181 @@
 
 #include "cli.h"
 
+/* Where each option of the API groups is kept in cli_api_opts (the table
+ * says which subcommand takes which; this says where the value goes). */
+typedef enum opt_kind { OPT_TEXT, OPT_LIST, OPT_FLAG, OPT_BOOL } opt_kind;
 typedef struct opt_def {
     const char *name;
-    size_t offset; /* of a const char * field; SIZE_MAX for the special ones */
+    opt_kind kind;
+    size_t offset;
 } opt_def;
 
 #define F(field) offsetof(cli_api_opts, field)
 static const opt_def opt_defs[] = {
-    {"sandbox-id", F(sandbox_id)},
-    {"project-id", F(project_id)},
-    {"command-id", F(command_id)},
-    {"snapshot-id", F(snapshot_id)},
-    {"display-name", F(display_name)},
-    {"runtime", F(runtime)},
-    {"shape", F(shape)},
-    {"expires-in-minutes", F(expires_in_minutes)},
-    {"additional-duration", F(additional_duration)},
-    {"command", F(command)},
-    {"timeout", F(timeout)},
-    {"cwd", F(cwd)},
-    {"file-path", F(file_path)},
-    {"from-file", F(from_file)},
-    {"to-file", F(to_file)},
-    {"from-seq", F(from_seq)},
-    {"wait-for-state", F(wait_for_state)},
-    {"limit", F(limit)},
-    {"page", F(page)},
-    {"lifecycle-state", F(lifecycle_state)},
-    {"max-wait-seconds", F(max_wait_seconds)},
-    {"wait-interval-seconds", F(wait_interval_seconds)},
-    {"expiration-duration", F(expiration_duration)},
-    {"warmpool-name", F(warmpool_name)},
-    {"if-match", F(if_match)},
-    {"sort-by", F(sort_by)},
-    {"sort-order", F(sort_order)},
-    {"output", F(output)},
-    /* the OCI CLI's names */
-    {"sandbox-file-path", F(file_path)},
-    {"file", F(from_file)},
-    {"local-file", F(to_file)},
-    {"source-snapshot-id", F(snapshot_id)},
-    {"env", SIZE_MAX},
-    {"arg", SIZE_MAX},
+    {"sandbox-id", OPT_TEXT, F(sandbox_id)},
+    {"project-id", OPT_TEXT, F(project_id)},
+    {"command-id", OPT_TEXT, F(command_id)},
+    {"snapshot-id", OPT_TEXT, F(snapshot_id)},
+    {"source-snapshot-id", OPT_TEXT, F(snapshot_id)},
+    {"display-name", OPT_TEXT, F(display_name)},
+    {"runtime", OPT_TEXT, F(runtime)},
+    {"shape", OPT_TEXT, F(shape)},
+    {"expires-in-minutes", OPT_TEXT, F(expires_in_minutes)},
+    {"additional-duration", OPT_TEXT, F(additional_duration)},
+    {"command", OPT_TEXT, F(command)},
+    {"timeout", OPT_TEXT, F(timeout)},
+    {"cwd", OPT_TEXT, F(cwd)},
+    {"sandbox-file-path", OPT_TEXT, F(file_path)},
+    {"file", OPT_TEXT, F(from_file)},
+    {"local-file", OPT_TEXT, F(to_file)},
+    {"from-seq", OPT_TEXT, F(from_seq)},
+    {"limit", OPT_TEXT, F(limit)},
+    {"page", OPT_TEXT, F(page)},
+    {"lifecycle-state", OPT_TEXT, F(lifecycle_state)},
+    {"max-wait-seconds", OPT_TEXT, F(max_wait_seconds)},
+    {"wait-interval-seconds", OPT_TEXT, F(wait_interval_seconds)},
+    {"expiration-duration", OPT_TEXT, F(expiration_duration)},
+    {"warmpool-name", OPT_TEXT, F(warmpool_name)},
+    {"if-match", OPT_TEXT, F(if_match)},
+    {"sort-by", OPT_TEXT, F(sort_by)},
+    {"sort-order", OPT_TEXT, F(sort_order)},
+    {"output", OPT_TEXT, F(output)},
+    {"wait-for-state", OPT_LIST, F(wait_for_state)},
+    {"env", OPT_LIST, F(env)},
+    {"arg", OPT_LIST, F(args)},
+    {"all", OPT_FLAG, F(all)},
+    {"is-force", OPT_BOOL, F(is_force)},
 };
 
-/* This CLI's first option names, still accepted where the OCI CLI's name
- * (the one --help shows) is allowed and the old name itself is not. */
-static const struct {
-    const char *old_name, *oci_name;
-} opt_aliases[] = {
-    {"file-path", "sandbox-file-path"},
-    {"from-file", "file"},
-    {"to-file", "local-file"},
-    {"snapshot-id", "source-snapshot-id"},
-};
-
-static bool allowed_has(const char *allowed, const char *name)
+static const opt_def *opt_def_of(const char *name)
 {
-    size_t n = strlen(name);
-    for (const char *p = allowed; (p = strstr(p, name)) != NULL; p += n)
-        if ((p == allowed || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
-            return true;
-    return false;
+    for (size_t d = 0; d < sizeof opt_defs / sizeof opt_defs[0]; d++)
+        if (strcmp(opt_defs[d].name, name) == 0)
+            return &opt_defs[d];
+    return NULL;
 }
 
-int cli_api_parse(const char *cmd, int argc, char **argv, const char *allowed, cli_api_opts *o)
+/* "A B C" as "A, B or C" (last " or "), or "A, B, C" (last ", "). */
+static void values_text(const char *values, const char *last_sep, char *out, size_t cap)
+{
+    size_t n = 0, words = 0, k = 0;
+    for (const char *p = values; *p; p++)
+        words += *p != ' ' && (p == values || p[-1] == ' ');
+    out[0] = '\0';
+    for (const char *p = values; *p && n + 8 < cap; k++) {
+        size_t len = strcspn(p, " ");
+        if (len > cap - n - 8)
+            len = cap - n - 8;
+        n += (size_t)snprintf(out + n, cap - n, "%s%.*s",
+                              k == 0           ? ""
+                              : k + 1 == words ? last_sep
+                                               : ", ",
+                              (int)len, p);
+        p += len;
+        while (*p == ' ')
+            p++;
+    }
+}
+
+/* A value of an option with fixed values: one of them, else a usage error
+ * (--wait-for-state: in the words the docs give). */
+static int check_value(const char *cmd, const cli_option *opt, const char *value)
+{
+    if (!opt->values || cli_word_in(opt->values, value))
+        return 0;
+    char list[400];
+    bool state = strcmp(opt->name, "wait-for-state") == 0;
+    values_text(opt->values, state ? ", " : " or ", list, sizeof list);
+    if (state) {
+        return cli_error(CLI_EXIT_USAGE, "%s: --wait-for-state %s is not a state of this resource (one of: %s)", cmd,
+                         value, list);
+    }
+    return cli_error(CLI_EXIT_USAGE, "%s: --%s is %s, not '%s'", cmd, opt->name, list, value);
+}
+
+static int store(const char *cmd, const cli_option *opt, const opt_def *d, const char *value, cli_api_opts *o)
+{
+    if (check_value(cmd, opt, value))
+        return CLI_EXIT_USAGE;
+    void *field = (char *)o + d->offset;
+    if (d->kind == OPT_TEXT) {
+        *(const char **)field = value;
+        return 0;
+    }
+    cli_api_list *l = field;
+    if (strcmp(opt->name, "env") == 0 && (!strchr(value, '=') || value[0] == '='))
+        return cli_error(CLI_EXIT_USAGE, "%s: --env takes NAME=VALUE, not '%s'", cmd, value);
+    if (l->n == CLI_API_MAX_REPEAT)
+        return cli_error(CLI_EXIT_USAGE, "%s: too many --%s", cmd, opt->name);
+    l->v[l->n++] = value;
+    return 0;
+}
+
+/* One option of argv[*i]: 1 taken, 0 not this one, -1 a usage error (printed). */
+static int parse_one(const char *cmd, int argc, char **argv, int *i, const cli_option *opt, cli_api_opts *o)
+{
+    const opt_def *d = opt_def_of(opt->name);
+    if (!d) {
+        cli_error(CLI_EXIT_USAGE, "%s: --%s has no place to go (the command table is wrong)", cmd, opt->name);
+        return -1;
+    }
+    const char *arg = argv[*i];
+    if (d->kind == OPT_FLAG || d->kind == OPT_BOOL) {
+        size_t n = strlen(opt->name);
+        bool flag = cli_opt_flag(arg, opt->name);
+        if (!flag && !(d->kind == OPT_BOOL && strncmp(arg, "--", 2) == 0 && strncmp(arg + 2, opt->name, n) == 0 &&
+                       arg[2 + n] == '='))
+            return 0;
+        const char *v = flag ? "true" : arg + 3 + n;
+        if (strcmp(v, "true") != 0 && strcmp(v, "false") != 0) {
+            cli_error(CLI_EXIT_USAGE, "%s: --%s takes true or false, not '%s'", cmd, opt->name, v);
+            return -1;
+        }
+        if (d->kind == OPT_FLAG)
+            *(bool *)(void *)((char *)o + d->offset) = true;
+        else
+            *(int *)(void *)((char *)o + d->offset) = strcmp(v, "true") == 0;
+        return 1;
+    }
+    const char *value = NULL;
+    int m = cli_opt_value(argc, argv, i, opt->name, &value);
+    if (m == 0 && opt->alias)
+        m = cli_opt_value(argc, argv, i, opt->alias, &value);
+    if (m <= 0)
+        return m;
+    return store(cmd, opt, d, value, o) ? -1 : 1;
+}
+
+int cli_api_parse(const char *cmd, int argc, char **argv, const cli_option *opts, cli_api_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->is_force = -1;
+    bool takes_args = cli_find_option(opts, "arg") != NULL;
     for (int i = 0; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "--") == 0) { /* the rest are command arguments */
-            for (i++; i < argc && allowed_has(allowed, "arg"); i++) {
-                if (o->nargs == CLI_API_MAX_REPEAT)
+            for (i++; i < argc && takes_args; i++) {
+                if (o->args.n == CLI_API_MAX_REPEAT)
                     return cli_error(CLI_EXIT_USAGE, "%s: too many arguments", cmd);
-                o->args[o->nargs++] = argv[i];
+                o->args.v[o->args.n++] = argv[i];
             }
             if (i < argc)
                 return cli_error(CLI_EXIT_USAGE, "%s: unexpected argument %s after --", cmd, argv[i]);
             break;
         }
-        if (allowed_has(allowed, "is-force") && strncmp(arg, "--is-force", 10) == 0 &&
-            (arg[10] == '\0' || arg[10] == '=')) {
-            const char *v = arg[10] == '=' ? arg + 11 : "true";
-            if (strcmp(v, "true") != 0 && strcmp(v, "false") != 0)
-                return cli_error(CLI_EXIT_USAGE, "%s: --is-force takes true or false, not '%s'", cmd, v);
-            o->is_force = strcmp(v, "true") == 0;
-            continue;
-        }
-        if (allowed_has(allowed, "all") && cli_opt_flag(arg, "all")) {
-            o->all = true;
-            continue;
-        }
-        bool taken = false;
-        for (size_t d = 0; d < sizeof opt_defs / sizeof opt_defs[0] && !taken; d++) {
-            if (!allowed_has(allowed, opt_defs[d].name))
-                continue;
-            const char *value = NULL;
-            int m = cli_opt_value(argc, argv, &i, opt_defs[d].name, &value);
-            for (size_t a = 0; m == 0 && a < sizeof opt_aliases / sizeof opt_aliases[0]; a++)
-                if (strcmp(opt_aliases[a].oci_name, opt_defs[d].name) == 0 &&
-                    !allowed_has(allowed, opt_aliases[a].old_name))
-                    m = cli_opt_value(argc, argv, &i, opt_aliases[a].old_name, &value);
-            if (m < 0)
-                return CLI_EXIT_USAGE;
-            if (m == 0)
-                continue;
-            taken = true;
-            if (opt_defs[d].offset != SIZE_MAX) {
-                *(const char **)(void *)((char *)o + opt_defs[d].offset) = value;
-            } else if (strcmp(opt_defs[d].name, "env") == 0) {
-                if (!strchr(value, '=') || value[0] == '=')
-                    return cli_error(CLI_EXIT_USAGE, "%s: --env takes NAME=VALUE, not '%s'", cmd, value);
-                if (o->nenv == CLI_API_MAX_REPEAT)
-                    return cli_error(CLI_EXIT_USAGE, "%s: too many --env", cmd);
-                o->env[o->nenv++] = value;
-            } else {
-                if (o->nargs == CLI_API_MAX_REPEAT)
-                    return cli_error(CLI_EXIT_USAGE, "%s: too many --arg", cmd);
-                o->args[o->nargs++] = value;
-            }
-        }
+        int taken = 0;
+        for (const cli_option *opt = opts; opt->name && !taken; opt++)
+            taken = parse_one(cmd, argc, argv, &i, opt, o);
+        if (taken < 0)
+            return CLI_EXIT_USAGE; /* printed */
         if (!taken)
             return cli_unknown_option(cmd, arg);
+    }
+    for (const cli_option *opt = opts; opt->name; opt++) {
+        const opt_def *d = opt_def_of(opt->name);
+        if ((opt->flags & CLI_OPT_REQUIRED) && d && d->kind == OPT_TEXT &&
+            cli_api_require(cmd, opt->name, *(const char **)(void *)((char *)o + d->offset)))
+            return CLI_EXIT_USAGE;
     }
     return 0;
 }
@@ -217,77 +269,27 @@ int cli_api_unknown_sub(const char *cmd, const char *sub, const char *subs)
     return cli_error(CLI_EXIT_USAGE, "%s: unknown subcommand %s (one of: %s)", cmd, sub, subs);
 }
 
-/* Whether subs[i] belongs to the group as typed: an OCI group holds its
- * own subcommands, the legacy group (not also an OCI group) all of them. */
-static bool in_group(const char *group, bool legacy_only, const cli_api_sub *s)
+const cli_verb *cli_api_select(int argc, char **argv, cli_api_opts *o, char *cmd, size_t cmd_cap, int *exit_code)
 {
-    return legacy_only || strcmp(s->group, group) == 0;
-}
-
-int cli_api_select(const char *legacy, const cli_api_sub *subs, size_t n, int argc, char **argv, cli_api_opts *o,
-                   char *cmd, size_t cmd_cap, int *exit_code)
-{
-    const char *group = argv[0];
+    const cli_command *c = cli_find_command(argv[0]);
     const char *sub = argc > 1 && argv[1][0] != '-' ? argv[1] : NULL;
-    bool is_legacy = strcmp(group, legacy) == 0;
-    bool legacy_only = true;
-    for (size_t i = 0; i < n; i++)
-        legacy_only = legacy_only && strcmp(subs[i].group, group) != 0;
-    size_t k = n;
-    /* the OCI CLI's name first, then the short one under the legacy group */
-    for (size_t i = 0; sub && k == n && i < n; i++)
-        if (in_group(group, legacy_only, &subs[i]) && strcmp(subs[i].oci, sub) == 0)
-            k = i;
-    for (size_t i = 0; sub && k == n && is_legacy && i < n; i++)
-        if (strcmp(subs[i].name, sub) == 0)
-            k = i;
-    if (cli_api_wants_help(argc, argv)) {
-        printf("usage:\n");
-        for (size_t i = 0; i < n; i++)
-            if ((k == n && in_group(group, legacy_only, &subs[i])) || i == k)
-                cli_api_usage_line(legacy, &subs[i]);
-        if (k < n)
-            cli_api_usage_detail(legacy, &subs[k]);
-        *exit_code = CLI_EXIT_OK;
-        return -1;
-    }
-    if (!sub || k == n) {
+    const cli_verb *v = c ? cli_find_verb(c, sub) : NULL;
+    if (!v) {
         char names[320]; /* "create, get, ..." from the table */
         size_t len = 0;
         names[0] = '\0';
-        for (size_t i = 0; i < n && len < sizeof names; i++)
-            if (in_group(group, legacy_only, &subs[i]))
-                len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "",
-                                        legacy_only ? subs[i].name : subs[i].oci);
-        *exit_code = cli_api_unknown_sub(group, sub, names);
-        return -1;
+        for (const cli_verb *w = c ? c->verbs : NULL; w && w->name && len < sizeof names; w++)
+            if (!(w->flags & CLI_VERB_HIDDEN))
+                len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "", w->name);
+        *exit_code = cli_api_unknown_sub(argv[0], sub, names);
+        return NULL;
     }
-    snprintf(cmd, cmd_cap, "%s %s", group, sub);
-    if (cli_api_parse(cmd, argc - 2, argv + 2, subs[k].allowed, o)) {
+    snprintf(cmd, cmd_cap, "%s %s", argv[0], sub);
+    if (cli_api_parse(cmd, argc - 2, argv + 2, v->options, o)) {
         *exit_code = CLI_EXIT_USAGE;
-        return -1;
+        return NULL;
     }
-    if (o->output && strcmp(o->output, "json") != 0 && strcmp(o->output, "table") != 0) {
-        *exit_code = cli_error(CLI_EXIT_USAGE, "%s: --output is json or table, not '%s'", cmd, o->output);
-        return -1;
-    }
-    return (int)k;
-}
-
-int cli_api_check_state(const char *cmd, const char *state, const char *states)
-{
-    if (state && *state && !strchr(state, ' ') && allowed_has(states, state))
-        return 0;
-    char list[256];
-    size_t o = 0;
-    for (const char *p = states; *p && o + 3 < sizeof list; p++) { /* "A B C" -> "A, B, C" */
-        if (*p == ' ')
-            list[o++] = ',';
-        list[o++] = *p;
-    }
-    list[o] = '\0';
-    return cli_error(CLI_EXIT_USAGE, "%s: --wait-for-state %s is not a state of this resource (one of: %s)", cmd,
-                     state ? state : "", list);
+    return v;
 }
 
 bool cli_api_wants_help(int argc, char **argv)
@@ -299,132 +301,6 @@ bool cli_api_wants_help(int argc, char **argv)
             return true;
     }
     return false;
-}
-
-/* "  ocisbx sandbox stop --sandbox-id V [--is-force] ..." on stdout. */
-/* One line per option for `<command> <subcommand> --help`. */
-static const struct {
-    const char *name, *value, *text;
-} opt_help[] = {
-    {"sandbox-id", "ID", "the sandbox's id"},
-    {"project-id", "OCID", "the project (else OCI_SANDBOX_PROJECT_ID)"},
-    {"command-id", "ID", "the command's id"},
-    {"snapshot-id", "ID", "the snapshot's id (create: start from this snapshot)"},
-    {"display-name", "NAME", "a display name"},
-    {"runtime", "NAME", "the runtime image, e.g. python-3.11"},
-    {"shape", "NAME", "the shape, e.g. SMALL"},
-    {"expires-in-minutes", "N", "lifetime in minutes, 1-2880 (48 h), or -1: no automatic expiry"},
-    {"additional-duration", "DURATION", "ISO 8601 time to add, e.g. PT30M"},
-    {"command", "TEXT", "the shell command to run"},
-    {"timeout", "DURATION", "ISO 8601 limit of the command, e.g. PT5M"},
-    {"cwd", "PATH", "working directory (absolute, under /workspace)"},
-    {"sandbox-file-path", "PATH", "the file in the sandbox (absolute; alias --file-path)"},
-    {"file", "PATH", "local file to send ('-': standard input; alias --from-file)"},
-    {"local-file", "PATH",
-     "local file to write ('-' or absent: standard output, after the hash check; alias --to-file)"},
-    {"source-snapshot-id", "ID", "the snapshot the new sandbox starts from (alias --snapshot-id)"},
-    {"if-match", "ETAG", "act only if the resource's etag is still ETAG (else 412)"},
-    {"sort-by", "FIELD", "sort the list by FIELD"},
-    {"sort-order", "ORDER", "ASC or DESC"},
-    {"from-seq", "N", "first event sequence number (absent: from the start)"},
-    {"wait-for-state", "STATE", "wait until the resource reaches STATE (commands: the derived state)"},
-    {"limit", "N", "at most N items per page (1-1000)"},
-    {"page", "TOKEN", "the page token of a previous answer"},
-    {"lifecycle-state", "STATE", "only items in this state"},
-    {"max-wait-seconds", "N", "give up waiting after N seconds"},
-    {"wait-interval-seconds", "N", "seconds between checks while waiting"},
-    {"expiration-duration", "DURATION", "ISO 8601 lifetime, e.g. P7D (sandbox create: sent as whole minutes)"},
-    {"warmpool-name", "NAME", "take the sandbox from this warm pool"},
-    {"env", "NAME=VALUE", "an environment variable (repeatable)"},
-    {"arg", "V", "an argument of the command (repeatable; or after --)"},
-    {"is-force", NULL, "stop at once (no graceful shutdown)"},
-    {"all", NULL, "follow every page"},
-    {"output", "FORMAT", "json (the default) or table: aligned columns with a header"},
-};
-
-/* The options a subcommand refuses to run without (the same checks as the
- * commands make). */
-static bool opt_required(const char *cmd, const char *sub, const char *name)
-{
-    bool run = strncmp(sub, "run", 3) == 0;
-    if (strcmp(cmd, "sandbox") == 0) {
-        if (strcmp(name, "sandbox-id") == 0)
-            return strcmp(sub, "create") != 0 && strcmp(sub, "create-from-snapshot") != 0 && strcmp(sub, "list") != 0;
-        if (strcmp(name, "source-snapshot-id") == 0)
-            return strcmp(sub, "create-from-snapshot") == 0;
-        if (strcmp(name, "project-id") == 0)
-            return strncmp(sub, "create", 6) == 0;
-        if (strcmp(name, "additional-duration") == 0)
-            return strcmp(sub, "extend") == 0;
-        if (strcmp(name, "display-name") == 0)
-            return strcmp(sub, "update") == 0;
-    } else if (strcmp(cmd, "command") == 0) {
-        if (strcmp(name, "sandbox-id") == 0)
-            return true;
-        if (strcmp(name, "command") == 0)
-            return run;
-        if (strcmp(name, "command-id") == 0)
-            return !run && strcmp(sub, "list") != 0;
-    } else if (strcmp(cmd, "file") == 0) {
-        if (strcmp(name, "sandbox-id") == 0 || strcmp(name, "sandbox-file-path") == 0)
-            return true;
-        if (strcmp(name, "file") == 0)
-            return strcmp(sub, "write") == 0;
-    } else if (strcmp(cmd, "snapshot") == 0) {
-        if (strcmp(name, "sandbox-id") == 0)
-            return strcmp(sub, "create") == 0;
-        if (strcmp(name, "snapshot-id") == 0)
-            return strcmp(sub, "get") == 0 || strcmp(sub, "delete") == 0;
-    }
-    return false;
-}
-
-void cli_api_usage_detail(const char *cmd, const cli_api_sub *s)
-{
-    const char *sub = s->name;
-    printf("\noptions of %s %s (* required):\n", s->group, s->oci);
-    const char *p = s->allowed;
-    while (*p) {
-        size_t n = strcspn(p, " ");
-        char name[40];
-        snprintf(name, sizeof name, "%.*s", (int)(n < 39 ? n : 39), p);
-        for (size_t i = 0; i < sizeof opt_help / sizeof opt_help[0]; i++) {
-            if (strcmp(opt_help[i].name, name) != 0)
-                continue;
-            char left[64];
-            snprintf(left, sizeof left, "--%s%s%s", name, opt_help[i].value ? " " : "",
-                     opt_help[i].value ? opt_help[i].value : "");
-            printf("  %c %-32s %s\n", opt_required(cmd, sub, name) ? '*' : ' ', left, opt_help[i].text);
-        }
-        p += n;
-        while (*p == ' ')
-            p++;
-    }
-}
-
-void cli_api_usage_line(const char *cmd, const cli_api_sub *s)
-{
-    const char *sub = s->name;
-    printf("  ocisbx %s %s", s->group, s->oci);
-    const char *p = s->allowed;
-    while (*p) {
-        size_t n = strcspn(p, " ");
-        if (n == 3 && strncmp(p, "arg", 3) == 0)
-            printf(" [--arg V]... [-- ARG...]");
-        else if ((n == 8 && strncmp(p, "is-force", 8) == 0) || (n == 3 && strncmp(p, "all", 3) == 0))
-            printf(" [--%.*s]", (int)n, p);
-        else if (n == 3 && strncmp(p, "env", 3) == 0)
-            printf(" [--env NAME=VALUE]...");
-        else {
-            char name[40];
-            snprintf(name, sizeof name, "%.*s", (int)(n < 39 ? n : 39), p);
-            printf(opt_required(cmd, sub, name) ? " --%s V" : " [--%s V]", name);
-        }
-        p += n;
-        while (*p == ' ')
-            p++;
-    }
-    printf("\n");
 }
 
 /* One cell: the field as text (strings as they are, numbers and booleans
@@ -484,4 +360,23 @@ int cli_api_print_list(const cli_api_opts *o, const cJSON *list, const cli_colum
     if (cJSON_IsString(next) && next->valuestring)
         fprintf(stderr, "ocisbx: more items: --page %s\n", next->valuestring);
     return ferror(stdout) ? cli_stdout_failed() : 0;
+}
+
+int cli_api_print_one(const cli_api_opts *o, int rc, char *json, const cli_column *cols)
+{
+    if (rc || !o->output || strcmp(o->output, "json") == 0)
+        return cli_api_print(rc, json);
+    cJSON *item = cJSON_Parse(json);
+    ocisbx_free(json);
+    cJSON *list = cJSON_CreateObject();
+    cJSON *items = list ? cJSON_AddArrayToObject(list, "items") : NULL;
+    if (!item || !items) {
+        cJSON_Delete(item);
+        cJSON_Delete(list);
+        return cli_error(CLI_EXIT_FAIL, "out of memory");
+    }
+    cJSON_AddItemToArray(items, item);
+    int st = cli_api_print_list(o, list, cols);
+    cJSON_Delete(list);
+    return st;
 }

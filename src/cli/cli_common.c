@@ -169,8 +169,12 @@ void cli_log_warnings(const cli_ctx *ctx)
         ocisbx_set_log(debug_log, OCISBX_LOG_WARN, NULL);
 }
 
+void (*cli_opt_probe)(const char *name, bool value);
+
 int cli_opt_value(int argc, char **argv, int *i, const char *name, const char **value)
 {
+    if (cli_opt_probe)
+        cli_opt_probe(name, true);
     const char *arg = argv[*i];
     if (strncmp(arg, "--", 2) != 0)
         return 0;
@@ -193,6 +197,8 @@ int cli_opt_value(int argc, char **argv, int *i, const char *name, const char **
 
 bool cli_opt_flag(const char *arg, const char *name)
 {
+    if (cli_opt_probe)
+        cli_opt_probe(name, false);
     return strncmp(arg, "--", 2) == 0 && strcmp(arg + 2, name) == 0;
 }
 

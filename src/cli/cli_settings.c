@@ -51,6 +51,13 @@ static void option_help(FILE *out, const ocisbx_setting *r)
         fprintf(out, "  %-20s %s (%s)\n", head, r->help, extra);
 }
 
+void cli_setting_help(FILE *out, const char *name)
+{
+    const ocisbx_setting *r = ocisbx_setting_by_name(name);
+    if (r)
+        option_help(out, r);
+}
+
 void cli_settings_help(FILE *out)
 {
     for (const ocisbx_setting *r = ocisbx_setting_next(NULL); r; r = ocisbx_setting_next(r))

@@ -8,30 +8,61 @@
 
 #include "cli.h"
 #include "ocisbx/api.h"
+#include "util/internal.h"
 
 /* Called after the call that set cmd (never as f(call(&cmd), cmd): the
  * order in which arguments are evaluated is unspecified). */
-static int print_command(int rc, ocisbx_command *cmd)
+static const cli_column command_cols[] = {{"ID", "id"},           {"STATE", "lifecycleState"},
+                                          {"EXIT", "exitCode"},   {"CREATED", "timeCreated"},
+                                          {"COMMAND", "command"}, {NULL, NULL}};
+
+static bool table_output(const cli_api_opts *o)
+{
+    return o->output && strcmp(o->output, "table") == 0;
+}
+
+/* A command as JSON; for a table with its derived state as lifecycleState
+ * (the wire has none: docs/wire.md), which the STATE column shows. */
+static int command_json(const cli_api_opts *o, const ocisbx_command *cm, char **json)
+{
+    int rc = ocisbx_command_to_json(cm, json);
+    if (rc || !table_output(o))
+        return rc;
+    cJSON *j = cJSON_Parse(*json);
+    ocisbx_free(*json);
+    *json = NULL;
+    char *text = NULL;
+    if (j && cJSON_AddStringToObject(j, "lifecycleState", ocisbx_command_lifecycle_state(cm)))
+        text = cJSON_PrintUnformatted(j);
+    cJSON_Delete(j);
+    if (!text)
+        return ocisbx_fail(OCISBX_ENOMEM, "out of memory");
+    *json = ocisbx_strdup(text);
+    cJSON_free(text);
+    return *json ? 0 : ocisbx_fail(OCISBX_ENOMEM, "out of memory");
+}
+
+static int print_command(const cli_api_opts *o, int rc, ocisbx_command *cmd)
 {
     char *json = NULL;
     if (!rc)
-        rc = ocisbx_command_to_json(cmd, &json);
+        rc = command_json(o, cmd, &json);
     ocisbx_command_free(cmd);
-    return cli_api_print(rc, json);
+    return cli_api_print_one(o, rc, json, command_cols);
 }
 
 static int build_details(const cli_api_opts *o, ocisbx_run_command_details **out)
 {
     int rc = ocisbx_run_command_details_new(o->command, out);
-    for (int i = 0; !rc && i < o->nargs; i++)
-        rc = ocisbx_run_command_details_add_arg(*out, o->args[i]);
+    for (int i = 0; !rc && i < o->args.n; i++)
+        rc = ocisbx_run_command_details_add_arg(*out, o->args.v[i]);
     if (!rc && o->cwd)
         rc = ocisbx_run_command_details_set_cwd(*out, o->cwd);
     if (!rc && o->timeout)
         rc = ocisbx_run_command_details_set_timeout(*out, o->timeout);
-    for (int i = 0; !rc && i < o->nenv; i++) {
-        const char *eq = strchr(o->env[i], '=');
-        char *name = strndup(o->env[i], (size_t)(eq - o->env[i]));
+    for (int i = 0; !rc && i < o->env.n; i++) {
+        const char *eq = strchr(o->env.v[i], '=');
+        char *name = strndup(o->env.v[i], (size_t)(eq - o->env.v[i]));
         rc = name ? ocisbx_run_command_details_add_env(*out, name, eq + 1) : OCISBX_ENOMEM;
         free(name);
     }
@@ -106,60 +137,86 @@ static int stream_status(int rc, const stream_out *s, const char *what, ocisbx_c
     return exit_status_of(has, code, what);
 }
 
-#define RUN_OPTS "sandbox-id command env cwd timeout arg"
-#define WAIT_OPTS " wait-for-state max-wait-seconds wait-interval-seconds"
-/* The states --wait-for-state takes: the client's derived command state
- * (a SandboxCommand has no lifecycle state, docs/wire.md). */
-#define COMMAND_STATES "NOT_STARTED RUNNING FINISHED FINISHED_NO_EXIT_CODE"
-
-/* get/run with --wait-for-state: poll until the derived state, print it. */
+/* get/run with --wait-for-state: poll until one of the derived states (the
+ * states the table allows: the client's, docs/wire.md), print it. */
 static int wait_and_print(ocisbx_client *c, const char *cmd, const cli_api_opts *o, const char *command_id)
 {
     int64_t t, p;
-    int state = 0;
+    int states[CLI_API_MAX_REPEAT];
     if (cli_api_wait_ms(cmd, o, &t, &p))
         return CLI_EXIT_USAGE;
-    if (ocisbx_command_state_from_name(o->wait_for_state, &state))
-        return cli_fail_last();
+    for (int i = 0; i < o->wait_for_state.n; i++)
+        if (ocisbx_command_state_from_name(o->wait_for_state.v[i], &states[i]))
+            return cli_fail_last();
     ocisbx_command *cm = NULL;
-    int rc = ocisbx_client_wait_command(c, o->sandbox_id, command_id, state, t, p, &cm);
-    return print_command(rc, cm);
+    int rc =
+        ocisbx_client_wait_command_any(c, o->sandbox_id, command_id, states, (size_t)o->wait_for_state.n, t, p, &cm);
+    return print_command(o, rc, cm);
+}
+
+/* sandbox-command-collection list: one page, or every page with --all. */
+static int list_commands(ocisbx_client *c, const cli_api_opts *o, long long limit)
+{
+    ocisbx_list_options *lo = NULL;
+    int rc = ocisbx_list_options_new(&lo);
+    if (!rc)
+        rc = ocisbx_list_options_set_limit(lo, (int)limit);
+    if (!rc && o->page)
+        rc = ocisbx_list_options_set(lo, "page", o->page);
+    if (!rc && o->command_id)
+        rc = ocisbx_list_options_set(lo, "commandId", o->command_id);
+    if (!rc && o->sort_by)
+        rc = ocisbx_list_options_set(lo, "sortBy", o->sort_by);
+    if (!rc && o->sort_order)
+        rc = ocisbx_list_options_set(lo, "sortOrder", o->sort_order);
+    cJSON *outj = cJSON_CreateObject();
+    cJSON *items = cJSON_AddArrayToObject(outj, "items");
+    if (!rc && o->all) {
+        ocisbx_command_iter *it = NULL;
+        const ocisbx_command *item = NULL;
+        rc = ocisbx_client_iter_commands(c, o->sandbox_id, lo, &it);
+        while (!rc && (rc = ocisbx_command_iter_next(it, &item)) == 0 && item) {
+            char *json = NULL;
+            if ((rc = command_json(o, item, &json)) == 0)
+                cJSON_AddItemToArray(items, cJSON_Parse(json));
+            ocisbx_free(json);
+        }
+        ocisbx_command_iter_free(it);
+    } else if (!rc) {
+        ocisbx_command_collection *l = NULL;
+        rc = ocisbx_client_list_commands(c, o->sandbox_id, lo, &l);
+        for (size_t i = 0; !rc && i < ocisbx_command_collection_count(l); i++) {
+            char *json = NULL;
+            if ((rc = command_json(o, ocisbx_command_collection_item(l, i), &json)) == 0)
+                cJSON_AddItemToArray(items, cJSON_Parse(json));
+            ocisbx_free(json);
+        }
+        if (!rc && ocisbx_command_collection_next_page(l))
+            cJSON_AddStringToObject(outj, "opcNextPage", ocisbx_command_collection_next_page(l));
+        ocisbx_command_collection_free(l);
+    }
+    ocisbx_list_options_free(lo);
+    int st = rc ? cli_fail_last() : cli_api_print_list(o, outj, command_cols);
+    cJSON_Delete(outj);
+    return st;
 }
 
 int cmd_command(cli_ctx *ctx, int argc, char **argv)
 {
-    static const cli_api_sub subs[] = {
-        {"run", RUN_OPTS WAIT_OPTS, "sandbox-command", "run"},
-        {"run-and-wait", RUN_OPTS, "sandbox-command", "run-and-wait"},
-        {"run-and-stream", RUN_OPTS, "sandbox-command-event", "run-and-stream"},
-        {"get", "sandbox-id command-id" WAIT_OPTS, "sandbox-command", "get"},
-        {"list", "sandbox-id command-id sort-by sort-order limit page all output", "sandbox-command-collection",
-         "list"},
-        {"output", "sandbox-id command-id from-seq", "sandbox-command-output", "get-output"},
-        {"events", "sandbox-id command-id from-seq", "sandbox-command-event", "stream"},
-        {"cancel", "sandbox-id command-id", "sandbox-command", "cancel"},
-    };
     char cmd[64];
     cli_api_opts o;
     int exit_code;
-    int k =
-        cli_api_select("command", subs, sizeof subs / sizeof subs[0], argc, argv, &o, cmd, sizeof cmd, &exit_code);
-    if (k < 0)
+    const cli_verb *v = cli_api_select(argc, argv, &o, cmd, sizeof cmd, &exit_code);
+    if (!v)
         return exit_code;
-    const char *sub = subs[k].name;
-    if (o.wait_for_state) { /* checked before any request is sent */
+    const char *sub = cli_verb_id(v);
+    if (o.wait_for_state.n) { /* checked before any request is sent (the states by the table) */
         int64_t t, p;
-        if (cli_api_check_state(cmd, o.wait_for_state, COMMAND_STATES) || cli_api_wait_ms(cmd, &o, &t, &p))
+        if (cli_api_wait_ms(cmd, &o, &t, &p))
             return CLI_EXIT_USAGE;
     }
-    if (cli_api_require(cmd, "sandbox-id", o.sandbox_id))
-        return CLI_EXIT_USAGE;
-    bool run = strncmp(sub, "run", 3) == 0;
-    if (run && cli_api_require(cmd, "command", o.command))
-        return CLI_EXIT_USAGE;
-    if (!run && strcmp(sub, "list") != 0 && cli_api_require(cmd, "command-id", o.command_id))
-        return CLI_EXIT_USAGE;
-    long long from_seq = -1; /* not given: from the start; a given 0 is sent as 0 */
+    bool run = strncmp(sub, "run", 3) == 0; /* the required options: by the table */
+    long long from_seq = -1;                /* not given: from the start; a given 0 is sent as 0 */
     if (o.from_seq && cli_api_int(cmd, "from-seq", o.from_seq, 0, 9007199254740991LL, &from_seq))
         return CLI_EXIT_USAGE;
     long long limit = 0;
@@ -179,17 +236,17 @@ int cmd_command(cli_ctx *ctx, int argc, char **argv)
     if (strcmp(sub, "run") == 0) {
         /* the answer is a SandboxCommandIdentifier {id} [public] */
         int rc = ocisbx_client_run_command(c, o.sandbox_id, d, &cm);
-        if (!rc && o.wait_for_state) {
+        if (!rc && o.wait_for_state.n) {
             char *id = strdup(ocisbx_command_id(cm));
             ocisbx_command_free(cm);
             st = id ? wait_and_print(c, cmd, &o, id) : cli_error(CLI_EXIT_FAIL, "%s: out of memory", cmd);
             free(id);
         } else {
-            st = print_command(rc, cm);
+            st = print_command(&o, rc, cm);
         }
     } else if (strcmp(sub, "run-and-wait") == 0) {
         int rc = ocisbx_client_run_command_and_wait(c, o.sandbox_id, d, &cm);
-        st = print_command(rc, cm);
+        st = print_command(&o, rc, cm);
     } else if (strcmp(sub, "run-and-stream") == 0) {
         stream_out s = {0};
         char *id = NULL;
@@ -200,11 +257,11 @@ int cmd_command(cli_ctx *ctx, int argc, char **argv)
         stream_out s = {0};
         int rc = ocisbx_client_stream_command_events(c, o.sandbox_id, o.command_id, from_seq, 0, on_event, &s);
         st = stream_status(rc, &s, cmd, c, o.sandbox_id, o.command_id);
-    } else if (strcmp(sub, "get") == 0 && o.wait_for_state) {
+    } else if (strcmp(sub, "get") == 0 && o.wait_for_state.n) {
         st = wait_and_print(c, cmd, &o, o.command_id);
     } else if (strcmp(sub, "get") == 0) {
         int rc = ocisbx_client_get_command(c, o.sandbox_id, o.command_id, &cm);
-        st = print_command(rc, cm);
+        st = print_command(&o, rc, cm);
     } else if (strcmp(sub, "output") == 0) {
         ocisbx_command_output *out = NULL;
         char *json = NULL;
@@ -216,50 +273,7 @@ int cmd_command(cli_ctx *ctx, int argc, char **argv)
     } else if (strcmp(sub, "cancel") == 0) {
         st = ocisbx_client_cancel_command(c, o.sandbox_id, o.command_id) ? cli_fail_last() : CLI_EXIT_OK;
     } else { /* list */
-        ocisbx_list_options *lo = NULL;
-        int rc = ocisbx_list_options_new(&lo);
-        if (!rc)
-            rc = ocisbx_list_options_set_limit(lo, (int)limit);
-        if (!rc && o.page)
-            rc = ocisbx_list_options_set(lo, "page", o.page);
-        if (!rc && o.command_id)
-            rc = ocisbx_list_options_set(lo, "commandId", o.command_id);
-        if (!rc && o.sort_by)
-            rc = ocisbx_list_options_set(lo, "sortBy", o.sort_by);
-        if (!rc && o.sort_order)
-            rc = ocisbx_list_options_set(lo, "sortOrder", o.sort_order);
-        cJSON *outj = cJSON_CreateObject();
-        cJSON *items = cJSON_AddArrayToObject(outj, "items");
-        if (!rc && o.all) {
-            ocisbx_command_iter *it = NULL;
-            const ocisbx_command *item = NULL;
-            rc = ocisbx_client_iter_commands(c, o.sandbox_id, lo, &it);
-            while (!rc && (rc = ocisbx_command_iter_next(it, &item)) == 0 && item) {
-                char *json = NULL;
-                if ((rc = ocisbx_command_to_json(item, &json)) == 0)
-                    cJSON_AddItemToArray(items, cJSON_Parse(json));
-                ocisbx_free(json);
-            }
-            ocisbx_command_iter_free(it);
-        } else if (!rc) {
-            ocisbx_command_collection *l = NULL;
-            rc = ocisbx_client_list_commands(c, o.sandbox_id, lo, &l);
-            for (size_t i = 0; !rc && i < ocisbx_command_collection_count(l); i++) {
-                char *json = NULL;
-                if ((rc = ocisbx_command_to_json(ocisbx_command_collection_item(l, i), &json)) == 0)
-                    cJSON_AddItemToArray(items, cJSON_Parse(json));
-                ocisbx_free(json);
-            }
-            if (!rc && ocisbx_command_collection_next_page(l))
-                cJSON_AddStringToObject(outj, "opcNextPage", ocisbx_command_collection_next_page(l));
-            ocisbx_command_collection_free(l);
-        }
-        ocisbx_list_options_free(lo);
-        static const cli_column cols[] = {{"ID", "id"},           {"STATE", "lifecycleState"},
-                                          {"EXIT", "exitCode"},   {"CREATED", "timeCreated"},
-                                          {"COMMAND", "command"}, {NULL, NULL}};
-        st = rc ? cli_fail_last() : cli_api_print_list(&o, outj, cols);
-        cJSON_Delete(outj);
+        st = list_commands(c, &o, limit);
     }
     ocisbx_run_command_details_free(d);
     ocisbx_client_free(c);

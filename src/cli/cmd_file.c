@@ -52,20 +52,13 @@ static int read_to_stdout(ocisbx_client *c, const cli_api_opts *o)
 
 int cmd_file(cli_ctx *ctx, int argc, char **argv)
 {
-    static const cli_api_sub subs[] = {
-        {"read", "sandbox-id sandbox-file-path local-file", "sandbox-file", "read"},
-        {"write", "sandbox-id sandbox-file-path file", "sandbox-file", "write"},
-    };
     char cmd[64];
     cli_api_opts o;
     int exit_code;
-    int k = cli_api_select("file", subs, sizeof subs / sizeof subs[0], argc, argv, &o, cmd, sizeof cmd, &exit_code);
-    if (k < 0)
+    const cli_verb *v = cli_api_select(argc, argv, &o, cmd, sizeof cmd, &exit_code);
+    if (!v)
         return exit_code;
-    bool write = k == 1;
-    if (cli_api_require(cmd, "sandbox-id", o.sandbox_id) || cli_api_require(cmd, "sandbox-file-path", o.file_path) ||
-        (write && cli_api_require(cmd, "file", o.from_file)))
-        return CLI_EXIT_USAGE;
+    bool write = strcmp(cli_verb_id(v), "write") == 0; /* the required options: by the table */
     ocisbx_client *c = NULL;
     ctx->transfer_progress = true;
     if (cli_api_client(ctx, &c))

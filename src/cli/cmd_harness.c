@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "cli.h"
 #include "ocisbx/backend.h"
 #include "ocisbx/harness.h"
@@ -217,6 +219,19 @@ static int ask_person(const char *tool, const char *label, const char *arguments
     return ok;
 }
 
+/* A result whose evidence could not be written: its message on stderr too
+ * (the operator must see it, not only the model). */
+static void report_evidence_error(const char *result_json)
+{
+    cJSON *j = cJSON_Parse(result_json);
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "error");
+    const char *code = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "code"));
+    const char *msg = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "message"));
+    if (code && !strcmp(code, "evidence_error"))
+        cli_error(CLI_EXIT_FAIL, "harness call: evidence_error: %s", msg ? msg : "");
+    cJSON_Delete(j);
+}
+
 static int sub_backend(cli_ctx *ctx, int argc, char **argv, bool calls)
 {
     const char *cmd = calls ? "harness call" : "harness prompt";
@@ -253,6 +268,8 @@ static int sub_backend(cli_ctx *ctx, int argc, char **argv, bool calls)
             st = cli_stdout_failed();
         else
             st = rc ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+        if (text && rc)
+            report_evidence_error(text);
     }
     ocisbx_free(text);
     ocisbx_harness_free(h);

@@ -8,15 +8,24 @@
 #include "cli.h"
 #include "ocisbx/api.h"
 
-/* ---- sandbox ---- */
-#define SANDBOX_STATES "CREATING RUNNING UPDATING STOPPING STOPPED SUSPENDING SUSPENDED RESUMING FAILED DELETED"
+static const cli_column sandbox_cols[] = {
+    {"ID", "id"},       {"DISPLAY NAME", "displayName"}, {"STATE", "lifecycleState"},
+    {"SHAPE", "shape"}, {"CREATED", "timeCreated"},      {NULL, NULL}};
 
-static int print_sandbox(ocisbx_sandbox *s)
+/* The sandbox as JSON, or with --output table (get) as one row. */
+static int print_sandbox(const cli_api_opts *o, ocisbx_sandbox *s)
 {
     char *json = NULL;
     int rc = ocisbx_sandbox_to_json(s, &json);
     ocisbx_sandbox_free(s);
-    return cli_api_print(rc, json);
+    return cli_api_print_one(o, rc, json, sandbox_cols);
+}
+
+/* --wait-for-state (each given one; the first reached ends the wait). */
+static int wait_sandbox(ocisbx_client *c, const cli_api_opts *o, const char *id, int64_t t, int64_t p,
+                        ocisbx_sandbox **s)
+{
+    return ocisbx_client_wait_sandbox_any(c, id, o->wait_for_state.v, (size_t)o->wait_for_state.n, t, p, s);
 }
 
 /* After an action: wait for --wait-for-state and print the sandbox, or
@@ -25,18 +34,18 @@ static int finish_action(ocisbx_client *c, const char *cmd, const cli_api_opts *
 {
     if (rc)
         return cli_fail_last();
-    if (!o->wait_for_state)
+    if (!o->wait_for_state.n)
         return CLI_EXIT_OK;
     int64_t t, p;
     if (cli_api_wait_ms(cmd, o, &t, &p))
         return CLI_EXIT_USAGE;
     ocisbx_sandbox *s = NULL;
-    rc = ocisbx_client_wait_sandbox(c, o->sandbox_id, o->wait_for_state, t, p, &s);
+    rc = wait_sandbox(c, o, o->sandbox_id, t, p, &s);
     if (rc)
         return cli_fail_last();
     if (!s)
         return CLI_EXIT_OK; /* DELETED: gone */
-    return print_sandbox(s);
+    return print_sandbox(o, s);
 }
 
 /* A setting's value when a variable set it (the settings table's; not its
@@ -145,9 +154,9 @@ static int sandbox_create(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
         rc = ocisbx_create_sandbox_details_set_warmpool_name(d, o->warmpool_name);
     if (!rc && o->snapshot_id)
         rc = ocisbx_create_sandbox_details_set_source_snapshot(d, o->snapshot_id);
-    for (int i = 0; !rc && i < o->nenv; i++) {
-        const char *eq = strchr(o->env[i], '=');
-        char *name = strndup(o->env[i], (size_t)(eq - o->env[i]));
+    for (int i = 0; !rc && i < o->env.n; i++) {
+        const char *eq = strchr(o->env.v[i], '=');
+        char *name = strndup(o->env.v[i], (size_t)(eq - o->env.v[i]));
         rc = name ? ocisbx_create_sandbox_details_add_env(d, name, eq + 1) : OCISBX_ENOMEM;
         free(name);
     }
@@ -157,7 +166,7 @@ static int sandbox_create(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
     ocisbx_create_sandbox_details_free(d);
     if (rc)
         return cli_fail_last();
-    if (o->wait_for_state) {
+    if (o->wait_for_state.n) {
         int64_t t, p;
         if (cli_api_wait_ms(cmd, o, &t, &p)) {
             ocisbx_sandbox_free(s);
@@ -166,17 +175,13 @@ static int sandbox_create(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
         char *id = strdup(ocisbx_sandbox_id(s));
         ocisbx_sandbox_free(s);
         s = NULL;
-        rc = id ? ocisbx_client_wait_sandbox(c, id, o->wait_for_state, t, p, &s) : OCISBX_ENOMEM;
+        rc = id ? wait_sandbox(c, o, id, t, p, &s) : OCISBX_ENOMEM;
         free(id);
         if (rc)
             return cli_fail_last();
     }
-    return print_sandbox(s);
+    return print_sandbox(o, s);
 }
-
-static const cli_column sandbox_cols[] = {
-    {"ID", "id"},       {"DISPLAY NAME", "displayName"}, {"STATE", "lifecycleState"},
-    {"SHAPE", "shape"}, {"CREATED", "timeCreated"},      {NULL, NULL}};
 
 static int sandbox_list(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
 {
@@ -244,51 +249,23 @@ static int sandbox_list(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
     return st;
 }
 
-#define WAIT_OPTS " wait-for-state max-wait-seconds wait-interval-seconds"
-
-#define CREATE_OPTS                                                                                   \
-    "project-id display-name runtime shape expires-in-minutes expiration-duration env warmpool-name " \
-    "source-snapshot-id" WAIT_OPTS
-
 int cmd_sandbox(cli_ctx *ctx, int argc, char **argv)
 {
-    static const cli_api_sub subs[] = {
-        {"create", CREATE_OPTS, "sandbox", "create"},
-        {"create-from-snapshot", CREATE_OPTS, "sandbox", "create-from-snapshot"},
-        {"get", "sandbox-id", "sandbox", "get"},
-        {"list", "project-id display-name lifecycle-state sort-by sort-order limit page all output",
-         "sandbox-collection", "list"},
-        {"update", "sandbox-id display-name if-match" WAIT_OPTS, "sandbox", "update"},
-        {"stop", "sandbox-id is-force if-match" WAIT_OPTS, "sandbox", "stop"},
-        {"delete", "sandbox-id" WAIT_OPTS, "sandbox", "delete"},
-        {"extend", "sandbox-id additional-duration if-match", "sandbox", "extend"},
-        {"suspend", "sandbox-id" WAIT_OPTS, "sandbox", "suspend"},
-        {"resume", "sandbox-id" WAIT_OPTS, "sandbox", "resume"},
-    };
     char cmd[64];
     cli_api_opts o;
     int exit_code;
-    int k =
-        cli_api_select("sandbox", subs, sizeof subs / sizeof subs[0], argc, argv, &o, cmd, sizeof cmd, &exit_code);
-    if (k < 0)
+    const cli_verb *v = cli_api_select(argc, argv, &o, cmd, sizeof cmd, &exit_code);
+    if (!v)
         return exit_code;
-    const char *sub = subs[k].name;
-    if (strcmp(sub, "create-from-snapshot") == 0) {
-        if (cli_api_require(cmd, "source-snapshot-id", o.snapshot_id))
-            return CLI_EXIT_USAGE;
+    const char *sub = cli_verb_id(v);
+    if (strcmp(sub, "create-from-snapshot") == 0) /* --source-snapshot-id required there (the table) */
         sub = "create";
-    }
-    if (o.wait_for_state) { /* checked before any request is sent */
+    if (o.wait_for_state.n) { /* checked before any request is sent (the states by the table) */
         int64_t t, p;
-        if (cli_api_check_state(cmd, o.wait_for_state, SANDBOX_STATES) || cli_api_wait_ms(cmd, &o, &t, &p))
+        if (cli_api_wait_ms(cmd, &o, &t, &p))
             return CLI_EXIT_USAGE;
     }
-    if (strcmp(sub, "create") != 0 && strcmp(sub, "list") != 0 && cli_api_require(cmd, "sandbox-id", o.sandbox_id))
-        return CLI_EXIT_USAGE;
-    if (strcmp(sub, "extend") == 0 && (cli_api_require(cmd, "additional-duration", o.additional_duration) ||
-                                       cli_api_duration(cmd, "additional-duration", o.additional_duration)))
-        return CLI_EXIT_USAGE;
-    if (strcmp(sub, "update") == 0 && cli_api_require(cmd, "display-name", o.display_name))
+    if (strcmp(sub, "extend") == 0 && cli_api_duration(cmd, "additional-duration", o.additional_duration))
         return CLI_EXIT_USAGE;
     if (strcmp(sub, "create") == 0) { /* the lifetime's usage errors come before credentials and requests */
         long long minutes;
@@ -304,13 +281,14 @@ int cmd_sandbox(cli_ctx *ctx, int argc, char **argv)
     if (strcmp(sub, "create") == 0) {
         st = sandbox_create(c, ctx, &o);
     } else if (strcmp(sub, "get") == 0) {
-        st = ocisbx_client_get_sandbox(c, o.sandbox_id, &s) ? cli_fail_last() : print_sandbox(s);
+        st = ocisbx_client_get_sandbox(c, o.sandbox_id, &s) ? cli_fail_last() : print_sandbox(&o, s);
     } else if (strcmp(sub, "list") == 0) {
         st = sandbox_list(c, ctx, &o);
     } else if (strcmp(sub, "update") == 0) {
         int rc = ocisbx_client_update_sandbox_if_match(c, o.sandbox_id, o.display_name, o.if_match, &s);
-        st = rc ? cli_fail_last()
-                : (o.wait_for_state ? (ocisbx_sandbox_free(s), finish_action(c, cmd, &o, 0)) : print_sandbox(s));
+        st =
+            rc ? cli_fail_last()
+               : (o.wait_for_state.n ? (ocisbx_sandbox_free(s), finish_action(c, cmd, &o, 0)) : print_sandbox(&o, s));
     } else if (strcmp(sub, "stop") == 0) {
         st = finish_action(c, cmd, &o,
                            ocisbx_client_stop_sandbox_if_match(c, o.sandbox_id, o.is_force == 1, o.if_match));
@@ -319,7 +297,7 @@ int cmd_sandbox(cli_ctx *ctx, int argc, char **argv)
     } else if (strcmp(sub, "extend") == 0) {
         st = ocisbx_client_extend_sandbox_if_match(c, o.sandbox_id, o.additional_duration, o.if_match, &s)
                  ? cli_fail_last()
-                 : print_sandbox(s);
+                 : print_sandbox(&o, s);
     } else if (strcmp(sub, "suspend") == 0) {
         st = finish_action(c, cmd, &o, ocisbx_client_suspend_sandbox(c, o.sandbox_id));
     } else {

@@ -7,48 +7,45 @@
 #include "cli.h"
 #include "ocisbx/api.h"
 
-static int print_snapshot(int rc, ocisbx_snapshot *s)
+static const cli_column snapshot_cols[] = {{"ID", "id"},
+                                           {"DISPLAY NAME", "displayName"},
+                                           {"STATE", "lifecycleState"},
+                                           {"SANDBOX", "sandboxId"},
+                                           {"CREATED", "timeCreated"},
+                                           {NULL, NULL}};
+
+static int print_snapshot(const cli_api_opts *o, int rc, ocisbx_snapshot *s)
 {
     char *json = NULL;
     if (!rc)
         rc = ocisbx_snapshot_to_json(s, &json);
     ocisbx_snapshot_free(s);
-    return cli_api_print(rc, json);
+    return cli_api_print_one(o, rc, json, snapshot_cols);
 }
 
-#define WAIT_OPTS " wait-for-state max-wait-seconds wait-interval-seconds"
+/* --wait-for-state (each given one; the first reached ends the wait). */
+static int wait_snapshot(ocisbx_client *c, const cli_api_opts *o, const char *id, int64_t t, int64_t p,
+                         ocisbx_snapshot **s)
+{
+    return ocisbx_client_wait_snapshot_any(c, id, o->wait_for_state.v, (size_t)o->wait_for_state.n, t, p, s);
+}
 
 int cmd_snapshot(cli_ctx *ctx, int argc, char **argv)
 {
-    /* CreateSandboxSnapshotDetails is {sandboxId, expirationDuration} [public]: no --display-name */
-    static const cli_api_sub subs[] = {
-        {"create", "sandbox-id expiration-duration" WAIT_OPTS, "sandbox-snapshot", "create"},
-        {"get", "snapshot-id", "sandbox-snapshot", "get"},
-        {"list",
-         "project-id display-name sandbox-id snapshot-id lifecycle-state sort-by sort-order limit page all output",
-         "sandbox-snapshot-collection", "list"},
-        {"delete", "snapshot-id if-match" WAIT_OPTS, "sandbox-snapshot", "delete"},
-    };
     char cmd[64];
     cli_api_opts o;
     int exit_code;
-    int k =
-        cli_api_select("snapshot", subs, sizeof subs / sizeof subs[0], argc, argv, &o, cmd, sizeof cmd, &exit_code);
-    if (k < 0)
+    const cli_verb *v = cli_api_select(argc, argv, &o, cmd, sizeof cmd, &exit_code);
+    if (!v)
         return exit_code;
-    const char *sub = subs[k].name;
-    if (strcmp(sub, "create") == 0 && cli_api_require(cmd, "sandbox-id", o.sandbox_id))
-        return CLI_EXIT_USAGE;
-    if ((strcmp(sub, "get") == 0 || strcmp(sub, "delete") == 0) && cli_api_require(cmd, "snapshot-id", o.snapshot_id))
-        return CLI_EXIT_USAGE;
+    const char *sub = cli_verb_id(v); /* the required options: by the table */
     long long limit = 0;
     if (o.limit && cli_api_int(cmd, "limit", o.limit, 1, 1000, &limit))
         return CLI_EXIT_USAGE;
     if (o.expiration_duration && cli_api_duration(cmd, "expiration-duration", o.expiration_duration))
         return CLI_EXIT_USAGE;
     int64_t wait_t = 0, wait_p = 0;
-    if (o.wait_for_state && (cli_api_check_state(cmd, o.wait_for_state, "CREATING ACTIVE DELETING DELETED FAILED") ||
-                             cli_api_wait_ms(cmd, &o, &wait_t, &wait_p)))
+    if (o.wait_for_state.n && cli_api_wait_ms(cmd, &o, &wait_t, &wait_p))
         return CLI_EXIT_USAGE;
     ocisbx_client *c = NULL;
     if (cli_api_client(ctx, &c))
@@ -57,22 +54,22 @@ int cmd_snapshot(cli_ctx *ctx, int argc, char **argv)
     ocisbx_snapshot *s = NULL;
     if (strcmp(sub, "create") == 0) {
         rc = ocisbx_client_create_snapshot(c, o.sandbox_id, o.expiration_duration, &s);
-        if (!rc && o.wait_for_state) {
+        if (!rc && o.wait_for_state.n) {
             char *id = strdup(ocisbx_snapshot_id(s));
             ocisbx_snapshot_free(s);
             s = NULL;
-            rc = id ? ocisbx_client_wait_snapshot(c, id, o.wait_for_state, wait_t, wait_p, &s) : OCISBX_ENOMEM;
+            rc = id ? wait_snapshot(c, &o, id, wait_t, wait_p, &s) : OCISBX_ENOMEM;
             free(id);
         }
-        st = print_snapshot(rc, s);
+        st = print_snapshot(&o, rc, s);
     } else if (strcmp(sub, "get") == 0) {
         rc = ocisbx_client_get_snapshot(c, o.snapshot_id, &s);
-        st = print_snapshot(rc, s);
+        st = print_snapshot(&o, rc, s);
     } else if (strcmp(sub, "delete") == 0) {
         rc = ocisbx_client_delete_snapshot_if_match(c, o.snapshot_id, o.if_match);
-        if (!rc && o.wait_for_state)
-            rc = ocisbx_client_wait_snapshot(c, o.snapshot_id, o.wait_for_state, wait_t, wait_p, &s);
-        st = rc ? cli_fail_last() : (s ? print_snapshot(0, s) : CLI_EXIT_OK);
+        if (!rc && o.wait_for_state.n)
+            rc = wait_snapshot(c, &o, o.snapshot_id, wait_t, wait_p, &s);
+        st = rc ? cli_fail_last() : (s ? print_snapshot(&o, 0, s) : CLI_EXIT_OK);
     } else {
         ocisbx_list_options *lo = NULL;
         rc = ocisbx_list_options_new(&lo);
@@ -122,13 +119,7 @@ int cmd_snapshot(cli_ctx *ctx, int argc, char **argv)
             ocisbx_snapshot_collection_free(l);
         }
         ocisbx_list_options_free(lo);
-        static const cli_column cols[] = {{"ID", "id"},
-                                          {"DISPLAY NAME", "displayName"},
-                                          {"STATE", "lifecycleState"},
-                                          {"SANDBOX", "sandboxId"},
-                                          {"CREATED", "timeCreated"},
-                                          {NULL, NULL}};
-        st = rc ? cli_fail_last() : cli_api_print_list(&o, outj, cols);
+        st = rc ? cli_fail_last() : cli_api_print_list(&o, outj, snapshot_cols);
         cJSON_Delete(outj);
     }
     ocisbx_client_free(c);

@@ -9,71 +9,6 @@
 
 #include "cli.h"
 
-const cli_command cli_commands[] = {
-    {"raw-request", "sign and send any request (or print it with --dry-run)", cmd_raw_request},
-    {"doctor", "check the config, key, fingerprint, clock, network and a signed request", cmd_doctor},
-    /* the OCI CLI's groups (oci generative-ai-sandbox ...) */
-    {"sandbox", "create|create-from-snapshot|get|update|stop|delete|extend|suspend|resume", cmd_sandbox},
-    {"sandbox-collection", "list", cmd_sandbox},
-    {"sandbox-command", "run|run-and-wait|get|cancel", cmd_command},
-    {"sandbox-command-collection", "list", cmd_command},
-    {"sandbox-command-event", "run-and-stream|stream", cmd_command},
-    {"sandbox-command-output", "get-output", cmd_command},
-    {"sandbox-file", "read|write", cmd_file},
-    {"sandbox-snapshot", "create|get|delete", cmd_snapshot},
-    {"sandbox-snapshot-collection", "list", cmd_snapshot},
-    /* the workspace backend */
-    {"create", "create a sandbox and wait until it is RUNNING (deleted again on any failure)", cmd_create},
-    {"close", "stop and delete a sandbox (also fine when it is already gone)", cmd_close},
-    {"exec", "run a command in a sandbox or a local directory (timeout, capped output)", cmd_exec},
-    {"cp", "copy a file to or from a sandbox (sbx:<sandbox id>:<path>), checked", cmd_cp},
-    {"evidence", "verify: check the hash chain of a harness evidence file", cmd_evidence},
-    {"harness", "tools|prompt|call: a model's gated tools over a sandbox or a local directory", cmd_harness},
-    /* this CLI's first names, kept as aliases */
-    {"command", "alias: run|run-and-wait|run-and-stream|get|list|output|events|cancel", cmd_command},
-    {"file", "alias of sandbox-file: read|write", cmd_file},
-    {"snapshot", "alias: create|get|list|delete", cmd_snapshot},
-    {NULL, NULL, NULL},
-};
-
-static void usage(FILE *out)
-{
-    fprintf(out, "usage: ocisbx [global options] <command> [<subcommand>] [options]\n\ncommands:\n");
-    for (const cli_command *c = cli_commands; c->name; c++)
-        fprintf(out, "  %-28s %s\n", c->name, c->summary);
-    fprintf(out, "\nglobal options (before or after the command):\n");
-    /* the client settings: the library's settings table (ours, then the OCI CLI's variables) */
-    cli_settings_help(out);
-    fprintf(out, "  --no-retry           send each request once (no retries)\n"
-                 "  --debug              the library's debug log on stderr (secrets redacted)\n"
-                 "  --max-retries N      retry a failed request at most N times (0-99; default 7)\n"
-                 "  --connection-timeout SECONDS\n"
-                 "                       time to connect (default 10)\n"
-                 "  --read-timeout SECONDS\n"
-                 "                       time to wait for the answer, or between bytes of a stream\n"
-                 "                       (default 60)\n"
-                 "  --deadline SECONDS   the most one request may take, its retries and waits\n"
-                 "                       included, also while bytes still arrive (default none)\n"
-                 "  --version, --help\n"
-                 "  --                   ends the options: what follows is not read as one\n"
-                 "A flag wins over its variable, a variable over the config file, the file over the default;\n"
-                 "the OCI_SANDBOX_ variable wins over the OCI CLI's (OCI_CLI_) when both are set.\n");
-}
-
-typedef struct global_opt {
-    const char *name;
-    size_t offset;
-} global_opt;
-
-#define G(field) offsetof(cli_globals, field)
-static const global_opt global_opts[] = {
-    {"max-retries", G(max_retries)},
-    {"connection-timeout", G(connection_timeout)},
-    {"read-timeout", G(read_timeout)},
-    {"deadline", G(deadline)},
-    {NULL, 0},
-};
-
 /* An integer option value in [min, max]; usage error naming the option. */
 static int global_int(const char *name, const char *value, long long min, long long max, long long *out)
 {
@@ -109,6 +44,76 @@ static int check_limits(cli_globals *g)
     return 0;
 }
 
+/* argv[*i] as a global option (a client setting, or one of the CLI's own
+ * table): 1 taken (help and version noted), 0 not one, -1 after a usage
+ * error. --help is the command's once the command name has come
+ * (after_command). */
+static int take_global(cli_ctx *ctx, int argc, char **argv, int *i, bool after_command, bool *help,
+                       bool *version)
+{
+    const char *arg = argv[*i];
+    int st = cli_setting_option(ctx, argc, argv, i); /* the client settings: the library's table */
+    if (st != 0)
+        return st;
+    cli_globals *g = &ctx->g;
+    if (strcmp(arg, "-h") == 0 && !after_command) {
+        *help = true;
+        return 1;
+    }
+    for (const cli_global_option *go = cli_global_options; go->opt.name; go++) {
+        if (!go->opt.arg) {
+            if (!cli_opt_flag(arg, go->opt.name))
+                continue;
+            if (strcmp(go->opt.name, "help") == 0) {
+                if (after_command)
+                    return 0; /* the command's */
+                *help = true;
+            } else if (strcmp(go->opt.name, "version") == 0) {
+                *version = true;
+            } else {
+                *(bool *)(void *)((char *)g + go->offset) = true;
+            }
+            return 1;
+        }
+        const char *value = NULL;
+        int m = cli_opt_value(argc, argv, i, go->opt.name, &value);
+        if (m < 0)
+            return -1;
+        if (m == 0)
+            continue;
+        if (!*value) {
+            cli_error(CLI_EXIT_USAGE, "option --%s: empty value", go->opt.name);
+            return -1;
+        }
+        *(const char **)(void *)((char *)g + go->offset) = value;
+        return 1;
+    }
+    return 0;
+}
+
+/* `ocisbx generative-ai-sandbox GROUP VERB ...` (the OCI CLI's full path)
+ * is `ocisbx GROUP VERB ...`: 0 with *skip 1 (or 0 for another command),
+ * else the exit status (after listing the OCI CLI's groups). */
+static int oci_path(int nrest, char **rest, int *skip)
+{
+    *skip = 0;
+    if (strcmp(rest[0], "generative-ai-sandbox") != 0)
+        return 0;
+    if (nrest < 2 || strcmp(rest[1], "--help") == 0 || strcmp(rest[1], "-h") == 0) {
+        bool help = nrest >= 2;
+        cli_help_top(help ? stdout : stderr, true);
+        return help ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+    }
+    const cli_command *c = cli_find_command(rest[1]);
+    if (!c || !(c->flags & CLI_CMD_OCI))
+        return cli_error(CLI_EXIT_USAGE,
+                         "generative-ai-sandbox %s: not a group of oci generative-ai-sandbox (see ocisbx "
+                         "generative-ai-sandbox --help)",
+                         rest[1]);
+    *skip = 1;
+    return 0;
+}
+
 /* Parses the global options into ctx (the rest into rest) and runs the command. */
 static int run_with(cli_ctx *ctx, int argc, char **argv, char **rest)
 {
@@ -129,66 +134,41 @@ static int run_with(cli_ctx *ctx, int argc, char **argv, char **rest)
                 rest[nrest++] = argv[i];
             continue;
         }
-        if (cli_opt_flag(arg, "no-retry")) {
-            ctx->g.no_retry = true;
-            continue;
-        }
-        if (cli_opt_flag(arg, "debug")) {
-            ctx->g.debug = true;
-            continue;
-        }
-        int st = cli_setting_option(ctx, argc, argv, &i);
-        if (st < 0) {
+        int m = take_global(ctx, argc, argv, &i, nrest > 0, &help, &version);
+        if (m < 0)
             return CLI_EXIT_USAGE;
-        }
-        bool taken = st > 0;
-        for (const global_opt *g = global_opts; g->name && !taken; g++) {
-            const char *value = NULL;
-            int m = cli_opt_value(argc, argv, &i, g->name, &value);
-            if (m < 0) {
-                return CLI_EXIT_USAGE;
-            }
-            if (m > 0) {
-                if (!*value) {
-                    return cli_error(CLI_EXIT_USAGE, "option --%s: empty value", g->name);
-                }
-                *(const char **)((char *)&ctx->g + g->offset) = value;
-                taken = true;
-            }
-        }
-        if (taken)
-            continue;
-        if (strcmp(arg, "--version") == 0) {
-            version = true;
-        } else if ((strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) && nrest == 0) {
-            help = true; /* after the command, --help is the command's */
-        } else {
+        if (m == 0)
             rest[nrest++] = argv[i];
-        }
     }
     if (version) {
         printf("ocisbx %s\n", ocisbx_version());
         return CLI_EXIT_OK;
     }
     if (help || nrest == 0) {
-        usage(help ? stdout : stderr);
+        cli_help_top(help ? stdout : stderr, false);
         return help ? CLI_EXIT_OK : CLI_EXIT_USAGE;
     }
     if (check_limits(&ctx->g) != 0)
         return CLI_EXIT_USAGE;
 
-    const cli_command *cmd = cli_commands;
-    while (cmd->name && strcmp(cmd->name, rest[0]) != 0)
-        cmd++;
-    int status;
-    if (!cmd->name) {
-        status = cli_error(CLI_EXIT_USAGE, "unknown command %s (see ocisbx --help)", rest[0]);
+    int skip = 0, status = oci_path(nrest, rest, &skip);
+    if (status != 0 || (skip == 0 && strcmp(rest[0], "generative-ai-sandbox") == 0))
+        return status;
+    char **cargv = rest + skip;
+    int cargc = nrest - skip;
+    const cli_command *cmd = cli_find_command(cargv[0]);
+    if (!cmd) {
+        status = cli_error(CLI_EXIT_USAGE, "unknown command %s (see ocisbx --help)", cargv[0]);
+    } else if (cli_api_wants_help(cargc, cargv)) {
+        /* every command's help comes from the table; nothing is sent */
+        cli_help(cmd, cmd->verbs && cargc > 1 ? cli_find_verb(cmd, cargv[1]) : NULL);
+        status = CLI_EXIT_OK;
     } else if (ocisbx_global_init() != 0) {
         status = cli_fail_last();
     } else {
         cli_progress_setup(ctx);
         cli_signals_install();
-        status = cmd->fn(ctx, nrest, rest);
+        status = cmd->fn(ctx, cargc, cargv);
         ocisbx_set_log(NULL, 0, NULL);
         ocisbx_credentials_free(ctx->creds);
         free(ctx->endpoint);

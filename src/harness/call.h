@@ -21,7 +21,10 @@ typedef struct harness_call {
     const harness_tool *tool;
     cJSON *args;              /* checked, defaults filled in */
     char *path;               /* the normalised "path" argument (its implied value when absent), or NULL */
+    char *resolved;           /* path, its symlinks resolved (the policy decides on paths), or NULL */
     char *cwd;                /* the normalised "cwd" argument, or NULL */
+    int path_rank;            /* the policy's decision on path: 0 allow, 1 hold, 2 deny */
+    size_t denied_paths;      /* listed paths left out by the path rules */
     const char *command;      /* the command argument (in args), or NULL */
     ocisbx_env_list call_env; /* the env argument (not secret) */
     cJSON *result;
@@ -30,7 +33,7 @@ typedef struct harness_call {
     int rc;
     evidence_fields ev;
     char started[OCISBX_RFC3339_LEN + 1];
-    char *ev_command, *ev_path, *ev_out_sha, *ev_before, *ev_after, *ev_cmd_id;
+    char *ev_command, *ev_reason, *ev_path, *ev_resolved, *ev_out_sha, *ev_before, *ev_after, *ev_cmd_id;
     char ret_sha[OCISBX_SHA256_LEN * 2 + 1];
 } harness_call;
 
@@ -38,6 +41,9 @@ typedef struct harness_call {
 const char *call_str(const harness_call *c, const char *name);
 int64_t call_int(const harness_call *c, const char *name);
 bool call_bool(const harness_call *c, const char *name);
+
+/* The path the tool works on: the resolved one when there is one. */
+const char *call_target(const harness_call *c);
 
 /* ---- errors for the model ---- */
 /* Sets the call's error (code for the model, message, rc); returns rc. */
@@ -57,6 +63,13 @@ cJSON *call_redacted_string(const ocisbx_harness *h, const char *text);
 /* Adds name: text (redacted) to obj; false: no memory. */
 bool call_add_redacted(const ocisbx_harness *h, cJSON *obj, const char *name, const char *text);
 
+/* ---- what a terminal shows (free() them; NULL: no memory) ---- */
+/* JSON text with C1 controls and DEL escaped (\u009b) as C0 ones are. */
+char *call_json_controls_escaped(const char *json);
+/* Text with control bytes (C0, DEL, C1) and bytes that are not UTF-8 as
+ * \xNN, printable UTF-8 kept. */
+char *call_text_controls_escaped(const char *text);
+
 /* ---- evidence fields ---- */
 void call_set_hex(char **dst, const char *hex);
 /* What the model got (len bytes): returned_bytes and returned_sha256. */
@@ -70,6 +83,13 @@ int gate_decide(harness_call *c, int *decision, char **reason);
  * person's: "approved" or "refused" (*asked: someone answered; *reason
  * replaced when no one could be asked). */
 const char *gate_verdict(harness_call *c, int decision, char **reason, bool *asked);
+
+/* Whether a path a call lists (absolute under /workspace) may be shown:
+ * its path rules decide no stricter than on the call's own path. A path
+ * left out is counted in c->denied_paths. */
+bool gate_path_visible(harness_call *c, const char *path);
+/* Adds denied_paths to the result when paths were left out; false: no memory. */
+bool gate_add_denied_paths(harness_call *c);
 
 /* ---- the tools (their rows are in tool_table.c) ---- */
 int harness_tool_read(harness_call *c);

@@ -25,6 +25,11 @@ bool call_bool(const harness_call *c, const char *name)
     return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c->args, name));
 }
 
+const char *call_target(const harness_call *c)
+{
+    return c->resolved ? c->resolved : c->path;
+}
+
 /* ---- errors ---- */
 int call_error(harness_call *c, const char *code, int rc, const char *fmt, ...)
 {
@@ -46,6 +51,7 @@ const char *call_error_code(int rc)
         {OCISBX_ENOTFOUND, "not_found"}, {OCISBX_EISDIR, "is_directory"},   {OCISBX_EFORBIDDEN, "outside_workspace"},
         {OCISBX_ENOMATCH, "no_match"},   {OCISBX_ENOTUNIQUE, "not_unique"}, {OCISBX_ECONFLICT, "conflict"},
         {OCISBX_EBINARY, "binary_file"}, {OCISBX_ETIMEOUT, "timeout"},      {OCISBX_EINVAL, "invalid_arguments"},
+        {OCISBX_ETOOLARGE, "too_large"},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (map[i].rc == rc)
@@ -106,6 +112,40 @@ bool call_add_redacted(const ocisbx_harness *h, cJSON *obj, const char *name, co
         return true;
     cJSON_Delete(s);
     return false;
+}
+
+/* ---- what a terminal shows ---- */
+char *call_json_controls_escaped(const char *json)
+{
+    ocisbx_buf b = OCISBX_BUF_INIT;
+    const unsigned char *p = (const unsigned char *)(json ? json : "");
+    int rc = 0;
+    for (; *p && !rc; p++) {
+        if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) { /* C1: only inside strings */
+            rc = ocisbx_buf_appendf(&b, "\\u%04x", p[1]);
+            p++;
+        } else if (p[0] == 0x7f) {
+            rc = ocisbx_buf_appends(&b, "\\u007f");
+        } else {
+            rc = ocisbx_buf_append(&b, p, 1);
+        }
+    }
+    if (!rc)
+        rc = ocisbx_buf_append(&b, "", 0);
+    if (rc || !b.data) {
+        ocisbx_buf_free(&b);
+        return NULL;
+    }
+    return ocisbx_buf_detach(&b);
+}
+
+char *call_text_controls_escaped(const char *text)
+{
+    size_t cap = strlen(text ? text : "") * 4 + 1;
+    char *out = malloc(cap);
+    if (out)
+        ocisbx_shown(text ? text : "", out, cap);
+    return out;
 }
 
 /* ---- evidence fields ---- */

@@ -1,5 +1,6 @@
 /* Evidence records: one JSON line per decided tool call, chained by the
  * SHA-256 of the previous line; the file sink and the verifier. */
+#define _GNU_SOURCE /* fallocate */
 #include "harness/evidence.h"
 
 #include <errno.h>
@@ -57,8 +58,9 @@ int evidence_line(const evidence_fields *f, const char *prev_hex, char **line)
     bool ok =
         o && add_str(o, "tool", f->tool) && add_str(o, "label", f->label) && add_str(o, "decision", f->decision) &&
         add_str(o, "reason", f->reason) && add_str(o, "command", f->command) && add_str(o, "path", f->path) &&
-        add_int(o, "exit_code", f->has_exit_code, f->exit_code) && add_bool(o, "timed_out", f->timed_out) &&
-        add_bool(o, "truncated", f->truncated) && add_int(o, "duration_ms", f->duration_ms >= 0, f->duration_ms) &&
+        add_str(o, "resolved_path", f->resolved_path) && add_int(o, "exit_code", f->has_exit_code, f->exit_code) &&
+        add_bool(o, "timed_out", f->timed_out) && add_bool(o, "truncated", f->truncated) &&
+        add_int(o, "duration_ms", f->duration_ms >= 0, f->duration_ms) &&
         add_int(o, "output_bytes", f->output_bytes >= 0, f->output_bytes) &&
         add_str(o, "output_sha256", f->output_sha256) &&
         add_int(o, "returned_bytes", f->returned_bytes >= 0, f->returned_bytes) &&
@@ -84,7 +86,8 @@ void evidence_line_hash(const char *line, size_t len, char out[HEX_LEN + 1])
 /* ---- the file sink ------------------------------------------------------------ */
 struct evidence_file {
     int fd;
-    char *path;
+    char *path; /* as given, for messages */
+    char *abs;  /* its absolute form at open (NULL: unknown), to find it replaced */
 };
 
 int evidence_file_open(const char *path, evidence_file **out)
@@ -110,6 +113,7 @@ int evidence_file_open(const char *path, evidence_file **out)
         return ocisbx_fail_nomem();
     }
     ef->fd = fd;
+    ef->abs = realpath(path, NULL);
     *out = ef;
     return 0;
 }
@@ -120,6 +124,7 @@ void evidence_file_close(evidence_file *ef)
         return;
     close(ef->fd);
     free(ef->path);
+    free(ef->abs);
     free(ef);
 }
 
@@ -180,6 +185,47 @@ static int last_line_hash(evidence_file *ef, char out[HEX_LEN + 1])
     return rc;
 }
 
+/* Room for len more bytes after the end, so that the record's append does
+ * not fail for want of space once the call ran. A file system that cannot
+ * reserve (EOPNOTSUPP) is let be. */
+static int reserve_space(evidence_file *ef, size_t len)
+{
+    struct stat st;
+    if (fstat(ef->fd, &st) != 0)
+        return ocisbx_fail(OCISBX_EIO, "evidence file %s: %s", ef->path, strerror(errno));
+    if (fallocate(ef->fd, FALLOC_FL_KEEP_SIZE, st.st_size, (off_t)len) == 0)
+        return 0;
+    if (errno == EOPNOTSUPP || errno == ENOSYS || errno == EINVAL || errno == EPERM || errno == ENODEV)
+        return 0;
+    return ocisbx_fail(OCISBX_EIO, "evidence file %s: no room for the record: %s", ef->path, strerror(errno));
+}
+
+/* The file the harness opened must still be the file at its path. */
+static int still_there(evidence_file *ef)
+{
+    struct stat fst, pst;
+    if (fstat(ef->fd, &fst) != 0)
+        return ocisbx_fail(OCISBX_EIO, "evidence file %s: %s", ef->path, strerror(errno));
+    bool moved = ef->abs && (stat(ef->abs, &pst) != 0 || pst.st_ino != fst.st_ino || pst.st_dev != fst.st_dev);
+    if (fst.st_nlink == 0 || moved)
+        return ocisbx_fail(OCISBX_EIO, "evidence file %s: removed or replaced since the harness opened it", ef->path);
+    return 0;
+}
+
+int evidence_file_check(evidence_file *ef, size_t reserve)
+{
+    if (flock(ef->fd, LOCK_EX) != 0)
+        return ocisbx_fail(OCISBX_EIO, "evidence file %s: cannot lock: %s", ef->path, strerror(errno));
+    char prev[HEX_LEN + 1];
+    int rc = still_there(ef);
+    if (!rc)
+        rc = last_line_hash(ef, prev);
+    if (!rc && reserve)
+        rc = reserve_space(ef, reserve);
+    flock(ef->fd, LOCK_UN);
+    return rc;
+}
+
 int evidence_file_append(evidence_file *ef, const evidence_fields *f, char **line_out)
 {
     if (line_out)
@@ -188,7 +234,9 @@ int evidence_file_append(evidence_file *ef, const evidence_fields *f, char **lin
         return ocisbx_fail(OCISBX_EIO, "evidence file %s: cannot lock: %s", ef->path, strerror(errno));
     char prev[HEX_LEN + 1];
     char *line = NULL;
-    int rc = last_line_hash(ef, prev);
+    int rc = still_there(ef);
+    if (!rc)
+        rc = last_line_hash(ef, prev);
     if (!rc)
         rc = evidence_line(f, prev, &line);
     if (!rc) {
@@ -216,6 +264,95 @@ int ocisbx_evidence_verify_file(const char *path, int64_t *records, int64_t *bad
     return ocisbx_evidence_verify_file_head(path, records, bad_line, NULL);
 }
 
+/* Reads one line (without its newline) into line: 1 a line ended by a
+ * newline, 0 the end of the file, 2 a torn last line, 3 one over the limit;
+ * or a negative code. */
+static int read_line(FILE *fp, ocisbx_buf *line)
+{
+    ocisbx_buf_clear(line);
+    int c;
+    while ((c = getc(fp)) != EOF && c != '\n') {
+        if (line->len >= OCISBX_EVIDENCE_LINE_MAX)
+            return 3;
+        char ch = (char)c;
+        if (ocisbx_buf_append(line, &ch, 1))
+            return ocisbx_fail_nomem();
+    }
+    if (ferror(fp))
+        return OCISBX_EIO;
+    if (c == EOF)
+        return line->len ? 2 : 0;
+    return 1;
+}
+
+/* Line n is one JSON object and nothing else, whose prev_sha256 is expect. */
+static int check_record(const char *shown, const ocisbx_buf *line, int64_t n, const char *expect)
+{
+    const char *text = line->data ? line->data : "", *end = NULL;
+    if (memchr(text, 0, line->len))
+        return ocisbx_fail(OCISBX_EINTEGRITY, "evidence file %s: line %lld is not a record (a NUL byte in it)", shown,
+                           (long long)n);
+    cJSON *rec = cJSON_ParseWithLengthOpts(text, line->len, &end, false);
+    while (rec && end && end < text + line->len && (*end == ' ' || *end == '\t' || *end == '\r'))
+        end++;
+    const char *why = !rec ? "not JSON" : end != text + line->len ? "something after the record" : NULL;
+    const cJSON *prev = rec ? cJSON_GetObjectItemCaseSensitive(rec, "prev_sha256") : NULL;
+    if (!why && (!cJSON_IsObject(rec) || !cJSON_IsString(prev)))
+        why = "no prev_sha256 string";
+    if (why) {
+        cJSON_Delete(rec);
+        return ocisbx_fail(OCISBX_EINTEGRITY, "evidence file %s: line %lld is not a record (%s)", shown, (long long)n,
+                           why);
+    }
+    int rc = 0;
+    if (strcmp(prev->valuestring, expect) != 0) {
+        char got[80];
+        ocisbx_escape_shown(prev->valuestring, got, sizeof got);
+        if (n == 1)
+            rc = ocisbx_fail(OCISBX_EINTEGRITY,
+                             "evidence file %s: line 1: prev_sha256 is %s, not the chain start (64 zeros): "
+                             "lines were removed before it",
+                             shown, got);
+        else
+            rc = ocisbx_fail(OCISBX_EINTEGRITY,
+                             "evidence file %s: line %lld: prev_sha256 is %s, but line %lld hashes to %s: "
+                             "line %lld was changed, or lines were removed or inserted between them",
+                             shown, (long long)n, got, (long long)(n - 1), expect, (long long)(n - 1));
+    }
+    cJSON_Delete(rec);
+    return rc;
+}
+
+/* Walks the chain: *n the lines read, expect the last one's hash. */
+static int walk_chain(FILE *fp, const char *shown, int64_t *n, char expect[HEX_LEN + 1])
+{
+    ocisbx_buf line = OCISBX_BUF_INIT;
+    int rc = 0;
+    for (;;) {
+        int got = read_line(fp, &line);
+        if (got == 0)
+            break;
+        if (got < 0) {
+            rc = got == OCISBX_EIO ? ocisbx_fail(OCISBX_EIO, "evidence file %s: read failed", shown) : got;
+            break;
+        }
+        ++*n;
+        if (got == 3)
+            rc = ocisbx_fail(OCISBX_ETOOLARGE, "evidence file %s: line %lld is longer than %d bytes", shown,
+                             (long long)*n, OCISBX_EVIDENCE_LINE_MAX);
+        else if (got == 2)
+            rc = ocisbx_fail(OCISBX_EINTEGRITY, "evidence file %s: line %lld is incomplete (no newline at the end)",
+                             shown, (long long)*n);
+        else
+            rc = check_record(shown, &line, *n, expect);
+        if (rc)
+            break;
+        evidence_line_hash(line.data ? line.data : "", line.len, expect);
+    }
+    ocisbx_buf_free(&line);
+    return rc;
+}
+
 int ocisbx_evidence_verify_file_head(const char *path, int64_t *records, int64_t *bad_line, char *head)
 {
     if (head)
@@ -239,82 +376,17 @@ int ocisbx_evidence_verify_file_head(const char *path, int64_t *records, int64_t
         return ocisbx_fail_nomem();
     }
     char expect[HEX_LEN + 1] = OCISBX_EVIDENCE_CHAIN_START;
-    ocisbx_buf line = OCISBX_BUF_INIT;
     int64_t n = 0;
-    int rc = 0;
-    for (;;) {
-        ocisbx_buf_clear(&line);
-        int c = 0;
-        bool too_long = false;
-        while ((c = getc(fp)) != EOF && c != '\n') {
-            if (line.len >= OCISBX_EVIDENCE_LINE_MAX) {
-                too_long = true;
-                break;
-            }
-            char ch = (char)c;
-            if (ocisbx_buf_append(&line, &ch, 1)) {
-                rc = ocisbx_fail_nomem();
-                break;
-            }
-        }
-        if (rc)
-            break;
-        if (ferror(fp)) {
-            rc = ocisbx_fail(OCISBX_EIO, "evidence file %s: read failed", shown);
-            break;
-        }
-        if (c == EOF && line.len == 0)
-            break; /* the end, after a complete line */
-        n++;
+    int rc = walk_chain(fp, shown, &n, expect);
+    fclose(fp);
+    if (rc) {
         if (bad_line)
             *bad_line = n;
-        if (too_long) {
-            rc = ocisbx_fail(OCISBX_ETOOLARGE, "evidence file %s: line %lld is longer than %d bytes", shown,
-                             (long long)n, OCISBX_EVIDENCE_LINE_MAX);
-            break;
-        }
-        if (c == EOF) {
-            rc = ocisbx_fail(OCISBX_EINTEGRITY, "evidence file %s: line %lld is incomplete (no newline at the end)",
-                             shown, (long long)n);
-            break;
-        }
-        cJSON *rec = cJSON_ParseWithLength(line.data ? line.data : "", line.len);
-        const cJSON *prev = rec ? cJSON_GetObjectItemCaseSensitive(rec, "prev_sha256") : NULL;
-        if (!cJSON_IsObject(rec) || !cJSON_IsString(prev)) {
-            cJSON_Delete(rec);
-            rc = ocisbx_fail(OCISBX_EINTEGRITY, "evidence file %s: line %lld is not a record (%s)", shown,
-                             (long long)n, rec ? "no prev_sha256 string" : "not JSON");
-            break;
-        }
-        bool match = strcmp(prev->valuestring, expect) == 0;
-        if (!match) {
-            char got[80];
-            ocisbx_escape_shown(prev->valuestring, got, sizeof got);
-            if (n == 1)
-                rc = ocisbx_fail(OCISBX_EINTEGRITY,
-                                 "evidence file %s: line 1: prev_sha256 is %s, not the chain start (64 zeros): "
-                                 "lines were removed before it",
-                                 shown, got);
-            else
-                rc = ocisbx_fail(OCISBX_EINTEGRITY,
-                                 "evidence file %s: line %lld: prev_sha256 is %s, but line %lld hashes to %s: "
-                                 "line %lld was changed, or lines were removed or inserted between them",
-                                 shown, (long long)n, got, (long long)(n - 1), expect, (long long)(n - 1));
-        }
-        cJSON_Delete(rec);
-        if (rc)
-            break;
-        evidence_line_hash(line.data ? line.data : "", line.len, expect);
+        return rc;
     }
-    fclose(fp);
-    ocisbx_buf_free(&line);
-    if (!rc) {
-        if (head) /* the hash of the last line read (the chain start for an empty file) */
-            memcpy(head, expect, sizeof expect);
-        if (records)
-            *records = n;
-        if (bad_line)
-            *bad_line = 0;
-    }
-    return rc;
+    if (head) /* the hash of the last line read (the chain start for an empty file) */
+        memcpy(head, expect, sizeof expect);
+    if (records)
+        *records = n;
+    return 0;
 }

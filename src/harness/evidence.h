@@ -12,8 +12,9 @@
  * *_set flags false) are written as null. */
 typedef struct evidence_fields {
     const char *tool, *label, *decision, *reason;
-    const char *command; /* exec; secret values already redacted */
-    const char *path;    /* file tools */
+    const char *command;       /* exec; secret values already redacted */
+    const char *path;          /* file tools: the path as given (normalised) */
+    const char *resolved_path; /* its symlinks resolved, when the gate decided on it */
     bool has_exit_code;
     int exit_code;
     int timed_out, truncated;             /* 0/1, or -1: null */
@@ -41,6 +42,11 @@ void evidence_line_hash(const char *line, size_t len, char out[OCISBX_SHA256_LEN
  * to one file and the chain stays whole. */
 typedef struct evidence_file evidence_file;
 int evidence_file_open(const char *path, evidence_file **out);
+/* Checks, before a call reaches the workspace, that its record can be
+ * appended: the file is still the one at its path, its last line is whole
+ * (a torn line: OCISBX_EINTEGRITY) and reserve bytes of room are set aside
+ * after its end (where the file system can reserve). */
+int evidence_file_check(evidence_file *ef, size_t reserve);
 /* Appends the record chained to the file's last line; *line_out (may be
  * NULL) gets the line written (free()). */
 int evidence_file_append(evidence_file *ef, const evidence_fields *f, char **line_out);

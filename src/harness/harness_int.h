@@ -43,6 +43,10 @@ struct ocisbx_gate_reply {
 /* The first rule whose label glob matches label, or NULL. */
 const label_rule *harness_labels_match(const label_list *l, const char *label);
 
+/* true when a rule of the policy has a path glob: the gate then decides
+ * on resolved paths and filters the paths a call lists. */
+bool harness_policy_has_path_rules(const ocisbx_policy *p);
+
 /* true when something decides calls: a gate callback or a ready policy. */
 bool harness_gated(const ocisbx_harness *h);
 

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/harness_int.h"
+#include "harness/shell.h"
 #include "harness/tools.h"
 #include "ocisbx/harness.h"
 #include "util/glob.h"
@@ -68,6 +70,14 @@ void ocisbx_policy_free(ocisbx_policy *p)
     free(p);
 }
 
+bool harness_policy_has_path_rules(const ocisbx_policy *p)
+{
+    for (size_t i = 0; p && i < p->n; i++)
+        if (p->rules[i].path)
+            return true;
+    return false;
+}
+
 size_t ocisbx_policy_rule_count(const ocisbx_policy *p)
 {
     return p ? p->n : 0;
@@ -78,35 +88,103 @@ static int glob_hit(const char *pattern, const char *text)
     return pattern ? ocisbx_glob_match(pattern, text) : 1;
 }
 
+/* deny > hold > allow. */
+static int rank(int d)
+{
+    return d == OCISBX_GATE_DENY ? 2 : d == OCISBX_GATE_HOLD ? 1 : 0;
+}
+
+/* What one decision is taken on: a call without a command (line NULL), or
+ * one simple command of its line. */
+typedef struct subject {
+    const char *tool, *label, *path;
+    const char *line;   /* the whole command line, or NULL */
+    const char *simple; /* the simple command */
+    bool opaque;        /* the line has what an allow cannot vouch for */
+} subject;
+
+/* A command rule: an allow matches the simple command, never an opaque
+ * line; a deny or hold the simple command or the whole line. */
+static int command_hit(const rule *r, const subject *s)
+{
+    if (r->decision == OCISBX_GATE_ALLOW)
+        return !s->opaque && regexec(&r->command, s->simple, 0, NULL, 0) == 0;
+    return regexec(&r->command, s->simple, 0, NULL, 0) == 0 || regexec(&r->command, s->line, 0, NULL, 0) == 0;
+}
+
+/* The first rule that matches decides; none: the default. */
+static int first_match(const ocisbx_policy *p, const subject *s, const char **reason)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        const rule *r = &p->rules[i];
+        if ((r->has_command && !s->line) || (r->path && !s->path))
+            continue;
+        int hit = glob_hit(r->label, s->label);
+        if (hit == 1)
+            hit = glob_hit(r->tool, s->tool);
+        if (hit == 1 && r->path)
+            hit = ocisbx_glob_match(r->path, s->path);
+        if (hit < 0)
+            return hit;
+        if (hit == 1 && r->has_command)
+            hit = command_hit(r, s);
+        if (hit == 1) {
+            *reason = r->reason;
+            return r->decision;
+        }
+    }
+    *reason = NULL;
+    return p->fallback;
+}
+
+static bool has_command_rules(const ocisbx_policy *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (p->rules[i].has_command)
+            return true;
+    return false;
+}
+
+/* A command line: each simple command decided on its own, the strictest
+ * wins (so an allow holds only when every simple command has one). */
+static int decide_line(const ocisbx_policy *p, subject *s, const char **reason)
+{
+    shell_line l;
+    int rc = harness_shell_parse(s->line, strlen(s->line), &l);
+    if (rc)
+        return rc;
+    s->opaque = l.opaque != NULL;
+    int worst = -1;
+    for (size_t i = 0; i < (l.n ? l.n : 1); i++) {
+        const char *why = NULL;
+        s->simple = l.n ? l.cmds[i] : "";
+        int d = first_match(p, s, &why);
+        if (d < 0) {
+            worst = d;
+            break;
+        }
+        if (worst < 0 || rank(d) > rank(worst)) {
+            worst = d;
+            *reason = why;
+        }
+    }
+    harness_shell_line_free(&l);
+    return worst;
+}
+
 int ocisbx_policy_decide(const ocisbx_policy *p, const char *tool, const char *label, const char *command,
                          const char *path, const char **reason)
 {
+    const char *why = NULL;
     if (reason)
         *reason = NULL;
     if (!p || !tool || !label)
         return ocisbx_fail(OCISBX_EINVAL, "policy decide: NULL argument");
-    for (size_t i = 0; i < p->n; i++) {
-        const rule *r = &p->rules[i];
-        if (r->has_command && !command)
-            continue;
-        if (r->path && !path)
-            continue;
-        int hit = glob_hit(r->label, label);
-        if (hit == 1)
-            hit = glob_hit(r->tool, tool);
-        if (hit == 1 && r->path)
-            hit = ocisbx_glob_match(r->path, path);
-        if (hit < 0)
-            return hit;
-        if (hit == 1 && r->has_command)
-            hit = regexec(&r->command, command, 0, NULL, 0) == 0;
-        if (hit == 1) {
-            if (reason)
-                *reason = r->reason;
-            return r->decision;
-        }
-    }
-    return p->fallback;
+    subject s = {tool, label, path, command, command, false};
+    int d = command && has_command_rules(p) ? decide_line(p, &s, &why) : first_match(p, &s, &why);
+    if (reason && d >= 0)
+        *reason = why;
+    return d;
 }
 
 #ifdef OCISBX_HAVE_YAML

@@ -11,7 +11,7 @@
 static char *file_sha(harness_call *c)
 {
     ocisbx_text_result *t = NULL;
-    int rc = ocisbx_backend_read_text(c->h->b, c->path, 1, 1, &t);
+    int rc = ocisbx_backend_read_text(c->h->b, call_target(c), 1, 1, &t);
     char *s = (rc == 0 || rc == OCISBX_EBINARY) && t ? ocisbx_strdup(ocisbx_text_result_sha256(t)) : NULL;
     ocisbx_text_result_free(t);
     return s;
@@ -20,7 +20,7 @@ static char *file_sha(harness_call *c)
 int harness_tool_read(harness_call *c)
 {
     ocisbx_text_result *t = NULL;
-    int rc = ocisbx_backend_read_text(c->h->b, c->path, call_int(c, "offset"), call_int(c, "limit"), &t);
+    int rc = ocisbx_backend_read_text(c->h->b, call_target(c), call_int(c, "offset"), call_int(c, "limit"), &t);
     if (rc == OCISBX_EBINARY && t) {
         cJSON_AddBoolToObject(c->result, "binary", 1);
         cJSON_AddNumberToObject(c->result, "bytes", (double)ocisbx_text_result_size(t));
@@ -52,7 +52,7 @@ int harness_tool_write(harness_call *c)
     const char *content = call_str(c, "content");
     size_t len = strlen(content);
     c->ev_before = file_sha(c);
-    int rc = ocisbx_backend_write(c->h->b, c->path, content, len);
+    int rc = ocisbx_backend_write(c->h->b, call_target(c), content, len);
     if (rc)
         return call_backend_failure(c, rc);
     unsigned char md[OCISBX_SHA256_LEN];
@@ -60,7 +60,7 @@ int harness_tool_write(harness_call *c)
     ocisbx_sha256(content, len, md);
     ocisbx_hex(md, sizeof md, hex);
     call_set_hex(&c->ev_after, hex);
-    cJSON_AddStringToObject(c->result, "path", c->path);
+    call_add_redacted(c->h, c->result, "path", c->path);
     cJSON_AddNumberToObject(c->result, "bytes", (double)len);
     cJSON_AddStringToObject(c->result, "sha256", hex);
     return 0;
@@ -70,7 +70,7 @@ int harness_tool_edit(harness_call *c)
 {
     c->ev_before = file_sha(c);
     size_t count = 0;
-    int rc = ocisbx_backend_edit(c->h->b, c->path, call_str(c, "old_string"), call_str(c, "new_string"),
+    int rc = ocisbx_backend_edit(c->h->b, call_target(c), call_str(c, "old_string"), call_str(c, "new_string"),
                                  call_bool(c, "replace_all"), call_str(c, "expected_sha256"), &count);
     if (rc)
         return call_backend_failure(c, rc);
@@ -89,7 +89,7 @@ int harness_tool_search(harness_call *c)
     ocisbx_search_result *r = NULL;
     int rc = ocisbx_search_options_new(&o);
     if (!rc)
-        rc = ocisbx_search_options_set_path(o, c->path);
+        rc = ocisbx_search_options_set_path(o, call_target(c));
     if (!rc)
         rc = ocisbx_search_options_set_literal(o, call_bool(c, "literal"));
     if (!rc)
@@ -105,10 +105,12 @@ int harness_tool_search(harness_call *c)
         return call_backend_failure(c, rc);
     cJSON *m = cJSON_AddArrayToObject(c->result, "matches");
     for (size_t i = 0; i < ocisbx_search_result_count(r); i++) {
+        if (!gate_path_visible(c, ocisbx_search_result_path(r, i)))
+            continue;
         cJSON *e = cJSON_CreateObject();
         const char *text = ocisbx_search_result_text(r, i);
         char *shown = call_redact(c->h, text, strlen(text), NULL);
-        cJSON_AddStringToObject(e, "path", ocisbx_search_result_path(r, i));
+        call_add_redacted(c->h, e, "path", ocisbx_search_result_path(r, i));
         cJSON_AddNumberToObject(e, "line", (double)ocisbx_search_result_line(r, i));
         cJSON_AddStringToObject(e, "text", shown ? shown : "");
         free(shown);
@@ -116,6 +118,7 @@ int harness_tool_search(harness_call *c)
     }
     c->ev.truncated = ocisbx_search_result_truncated(r) != 0;
     cJSON_AddBoolToObject(c->result, "truncated", c->ev.truncated);
+    gate_add_denied_paths(c);
     ocisbx_search_result_free(r);
     return 0;
 }
@@ -123,33 +126,51 @@ int harness_tool_search(harness_call *c)
 int harness_tool_glob(harness_call *c)
 {
     ocisbx_entry_list *l = NULL;
-    int rc = ocisbx_backend_glob(c->h->b, call_str(c, "pattern"), c->path, 0, &l);
+    int rc = ocisbx_backend_glob(c->h->b, call_str(c, "pattern"), call_target(c), 0, &l);
     if (rc)
         return call_backend_failure(c, rc);
     cJSON *p = cJSON_AddArrayToObject(c->result, "paths");
     for (size_t i = 0; i < ocisbx_entry_list_count(l); i++)
-        cJSON_AddItemToArray(p, cJSON_CreateString(ocisbx_entry_list_name(l, i)));
+        if (gate_path_visible(c, ocisbx_entry_list_name(l, i)))
+            cJSON_AddItemToArray(p, call_redacted_string(c->h, ocisbx_entry_list_name(l, i)));
     c->ev.truncated = ocisbx_entry_list_truncated(l) != 0;
     cJSON_AddBoolToObject(c->result, "truncated", c->ev.truncated);
+    gate_add_denied_paths(c);
     ocisbx_entry_list_free(l);
     return 0;
+}
+
+/* An entry of the listed directory, by its path, under the path rules. */
+static bool entry_visible(harness_call *c, const char *name)
+{
+    ocisbx_buf p = OCISBX_BUF_INIT;
+    const char *dir = call_target(c);
+    bool ok = ocisbx_buf_appendf(&p, "%s/%s", dir, name) == 0 && p.data;
+    bool visible = ok && gate_path_visible(c, p.data);
+    if (!ok)
+        c->denied_paths++; /* no memory: not shown */
+    ocisbx_buf_free(&p);
+    return visible;
 }
 
 int harness_tool_ls(harness_call *c)
 {
     ocisbx_entry_list *l = NULL;
-    int rc = ocisbx_backend_ls(c->h->b, c->path, &l);
+    int rc = ocisbx_backend_ls(c->h->b, call_target(c), &l);
     if (rc)
         return call_backend_failure(c, rc);
     cJSON *a = cJSON_AddArrayToObject(c->result, "entries");
     for (size_t i = 0; i < ocisbx_entry_list_count(l); i++) {
+        if (!entry_visible(c, ocisbx_entry_list_name(l, i)))
+            continue;
         cJSON *e = cJSON_CreateObject();
         char t = ocisbx_entry_list_type(l, i);
-        cJSON_AddStringToObject(e, "name", ocisbx_entry_list_name(l, i));
+        call_add_redacted(c->h, e, "name", ocisbx_entry_list_name(l, i));
         cJSON_AddStringToObject(e, "type", t == 'f' ? "file" : t == 'd' ? "dir" : t == 'l' ? "link" : "other");
         cJSON_AddNumberToObject(e, "size", (double)ocisbx_entry_list_size(l, i));
         cJSON_AddItemToArray(a, e);
     }
+    gate_add_denied_paths(c);
     ocisbx_entry_list_free(l);
     return 0;
 }

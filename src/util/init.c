@@ -14,6 +14,18 @@ const char *ocisbx_version(void)
     return OCISBX_VERSION_STRING;
 }
 
+unsigned int ocisbx_features(void)
+{
+    unsigned int f = OCISBX_FEATURE_LOCAL_BACKEND; /* built on every platform the library builds on */
+#ifdef OCISBX_HAVE_YAML
+    f |= OCISBX_FEATURE_YAML_POLICY;
+#endif
+    const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
+    if (v && (v->features & CURL_VERSION_HTTP2))
+        f |= OCISBX_FEATURE_HTTP2;
+    return f;
+}
+
 int ocisbx_global_init(void)
 {
     int rc = 0;

@@ -167,6 +167,14 @@ bool ocisbx_log_enabled(int level);
 /* Redacts secrets in a log line in place: the value after "authorization:"
  * or "x-app-token:" (any case), "Signature ..." parameters, and "ST$<token>". */
 void ocisbx_log_redact(char *line);
+/* A pass of the calling thread's own over each line it logs, after
+ * ocisbx_log_redact (the harness redacts its secrets from whatever a call
+ * logs on its way down): it may rewrite line (cap bytes, NUL-terminated) in
+ * place. fn NULL: none. *prev, *prev_ud (may be NULL) get the one it
+ * replaces, to put back. */
+typedef void (*ocisbx_log_filter_fn)(char *line, size_t cap, void *user_data);
+void ocisbx_log_set_thread_filter(ocisbx_log_filter_fn fn, void *user_data, ocisbx_log_filter_fn *prev,
+                                  void **prev_ud);
 
 /* ---- global init (refcounted) ---- */
 int ocisbx_global_ensure(void); /* init once for the process lifetime if nobody did */

@@ -84,6 +84,21 @@ void ocisbx_log_redact(char *line)
     }
 }
 
+/* The calling thread's own pass over its log lines (see internal.h). */
+static _Thread_local ocisbx_log_filter_fn thread_filter;
+static _Thread_local void *thread_filter_ud;
+
+void ocisbx_log_set_thread_filter(ocisbx_log_filter_fn fn, void *user_data, ocisbx_log_filter_fn *prev,
+                                  void **prev_ud)
+{
+    if (prev)
+        *prev = thread_filter;
+    if (prev_ud)
+        *prev_ud = thread_filter_ud;
+    thread_filter = fn;
+    thread_filter_ud = user_data;
+}
+
 void ocisbx_log(int level, const char *fmt, ...)
 {
     pthread_mutex_lock(&log_lock);
@@ -99,5 +114,7 @@ void ocisbx_log(int level, const char *fmt, ...)
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     ocisbx_log_redact(line);
+    if (thread_filter)
+        thread_filter(line, sizeof line, thread_filter_ud);
     fn(level, line, ud);
 }

@@ -428,7 +428,7 @@ static void test_oci_names(void **state)
         RUN(&a, NULL, names[i][0], names[i][1], "--help");
         expect_ok(&a, names[i][1]);
         char line[200];
-        snprintf(line, sizeof line, "  ocisbx %s %s", names[i][0], names[i][1]);
+        snprintf(line, sizeof line, "usage: ocisbx %s %s", names[i][0], names[i][1]);
         if (!strstr(a.out, line))
             fprintf(stderr, "%s %s --help:\n%s", names[i][0], names[i][1], a.out);
         assert_non_null(strstr(a.out, line));

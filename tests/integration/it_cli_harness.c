@@ -528,6 +528,29 @@ static void require_person_on_a_terminal(void **state)
     }
 }
 
+/* The question on the terminal has no raw control character: C1 (CSI)
+ * escaped in the arguments as C0 (ESC) is (issue 20, item 10). */
+static void question_escapes_controls(void **state)
+{
+    world *w = *state;
+    const char *const args[] = {"--require-person", "workspace.exec", "exec",
+                                "{\"command\": \"echo \\u009b2J \\u001b[2J\"}", NULL};
+    cli_run_options o = {0};
+    o.tty = CLI_TTY_PTY;
+    o.tty_prompt = "[y/N]";
+    o.tty_answer = "n\n";
+    o.timeout_s = 60;
+    cli_result r;
+    harness_run(w, true, args, &o, &r);
+    expect_status(&r, 1, "refused");
+    assert_non_null(strstr(o.tty_out, "\\u009b2J"));
+    assert_non_null(strstr(o.tty_out, "\\u001b[2J"));
+    assert_null(strstr(o.tty_out, "\xc2\x9b"));
+    assert_null(strchr(o.tty_out, 0x1b));
+    free(o.tty_out);
+    cli_result_free(&r);
+}
+
 static bool has_bytes(const char *hay, size_t n, const char *needle)
 {
     size_t k = strlen(needle);
@@ -600,6 +623,59 @@ static void secret_and_evidence(void **state)
     cli_result_free(&r);
 }
 
+/* A secret inside a path: not in the result, the evidence or the --debug
+ * log (issue 20, item 12). */
+static void secret_in_a_path(void **state)
+{
+    world *w = *state;
+    char evidence[128];
+    snprintf(evidence, sizeof evidence, "%s/path-secret.jsonl", w->scratch);
+    unlink(evidence);
+    cli_result r;
+    CALL(w, &r, "--debug", "--secret-env", "TOKEN=path-secret-4242", "--evidence", evidence, "write",
+         "{\"path\": \"d-path-secret-4242/f.txt\", \"content\": \"x\"}");
+    expect_status(&r, 0, "write");
+    assert_false(has_bytes(r.out, r.out_len, "path-secret-4242"));
+    assert_false(has_bytes(r.err, strlen(r.err), "path-secret-4242"));
+    assert_non_null(strstr(r.out, "d-[REDACTED]/f.txt"));
+    assert_non_null(strstr(r.err, "[debug]"));
+    cli_result_free(&r);
+    CALL(w, &r, "--debug", "--secret-env", "TOKEN=path-secret-4242", "--evidence", evidence, "read",
+         "{\"path\": \"missing-path-secret-4242\"}");
+    expect_status(&r, 1, "read of a missing file");
+    assert_false(has_bytes(r.out, r.out_len, "path-secret-4242"));
+    assert_false(has_bytes(r.err, strlen(r.err), "path-secret-4242"));
+    cli_result_free(&r);
+    size_t len = 0;
+    char *ev = slurp(evidence, &len);
+    assert_false(has_bytes(ev, len, "path-secret-4242"));
+    assert_non_null(strstr(ev, "d-[REDACTED]/f.txt"));
+    free(ev);
+}
+
+/* An evidence file whose last line is torn: the call is refused before it
+ * runs, evidence_error on stderr, exit 1 (issue 20, item 6). */
+static void torn_evidence_refuses(void **state)
+{
+    world *w = *state;
+    char evidence[128];
+    snprintf(evidence, sizeof evidence, "%s/torn.jsonl", w->scratch);
+    assert_int_equal(test_write_text(evidence, "{\"partial"), 0);
+    cli_result r;
+    CALL(w, &r, "--evidence", evidence, "exec", "{\"command\": \"touch /workspace/ran-torn\"}");
+    expect_status(&r, 1, "exec with a torn evidence file");
+    assert_non_null(strstr(r.err, "evidence_error"));
+    assert_non_null(strstr(r.err, "incomplete"));
+    cJSON *j = result(&r);
+    assert_string_equal(error_code(j), "evidence_error");
+    cJSON_Delete(j);
+    cli_result_free(&r);
+    char *ran = ws_file(w, "ran-torn");
+    if (ran)
+        fail_msg("the command ran although its record could not be written");
+    unlink(evidence);
+}
+
 int main(void)
 {
     const struct CMUnitTest plain[] = {
@@ -612,7 +688,10 @@ int main(void)
         cmocka_unit_test(deny_and_policy),
         cmocka_unit_test(require_person_without_terminal),
         cmocka_unit_test(require_person_on_a_terminal),
+        cmocka_unit_test(question_escapes_controls),
         cmocka_unit_test(secret_and_evidence),
+        cmocka_unit_test(torn_evidence_refuses),
+        cmocka_unit_test(secret_in_a_path),
     };
     int rc = cmocka_run_group_tests_name("harness CLI", plain, NULL, NULL);
     rc |= cmocka_run_group_tests_name("harness CLI, local directory", tests, setup_local, teardown);

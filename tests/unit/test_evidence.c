@@ -22,7 +22,7 @@ static const char *const FIELDS[] = {
     "tool",           "label",           "decision",      "reason",       "command",      "path",
     "exit_code",      "timed_out",       "truncated",     "duration_ms",  "output_bytes", "output_sha256",
     "returned_bytes", "returned_sha256", "sha256_before", "sha256_after", "backend",      "sandbox_id",
-    "command_id",     "started_at",      "prev_sha256"};
+    "command_id",     "started_at",      "prev_sha256",   "resolved_path"};
 #define NFIELDS (sizeof FIELDS / sizeof FIELDS[0])
 
 typedef struct fx {
@@ -223,6 +223,59 @@ static void tampering_is_found_at_the_next_line(void **state)
     free(text);
 }
 
+/* Appends a record chained to the file's last line, with extra bytes
+ * after it (before the newline), or a NUL byte put at nul_at. */
+static void append_with(const char *path, const char *extra, size_t extra_len, long nul_at)
+{
+    char *text = strdup(read_all(path));
+    size_t len = strlen(text);
+    assert_true(len > 1 && text[len - 1] == '\n');
+    text[len - 1] = 0;
+    char *last = strrchr(text, '\n');
+    last = last ? last + 1 : text;
+    char prev[65];
+    evidence_line_hash(last, strlen(last), prev);
+    free(text);
+    evidence_fields e = exec_fields(7);
+    char *line = NULL;
+    assert_int_equal(evidence_line(&e, prev, &line), 0);
+    if (nul_at >= 0)
+        line[nul_at] = 0; /* a byte of the line (inside a string) becomes NUL */
+    FILE *fp = fopen(path, "ab");
+    fwrite(line, 1, strlen(line) + (nul_at >= 0 ? strlen(line + nul_at + 1) + 1 : 0), fp);
+    fwrite(extra, 1, extra_len, fp);
+    fputc('\n', fp);
+    fclose(fp);
+    free(line);
+}
+
+/* A line with a second JSON value after the record, or a raw NUL byte, is
+ * not a record (issue 20, item 19). */
+static void trailing_values_and_nul_bytes_are_refused(void **state)
+{
+    fx *f = *state;
+    make_chain(f->path, 2);
+    append_with(f->path, "", 0, -1); /* a clean third record: the chain holds */
+    int64_t records = 0;
+    assert_int_equal(ocisbx_evidence_verify_file(f->path, &records, NULL), 0);
+    assert_int_equal(records, 3);
+    make_chain(f->path, 2);
+    append_with(f->path, " {\"decision\":\"deny\"}", 20, -1);
+    expect_break(f->path, 3, "line 3 is not a record");
+    make_chain(f->path, 2);
+    append_with(f->path, "[]", 2, -1);
+    expect_break(f->path, 3, "after the record");
+    make_chain(f->path, 2);
+    append_with(f->path, "\0", 1, -1); /* a NUL after the object */
+    expect_break(f->path, 3, "NUL");
+    make_chain(f->path, 2);
+    append_with(f->path, "", 0, 10); /* a NUL inside "tool":"exec" */
+    expect_break(f->path, 3, "NUL");
+    make_chain(f->path, 2);
+    append_with(f->path, "  \t", 3, -1); /* white space after it is fine */
+    assert_int_equal(ocisbx_evidence_verify_file(f->path, &records, NULL), 0);
+}
+
 static void torn_file_is_not_appended_to(void **state)
 {
     fx *f = *state;
@@ -295,6 +348,7 @@ int main(void)
         cmocka_unit_test(every_field_present_null_when_not_applicable),
         cmocka_unit_test_setup_teardown(chain_continues_across_opens, setup, teardown),
         cmocka_unit_test_setup_teardown(tampering_is_found_at_the_next_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(trailing_values_and_nul_bytes_are_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(torn_file_is_not_appended_to, setup, teardown),
         cmocka_unit_test_setup_teardown(empty_and_missing_files, setup, teardown),
         cmocka_unit_test_setup_teardown(concurrent_writers_keep_the_chain, setup, teardown),

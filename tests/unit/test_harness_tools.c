@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "harness/call.h"
 #include "harness/tools.h"
 #include "ocisbx/backend.h"
 #include "ocisbx/harness.h"
@@ -301,6 +302,31 @@ static void docs_table_matches_rows(void **state)
     }
 }
 
+/* The library's codes as the model's error codes (call_error_code). */
+static void error_codes_for_the_model(void **state)
+{
+    (void)state;
+    static const struct {
+        int rc;
+        const char *code;
+    } map[] = {
+        {OCISBX_ENOTFOUND, "not_found"},
+        {OCISBX_EISDIR, "is_directory"},
+        {OCISBX_EFORBIDDEN, "outside_workspace"},
+        {OCISBX_ENOMATCH, "no_match"},
+        {OCISBX_ENOTUNIQUE, "not_unique"},
+        {OCISBX_ECONFLICT, "conflict"},
+        {OCISBX_EBINARY, "binary_file"},
+        {OCISBX_ETIMEOUT, "timeout"},
+        {OCISBX_EINVAL, "invalid_arguments"},
+        {OCISBX_ETOOLARGE, "too_large"}, /* issue 20, item 14: edit of a file over the limit */
+        {OCISBX_ESERVICE, "backend_error"},
+        {OCISBX_EIO, "backend_error"},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        assert_string_equal(call_error_code(map[i].rc), map[i].code);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -312,6 +338,7 @@ int main(void)
         cmocka_unit_test(list_parameters),
         cmocka_unit_test(huge_integers),
         cmocka_unit_test(docs_table_matches_rows),
+        cmocka_unit_test(error_codes_for_the_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -243,13 +243,65 @@ static void decision_names(void **state)
     assert_null(ocisbx_gate_decision_name(7));
 }
 
+/* A command rule matches each simple command of the line: an allow holds
+ * only when every one has an allow and the line has nothing opaque (issue
+ * 20, item 9: the documented example let a whole line run). */
+static void allow_covers_every_simple_command(void **state)
+{
+    (void)state;
+    ocisbx_policy *p =
+        load("rules:\n"
+             "  - label: workspace.exec\n    command: \"^pytest( |$)\"\n    decision: allow\n"
+             "  - label: workspace.exec\n    command: \"^git (status|diff)( |$)\"\n    decision: allow\n"
+             "  - label: workspace.exec\n    command: \"^rm \"\n    decision: deny\n"
+             "    reason: no rm\n"
+             "  - label: workspace.exec\n    decision: hold\n    reason: a person checks it\n"
+             "default: deny\n");
+    static const struct {
+        const char *line;
+        int want;
+    } cases[] = {
+        {"pytest -q", OCISBX_GATE_ALLOW},
+        {"pytest -q && git status", OCISBX_GATE_ALLOW},
+        {"pytest > out.txt 2>&1; git diff | pytest", OCISBX_GATE_ALLOW},
+        {"pytest ; echo pwned > /workspace/.git/pwned; cat secrets/key", OCISBX_GATE_HOLD},
+        {"pytest $(touch pwned2) -q", OCISBX_GATE_HOLD},
+        {"pytest `touch pwned2` -q", OCISBX_GATE_HOLD},
+        {"pytest <(cat secrets/key)", OCISBX_GATE_HOLD},
+        {"eval pytest", OCISBX_GATE_HOLD},
+        {"(pytest)", OCISBX_GATE_HOLD},
+        {"pytest > /etc/cron.d/x", OCISBX_GATE_HOLD},
+        {"pytest && rm -rf /workspace", OCISBX_GATE_DENY},
+        {"pytest $(rm -rf /workspace)", OCISBX_GATE_DENY}, /* the deny sees the whole line */
+        {"PATH=/tmp pytest", OCISBX_GATE_HOLD},
+        {"'py'test -q", OCISBX_GATE_ALLOW},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *why = NULL;
+        int d = ocisbx_policy_decide(p, "exec", "workspace.exec", cases[i].line, NULL, &why);
+        if (d != cases[i].want)
+            fail_msg("%s: %s, want %s", cases[i].line, ocisbx_gate_decision_name(d),
+                     ocisbx_gate_decision_name(cases[i].want));
+        if (d == OCISBX_GATE_DENY)
+            assert_string_equal(why, "no rm");
+        if (d == OCISBX_GATE_HOLD)
+            assert_string_equal(why, "a person checks it");
+    }
+    ocisbx_policy_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(first_matching_rule_decides),         cmocka_unit_test(rules_with_command_or_path_need_one),
-        cmocka_unit_test(bad_files_name_file_line_and_key),    cmocka_unit_test(ordinary_regexes_are_accepted),
-        cmocka_unit_test(control_bytes_in_errors_are_escaped), cmocka_unit_test(files_regular_only),
-        cmocka_unit_test(ready_policies_check_labels),         cmocka_unit_test(decision_names),
+        cmocka_unit_test(first_matching_rule_decides),
+        cmocka_unit_test(allow_covers_every_simple_command),
+        cmocka_unit_test(rules_with_command_or_path_need_one),
+        cmocka_unit_test(bad_files_name_file_line_and_key),
+        cmocka_unit_test(ordinary_regexes_are_accepted),
+        cmocka_unit_test(control_bytes_in_errors_are_escaped),
+        cmocka_unit_test(files_regular_only),
+        cmocka_unit_test(ready_policies_check_labels),
+        cmocka_unit_test(decision_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -238,6 +238,48 @@ class HarnessContract:
         self.assertEqual(cm.exception.code, "EINTEGRITY")
         self.assertEqual(cm.exception.bad_line, 2)
 
+    def test_torn_evidence_refuses_the_call(self):
+        path = os.path.join(self.scratch, "torn.jsonl")
+        with open(path, "w") as f:
+            f.write('{"partial')
+        with ocisbx.Harness(self.b, evidence=path) as h:
+            r = h.call("exec", {"command": "touch torn-marker"})
+        self.assertEqual(r["error"]["code"], "evidence_error")
+        self.assertFalse(self.exists("torn-marker"))
+
+    def test_secret_in_a_path_and_control_characters(self):
+        asked = []
+        h = ocisbx.Harness(self.b, secret_env={"PY_TOKEN": "tok-in-path-77"},
+                           gate=lambda call: "hold" if call["tool"] == "exec" else "allow",
+                           approve=lambda call: asked.append(call) or False)
+        r = h.call("write", {"path": "d-tok-in-path-77/f.txt", "content": "x"})
+        self.assertEqual(r["path"], "/workspace/d-[REDACTED]/f.txt")
+        r = h.call("glob", {"pattern": "**/f.txt"})
+        self.assertNotIn("tok-in-path-77", json.dumps(r))
+        h.call("exec", {"command": "echo \u009b2J"})
+        h.close()
+        self.assertEqual(asked[0]["arguments"]["command"], "echo \u009b2J")  # decoded: the same text
+
+    def test_evidence_head(self):
+        path = os.path.join(self.scratch, "head.jsonl")
+        h = ocisbx.Harness(self.b, gate=lambda call: "allow", evidence=path)
+        h.call("exec", {"command": "echo one"})
+        h.call("exec", {"command": "echo two"})
+        h.close()
+        head = ocisbx.evidence_head(path)
+        self.assertRegex(head, "^[0-9a-f]{64}$")
+        self.assertEqual(ocisbx.verify_evidence(path, head=head), 2)
+        self.assertEqual(ocisbx.verify_evidence(path, head=head.upper()), 2)
+        with open(path, "rb") as f:
+            lines = f.read().splitlines(keepends=True)
+        with open(path, "wb") as f:  # the last record removed: the chain alone cannot see it
+            f.writelines(lines[:-1])
+        self.assertEqual(ocisbx.verify_evidence(path), 1)
+        with self.assertRaises(ocisbx.Error) as cm:
+            ocisbx.verify_evidence(path, head=head)
+        self.assertEqual(cm.exception.code, "EINTEGRITY")
+        self.assertIn(head, str(cm.exception))
+
     def test_deny_label_and_secret_env(self):
         h = ocisbx.Harness(self.b, deny={"workspace.write": "read-only here"},
                            secret_env={"PY_SECRET": "s3cr3t-value-91"})
@@ -303,21 +345,48 @@ class LocalTests(HarnessContract, unittest.TestCase):
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("OCISBX_LIBRARY", p.stderr)
         self.assertIn("no-such-libocisbx.so", p.stderr)
-        # unset: the build tree, then the system (candidates() reads the environment when called)
+        # unset: next to the package, the build tree, then the system's loader by the versioned name
         saved = os.environ.pop("OCISBX_LIBRARY", None)
         try:
             cands = ocisbx._native.candidates()
         finally:
             if saved is not None:
                 os.environ["OCISBX_LIBRARY"] = saved
-        self.assertEqual(cands[-1], "libocisbx.so")  # the system's, last
+        self.assertEqual(cands[-1], ocisbx.SONAME)  # the system's, last
+        self.assertRegex(ocisbx.SONAME, r"^libocisbx\.so\.0\.[0-9]+$")
         root = os.path.realpath(os.path.join(here, "..", "..", ".."))  # examples/ffi/python -> the repository
         in_tree = os.path.join(root, "build", "libocisbx.so")
         if os.path.exists(in_tree):
-            self.assertEqual(cands[0], in_tree)  # the build tree before the system
+            self.assertIn(in_tree, cands)  # the build tree before the system
         for c in cands[:-1]:
             if c.startswith(root + os.sep):
-                self.assertEqual(os.path.dirname(c), os.path.join(root, "build"))
+                self.assertIn(os.path.dirname(c), (os.path.join(root, "build"), os.path.join(here, "ocisbx"), here))
+
+    def test_package_surface(self):
+        for name in ocisbx.__all__:
+            self.assertTrue(hasattr(ocisbx, name), name)
+        self.assertEqual(ocisbx.__version__, ocisbx.version())  # the package is the library's version
+        f = ocisbx.features()
+        self.assertTrue(f & ocisbx.FEATURE_LOCAL_BACKEND)
+        self.assertTrue(f & ocisbx.FEATURE_YAML_POLICY)  # the tests' library reads policy files
+        import typing
+        hints = typing.get_type_hints(ocisbx.Backend.exec)
+        self.assertIn("return", hints)
+        self.assertIn("timeout_ms", hints)
+        self.assertTrue(os.path.isfile(os.path.join(os.path.dirname(ocisbx.__file__), "py.typed")))
+
+    def test_set_error(self):
+        self.assertEqual(ocisbx.set_error("EDENIED", "no one could be asked"), -8)
+        e = ocisbx._errors.last_error(-1)
+        self.assertEqual(e.code, "EDENIED")
+        self.assertEqual(str(e), "no one could be asked")
+        self.assertEqual(ocisbx.set_error(e.errno), e.errno)  # by value; message NULL: the code's text
+        self.assertEqual(ocisbx._errors.last_error(-1).code, "EDENIED")
+        with self.assertRaises(ValueError):
+            ocisbx.set_error("ENOSUCHCODE")
+
+    def test_local_has_no_client(self):
+        self.assertIsNone(self.b.client)
 
     def test_unknown_option(self):
         with self.assertRaises(TypeError):
@@ -368,6 +437,24 @@ class EmulatorTests(HarnessContract, unittest.TestCase):
         with self.assertRaises(ocisbx.Error) as cm:
             ocisbx.Backend.connect(sid)
         self.assertEqual(cm.exception.status, 404)
+
+    def test_backend_client_and_deadline(self):
+        c = self.b.client
+        self.assertIsInstance(c, ocisbx.Client)
+        self.assertEqual(c.endpoint, os.environ["OCI_SANDBOX_ENDPOINT"].rstrip("/"))
+        self.b.sandbox()
+        self.b.exec("true")
+        self.assertTrue(c.last_request_id)
+        self.assertFalse(c.deadline_passed)
+        c.set_deadline(0.001)  # every call of the client ends at the deadline
+        import time
+        time.sleep(0.01)
+        with self.assertRaises(ocisbx.Error) as cm:
+            self.b.extend("PT1M")  # a call through the backend's client
+        self.assertEqual(cm.exception.code, "ECANCELED")
+        self.assertTrue(c.deadline_passed)
+        c.set_deadline(None)
+        self.assertTrue(self.b.extend("PT1M"))
 
     def test_error_attributes(self):
         missing = "ocid1.sandbox.oc1.us-chicago-1.aaaaaaaanosuchsandbox"

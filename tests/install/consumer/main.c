@@ -33,7 +33,7 @@ int main(int argc, char **argv)
     }
     const char *auth = ocisbx_headers_get(headers, "authorization");
     const char *sig = auth ? strstr(auth, "signature=\"") : NULL;
-    printf("libocisbx %s\n%s\n", ocisbx_version(), sig ? sig : "(none)");
+    printf("libocisbx %s\n%s\nfeatures 0x%x\n", ocisbx_version(), sig ? sig : "(none)", ocisbx_features());
     /* the installed ocisbx/version.h agrees with the installed library */
     if (strcmp(ocisbx_version(), OCISBX_VERSION_STRING) != 0) {
         fprintf(stderr, "consumer: library %s, header %s\n", ocisbx_version(), OCISBX_VERSION_STRING);
