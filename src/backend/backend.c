@@ -398,13 +398,6 @@ static int collect_cb_all(const void *data, size_t len, void *ud)
     return ocisbx_buf_append(ud, data, len) != 0;
 }
 
-int ocisbx_backend_script_confine(ocisbx_buf *s, const char *var)
-{
-    return ocisbx_buf_appendf(s,
-                              "case \"$(realpath -m -- \"$%s\" 2>/dev/null)/\" in \"$W\"/*) ;; *) exit %d ;; esac\n",
-                              var, OCISBX_SCRIPT_EXIT_OUTSIDE);
-}
-
 int ocisbx_run_req_text(const ocisbx_run_req *req, ocisbx_buf *out)
 {
     int rc = 0;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "ocisbx/backend.h"
+#include "ocisbx/util.h"
 #include "util/env.h"
 #include "util/internal.h"
 
@@ -150,6 +151,37 @@ int ocisbx_backend_run_sh(ocisbx_backend *b, const char *script, const char *con
 int ocisbx_backend_run_sh_capture(ocisbx_backend *b, const char *script, const char *const *args, size_t n_args,
                                   char **out, size_t *out_len, int *exit_code);
 
+/* After a failed get or put of rel: OCISBX_EISDIR for a directory,
+ * OCISBX_ENOTFOUND (missing_too) for nothing there, EFORBIDDEN for a
+ * symlink out (path-stat.sh); else rc (files.c). */
+int ocisbx_backend_refine_error(ocisbx_backend *b, const char *rel, int rc, bool missing_too);
+
+/* ---- a chunked write (write.c), for the sequential path and a parallel one:
+ *   ocisbx_chunked_begin, then ocisbx_chunked_next for each part in order
+ *   (read once: its SHA-256 and the whole file's computed as it is read),
+ *   ocisbx_chunked_put of each (in any order: a parallel path may have
+ *   several in flight), then
+ *   ocisbx_chunked_finish (write-join.sh: join, check, rename: one command)
+ *   or, after a failure, ocisbx_chunked_abort (removes the parts). */
+typedef struct ocisbx_part {
+    const unsigned char *data; /* the caller's buf, or into a memory source */
+    size_t len;
+    char sha256_b64[OCISBX_SHA256_B64_LEN + 1];
+    int index; /* 0, 1, ...: its name is .ocisbx/write-<id>/p<index %06d> */
+} ocisbx_part;
+typedef struct ocisbx_chunked_write ocisbx_chunked_write;
+/* rel: the target (workspace-relative). The source: mem (mem_len bytes,
+ * parts point into it, nothing copied) or, mem NULL, read(ud). */
+int ocisbx_chunked_begin(ocisbx_backend *b, const char *rel, const void *mem, size_t mem_len, ocisbx_read_fn read,
+                         void *ud, ocisbx_chunked_write **out);
+/* The next part (into buf, OCISBX_BACKEND_PART_SIZE bytes, for a reader;
+ * buf unused for memory); *more: whether another part follows. */
+int ocisbx_chunked_next(ocisbx_chunked_write *w, unsigned char *buf, ocisbx_part *p, bool *more);
+int ocisbx_chunked_put(ocisbx_chunked_write *w, const ocisbx_part *p);
+int ocisbx_chunked_finish(ocisbx_chunked_write *w);
+void ocisbx_chunked_abort(ocisbx_chunked_write *w);
+void ocisbx_chunked_free(ocisbx_chunked_write *w);
+
 /* Common part of every backend (backend.c). */
 int ocisbx_backend_init_common(ocisbx_backend *b, const ocisbx_backend_vt *vt, const ocisbx_backend_options *o);
 bool ocisbx_backend_canceled(const ocisbx_backend *b);
@@ -165,12 +197,11 @@ int ocisbx_backend_oci_open(const char *project_id, const char *sandbox_id, cons
 /* A sandbox path to a workspace-relative one ("" for /workspace itself):
  * lexical, "." and ".." resolved; outside /workspace: OCISBX_EFORBIDDEN. */
 int ocisbx_backend_rel_path(const char *path, char **rel);
-/* A workspace script's check that $<var> (a path under $W) resolves, its
- * symlinks followed as the workspace sees them, inside $W: else the script
- * exits OCISBX_SCRIPT_EXIT_OUTSIDE, which the run functions below turn into
+/* lib.sh's confine: a path under $W that resolves, its symlinks followed
+ * as the workspace sees them, outside $W makes the script exit
+ * OCISBX_SCRIPT_EXIT_OUTSIDE, which the run functions below turn into
  * OCISBX_EFORBIDDEN. */
 #define OCISBX_SCRIPT_EXIT_OUTSIDE 93
-int ocisbx_backend_script_confine(ocisbx_buf *s, const char *var);
 /* A workspace script's step failed (lib.sh's fail): the run functions turn
  * it into OCISBX_EIO with the script's last stderr line ("sort failed: ..."). */
 #define OCISBX_SCRIPT_EXIT_STEP 94

@@ -458,31 +458,6 @@ static bool parse_sbx(const char *arg, char *buf, size_t cap, const char **path)
     return true;
 }
 
-static int local_sha(const char *path, char out[65])
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return cli_error(CLI_EXIT_FAIL, "cp: %s: %s", path, strerror(errno));
-    ocisbx_sha256_ctx *c = NULL;
-    if (ocisbx_sha256_new(&c)) {
-        fclose(f);
-        return cli_fail_last();
-    }
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        ocisbx_sha256_update(c, buf, n);
-    int bad = ferror(f);
-    fclose(f);
-    unsigned char h[32];
-    ocisbx_sha256_final(c, h);
-    ocisbx_sha256_free(c);
-    if (bad)
-        return cli_error(CLI_EXIT_FAIL, "cp: reading %s failed", path);
-    ocisbx_hex(h, 32, out);
-    return 0;
-}
-
 int cmd_cp(cli_ctx *ctx, int argc, char **argv)
 {
     if (backend_help("cp", argc, argv))
@@ -512,21 +487,9 @@ int cmd_cp(cli_ctx *ctx, int argc, char **argv)
     cli_transfer_done();
     if (!st && rc)
         st = cli_fail_last();
-    /* verified: sha256sum in the workspace against the local file's */
-    char lh[65] = {0};
-    if (!st)
-        st = local_sha(lpath, lh);
-    if (!st) {
-        const char *args[] = {"sha256sum", "--", spath};
-        ocisbx_exec_result *r = NULL;
-        int x = -1;
-        if (ocisbx_backend_exec_argv(b, args, 3, NULL, &r))
-            st = cli_fail_last();
-        else if (!ocisbx_exec_result_has_exit_code(r, &x) || x != 0 ||
-                 strncmp(ocisbx_exec_result_output(r, NULL), lh, 64) != 0)
-            st = cli_error(CLI_EXIT_FAIL, "cp: the copy's SHA-256 does not match (%s locally)", lh);
-        ocisbx_exec_result_free(r);
-    }
+    /* no second pass: the backend's write and read are checked (each part's
+     * SHA-256 by the service, the whole file's in the workspace before the
+     * rename; a download against the service's SHA-256 as it is written) */
     ocisbx_backend_free(b);
     ocisbx_client_free(client);
     return st;

@@ -2,10 +2,10 @@
  * beside the least the service needs for the same job, in one run:
  *   - exec of `true` (median of 200) vs one bare runAndWait, and the
  *     overhead in round trips (a GET of the sandbox is one);
- *   - a 256 MiB checked write vs the minimal chunked protocol (PUT of
- *     8 MiB parts with their SHA-256, then one join-and-check command)
- *     and vs curl PUTting the same parts;
- *   - a 256 MiB read vs curl GETting the file;
+ *   - `ocisbx cp` up and down of 64 and 256 MiB vs the minimal chunked
+ *     protocol (PUT of 8 MiB parts with their SHA-256, then one
+ *     join-and-check command; one checked GET down) and vs curl moving
+ *     the same parts, in alternating rounds (medians);
  *   - a 200 MB output: what the command wrote, what the service stored
  *     (went through it) and what the client got back;
  *   - the client's peak memory (VmHWM, reset between phases) of each.
@@ -14,18 +14,25 @@
  *     time of a bare runAndWait (targets: at most 2 and 1 requests, at
  *     most 1.3x the bare run's time);
  * Prints figures; never a test. Arguments name the parts to run (exec,
- * requests, files, output); none: all. */
+ * requests, breakdown, transfers, output); none: all. */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 #include <openssl/evp.h>
 
 #include "emu_client.h"
 #include "emu_fixture.h"
+#include "backend/backend_int.h"
+#include "backend/scripts.h"
 #include "ocisbx/ocisbx.h"
 
 #define PART (8u * 1024 * 1024)
@@ -295,113 +302,416 @@ static long curl_signed(emu_fixture *f, const char *method, const char *path, co
     return code;
 }
 
-typedef struct gen {
+/* ---- transfers: our cp against the minimal protocol ---- */
+typedef struct gen_src {
     const unsigned char *d;
     size_t len, at;
-} gen;
+} gen_src;
 
-static int64_t gen_read(void *buf, size_t cap, void *ud)
+static int64_t gen_src_read(void *buf, size_t cap, void *ud)
 {
-    gen *g = ud;
+    gen_src *g = ud;
     size_t k = cap < g->len - g->at ? cap : g->len - g->at;
     memcpy(buf, g->d + g->at, k);
     g->at += k;
     return (int64_t)k;
 }
 
-static int count_sink(const void *data, size_t len, void *ud)
+enum { ROUNDS = 5 };
+
+
+
+typedef struct xfer {
+    double ms[ROUNDS];
+    long long kb[ROUNDS]; /* client peak memory */
+} xfer;
+
+static double xfer_median_ms(xfer *x)
 {
-    (void)data;
-    *(uint64_t *)ud += len;
-    return 0;
+    double v[ROUNDS];
+    memcpy(v, x->ms, sizeof v);
+    return median(v, ROUNDS);
 }
 
-static void bench_files(emu_fixture *f, ocisbx_client *c, ocisbx_backend *b)
+static long long xfer_median_kb(xfer *x)
 {
-    const char *sid = ocisbx_backend_sandbox_id(b);
-    unsigned char *data = malloc(BIG);
-    if (!data)
-        die("malloc");
-    for (size_t i = 0; i < BIG; i++)
-        data[i] = (unsigned char)(i * 2654435761u >> 13);
-    double mib = BIG / 1048576.0;
+    double v[ROUNDS];
+    for (int i = 0; i < ROUNDS; i++)
+        v[i] = (double)x->kb[i];
+    return (long long)median(v, ROUNDS);
+}
 
-    /* the backend, streamed from a callback (the data buffer is ours) */
+/* `ocisbx cp SRC DST` as a child process: its time and peak RSS. */
+static void run_cp_with(const char *cli, emu_fixture *f, const char *src_arg, const char *dst_arg, double *ms,
+                        long long *kb)
+{
+    const char *argv[] = {cli, "--config-file", emu_fixture_config_path(f), "--endpoint",
+                          emu_fixture_url(f), "--ca-bundle", emu_fixture_ca_path(f), "cp", src_arg, dst_arg, NULL};
+    double t0 = now_ms();
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open("/dev/null", O_RDWR);
+        dup2(fd, 0);
+        dup2(fd, 1);
+        execv(cli, (char *const *)(uintptr_t)argv);
+        _exit(127);
+    }
+    int st = 0;
+    struct rusage ru;
+    if (pid < 0 || wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        fprintf(stderr, "bench_backend: ocisbx cp %s %s failed (status %d)\n", src_arg, dst_arg, st);
+        exit(1);
+    }
+    *ms = now_ms() - t0;
+    *kb = ru.ru_maxrss;
+}
+
+static void run_cp(emu_fixture *f, const char *src_arg, const char *dst_arg, double *ms, long long *kb)
+{
+    run_cp_with(OCISBX_CLI_PATH, f, src_arg, dst_arg, ms, kb);
+}
+
+static void hex_sha256_file(const char *path, char out[65])
+{
+    unsigned char md[32], *buf = malloc(1 << 20);
+    unsigned int ml = 0;
+    EVP_MD_CTX *c = EVP_MD_CTX_new();
+    EVP_DigestInit_ex(c, EVP_sha256(), NULL);
+    FILE *fp = fopen(path, "rb");
+    size_t n;
+    while (fp && (n = fread(buf, 1, 1 << 20, fp)) > 0)
+        EVP_DigestUpdate(c, buf, n);
+    if (fp)
+        fclose(fp);
+    EVP_DigestFinal_ex(c, md, &ml);
+    EVP_MD_CTX_free(c);
+    free(buf);
+    for (int i = 0; i < 32; i++)
+        snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
+/* The least a correct chunked write does, through the same client: the
+ * file read one 8 MiB part at a time (its SHA-256 computed as it is read),
+ * a signed PUT of each with its opc-content-sha256, then one run-and-wait
+ * that joins the parts, checks the whole file's SHA-256 and renames. */
+static void minimal_up(ocisbx_client *c, const char *sid, const char *local, size_t size, bool openssl, double *ms,
+                       long long *kb)
+{
     hwm_reset();
     long long base = hwm_kb();
-    gen g = {data, BIG, 0};
     double t0 = now_ms();
-    if (ocisbx_backend_write_from_callback(b, "/workspace/big.bin", gen_read, &g))
-        die("backend write");
-    double tb = now_ms() - t0;
-    long long mem_b = hwm_kb() - base;
-
-    /* the minimal protocol through the same client */
-    hwm_reset();
-    base = hwm_kb();
-    t0 = now_ms();
-    for (size_t off = 0, k = 0; off < BIG; off += PART, k++) {
+    unsigned char *part = malloc(PART), md[32];
+    unsigned int ml = 0;
+    EVP_MD_CTX *hc = EVP_MD_CTX_new();
+    EVP_DigestInit_ex(hc, EVP_sha256(), NULL);
+    FILE *fp = fopen(local, "rb");
+    for (size_t off = 0, k = 0; fp && off < size; off += PART, k++) {
+        size_t n = fread(part, 1, PART, fp);
+        EVP_DigestUpdate(hc, part, n);
         char p[128];
         snprintf(p, sizeof p, "/workspace/.min/p%04zu", k);
-        if (ocisbx_client_write_file(c, sid, p, data + off, PART, NULL))
+        if (ocisbx_client_write_file(c, sid, p, part, n, NULL))
             die("minimal: part");
     }
-    char sum[65];
-    {
-        unsigned char md[32];
-        unsigned int ml = 0;
-        EVP_Digest(data, BIG, md, &ml, EVP_sha256(), NULL);
-        for (int i = 0; i < 32; i++)
-            snprintf(sum + 2 * i, 3, "%02x", md[i]);
-    }
-    char cmd[512];
-    snprintf(cmd, sizeof cmd,
-             "cat /workspace/.min/p* > /workspace/min.bin && echo '%s  /workspace/min.bin' | sha256sum -c --quiet "
-             "&& rm -r /workspace/.min",
-             sum);
+    if (fp)
+        fclose(fp);
+    EVP_DigestFinal_ex(hc, md, &ml);
+    EVP_MD_CTX_free(hc);
+    free(part);
+    char sum[65], cmd[512];
+    for (int i = 0; i < 32; i++)
+        snprintf(sum + 2 * i, 3, "%02x", md[i]);
+    if (openssl) /* the checker the backend's join uses when it is there */
+        snprintf(cmd, sizeof cmd,
+                 "cat /workspace/.min/p* > /workspace/.min/all && [ \"$(openssl dgst -sha256 -r < /workspace/.min/all "
+                 "| cut -d' ' -f1)\" = %s ] && mv /workspace/.min/all /workspace/min.bin && rm -r /workspace/.min",
+                 sum);
+    else
+        snprintf(cmd, sizeof cmd,
+                 "cat /workspace/.min/p* > /workspace/.min/all && echo '%s  /workspace/.min/all' | sha256sum -c "
+                 "--quiet && mv /workspace/.min/all /workspace/min.bin && rm -r /workspace/.min",
+                 sum);
     run_wait(c, sid, cmd);
-    double tm = now_ms() - t0;
-    long long mem_m = hwm_kb() - base;
+    *ms = now_ms() - t0;
+    *kb = hwm_kb() - base;
+}
 
-    /* curl alone, the same parts (no join) */
-    t0 = now_ms();
-    for (size_t off = 0, k = 0; off < BIG; off += PART, k++) {
+/* The library alone (no program start): the backend's checked write and read. */
+static void backend_up(ocisbx_backend *b, const char *local, double *ms, long long *kb)
+{
+    hwm_reset();
+    long long base = hwm_kb();
+    double t0 = now_ms();
+    if (ocisbx_backend_write_from_path(b, "/workspace/lib.bin", local))
+        die("backend write");
+    *ms = now_ms() - t0;
+    *kb = hwm_kb() - base;
+}
+
+static void backend_down(ocisbx_backend *b, const char *local, double *ms, long long *kb)
+{
+    hwm_reset();
+    long long base = hwm_kb();
+    double t0 = now_ms();
+    if (ocisbx_backend_read_to_path(b, "/workspace/lib.bin", local))
+        die("backend read");
+    *ms = now_ms() - t0;
+    *kb = hwm_kb() - base;
+}
+
+static int file_sink(const void *data, size_t len, void *ud)
+{
+    return fwrite(data, 1, len, ud) != len;
+}
+
+/* The least a checked download does: one GET, checked against
+ * opc-content-sha256 as it is written to the local file. */
+static void minimal_down(ocisbx_client *c, const char *sid, const char *local, size_t size, double *ms, long long *kb)
+{
+    hwm_reset();
+    long long base = hwm_kb();
+    double t0 = now_ms();
+    FILE *fp = fopen(local, "wb");
+    struct stat st;
+    if (!fp || ocisbx_client_read_file_to_callback(c, sid, "/workspace/min.bin", file_sink, fp) || fclose(fp) ||
+        stat(local, &st) != 0 || (size_t)st.st_size != size)
+        die("minimal: read");
+    *ms = now_ms() - t0;
+    *kb = hwm_kb() - base;
+}
+
+/* curl alone: the same parts PUT (no join), or one GET. */
+static void curl_up(emu_fixture *f, const char *sid, const char *local, size_t size, double *ms, long long *kb)
+{
+    hwm_reset();
+    long long base = hwm_kb();
+    double t0 = now_ms();
+    unsigned char *part = malloc(PART);
+    FILE *fp = fopen(local, "rb");
+    for (size_t off = 0, k = 0; fp && off < size; off += PART, k++) {
+        size_t n = fread(part, 1, PART, fp);
         char p[256];
         snprintf(p, sizeof p, "/sandboxes/%s/files?filePath=/workspace/.curl/p%04zu", sid, k);
-        long code = curl_signed(f, "PUT", p, data + off, PART, NULL);
+        long code = curl_signed(f, "PUT", p, part, n, NULL);
         if (code < 200 || code > 299) {
             fprintf(stderr, "bench_backend: curl PUT: HTTP %ld\n", code);
             exit(1);
         }
     }
-    double tc = now_ms() - t0;
-    printf("write 256 MiB: backend %.0f MiB/s (%.2f s, client peak +%lld kB beyond its data); minimal protocol "
-           "%.0f MiB/s (%.2f s, +%lld kB); curl PUT of the parts %.0f MiB/s (%.2f s); backend/minimal %.0f %% "
-           "(target >= 70 %%)\n",
-           mib / (tb / 1e3), tb / 1e3, mem_b, mib / (tm / 1e3), tm / 1e3, mem_m, mib / (tc / 1e3), tc / 1e3,
-           100.0 * tm / tb);
+    if (fp)
+        fclose(fp);
+    free(part);
+    *ms = now_ms() - t0;
+    *kb = hwm_kb() - base;
+}
 
-    /* reads */
+static void curl_down(emu_fixture *f, const char *sid, size_t size, double *ms, long long *kb)
+{
     hwm_reset();
-    base = hwm_kb();
-    uint64_t n = 0;
-    t0 = now_ms();
-    if (ocisbx_backend_read_to_callback(b, "/workspace/big.bin", count_sink, &n) || n != BIG)
-        die("backend read");
-    double rb = now_ms() - t0;
-    long long mem_r = hwm_kb() - base;
+    long long base = hwm_kb();
     char p[256];
-    snprintf(p, sizeof p, "/sandboxes/%s/files?filePath=/workspace/big.bin", sid);
+    snprintf(p, sizeof p, "/sandboxes/%s/files?filePath=/workspace/min.bin", sid);
     uint64_t got = 0;
-    t0 = now_ms();
+    double t0 = now_ms();
     long code = curl_signed(f, "GET", p, NULL, 0, &got);
-    double rc = now_ms() - t0;
-    if (code != 200 || got != BIG)
+    *ms = now_ms() - t0;
+    *kb = hwm_kb() - base;
+    if (code != 200 || got != size)
         fprintf(stderr, "bench_backend: curl GET: HTTP %ld, %llu bytes\n", code, (unsigned long long)got);
-    printf("read 256 MiB: backend (checked) %.0f MiB/s (%.2f s, client peak +%lld kB); curl GET %.0f MiB/s "
-           "(%.2f s) (reference)\n",
-           mib / (rb / 1e3), rb / 1e3, mem_r, mib / (rc / 1e3), rc / 1e3);
+}
+
+static void xfer_row(const char *what, xfer *x, double mib, double ref_ms)
+{
+    double m = xfer_median_ms(x);
+    printf("  %-44s %8.0f MiB/s %8.3f s %10lld kB", what, mib / (m / 1e3), m / 1e3, xfer_median_kb(x));
+    if (ref_ms > 0)
+        printf("   %.2fx the minimal protocol", ref_ms / m);
+    printf("\n");
+}
+
+/* Alternating rounds of each way of moving the same file; medians. */
+static void bench_transfer_size(emu_fixture *f, ocisbx_client *c, ocisbx_backend *b, const char *dir, size_t size)
+{
+    const char *sid = ocisbx_backend_sandbox_id(b);
+    char local[600], back[600], remote[600], want[65], got[65];
+    snprintf(local, sizeof local, "%s/up.bin", dir);
+    snprintf(back, sizeof back, "%s/down.bin", dir);
+    snprintf(remote, sizeof remote, "sbx:%s:/workspace/cp.bin", sid);
+    FILE *fp = fopen(local, "wb");
+    unsigned char *chunk = malloc(1 << 20);
+    for (size_t off = 0; fp && off < size; off += 1 << 20) {
+        for (size_t i = 0; i < 1 << 20; i++)
+            chunk[i] = (unsigned char)((off + i) * 2654435761u >> 13);
+        fwrite(chunk, 1, 1 << 20, fp);
+    }
+    if (fp)
+        fclose(fp);
+    free(chunk);
+    /* BENCH_CP_BEFORE=<another ocisbx>: its cp too, in the same rounds (before/after figures) */
+    const char *before = getenv("BENCH_CP_BEFORE");
+    xfer cp_up = {0}, cp_down = {0}, min_up = {0}, min_down = {0}, c_up = {0}, c_down = {0}, b_up = {0},
+         b_down = {0}, l_up = {0}, l_down = {0}, o_up = {0};
+    for (int r = 0; r < ROUNDS; r++) {
+        if (before) {
+            run_cp_with(before, f, local, remote, &b_up.ms[r], &b_up.kb[r]);
+            run_cp_with(before, f, remote, back, &b_down.ms[r], &b_down.kb[r]);
+        }
+        run_cp(f, local, remote, &cp_up.ms[r], &cp_up.kb[r]);
+        backend_up(b, local, &l_up.ms[r], &l_up.kb[r]);
+        minimal_up(c, sid, local, size, false, &min_up.ms[r], &min_up.kb[r]);
+        minimal_up(c, sid, local, size, true, &o_up.ms[r], &o_up.kb[r]);
+        curl_up(f, sid, local, size, &c_up.ms[r], &c_up.kb[r]);
+        run_cp(f, remote, back, &cp_down.ms[r], &cp_down.kb[r]);
+        backend_down(b, back, &l_down.ms[r], &l_down.kb[r]);
+        minimal_down(c, sid, back, size, &min_down.ms[r], &min_down.kb[r]);
+        curl_down(f, sid, size, &c_down.ms[r], &c_down.kb[r]);
+    }
+    hex_sha256_file(local, want);
+    hex_sha256_file(back, got);
+    if (strcmp(want, got) != 0) {
+        fprintf(stderr, "bench_backend: cp down gave another file\n");
+        exit(1);
+    }
+    double mib = (double)size / 1048576.0;
+    printf("transfer %zu MiB, median of %d alternating rounds (time, client peak memory: for cp the whole "
+           "process's RSS, else the growth of this one's):\n",
+           size >> 20, ROUNDS);
+    if (before)
+        xfer_row("up: ocisbx cp (BENCH_CP_BEFORE)", &b_up, mib, xfer_median_ms(&min_up));
+    xfer_row("up: ocisbx cp", &cp_up, mib, xfer_median_ms(&min_up));
+    xfer_row("up: the backend's write, in process", &l_up, mib, xfer_median_ms(&min_up));
+    xfer_row("up: minimal sequential protocol", &min_up, mib, 0);
+    xfer_row("up: minimal, openssl's SHA-256 inside", &o_up, mib, xfer_median_ms(&min_up));
+    xfer_row("up: curl PUT of the same parts", &c_up, mib, xfer_median_ms(&min_up));
+    if (before)
+        xfer_row("down: ocisbx cp (BENCH_CP_BEFORE)", &b_down, mib, xfer_median_ms(&min_down));
+    xfer_row("down: ocisbx cp", &cp_down, mib, xfer_median_ms(&min_down));
+    xfer_row("down: the backend's read, in process", &l_down, mib, xfer_median_ms(&min_down));
+    xfer_row("down: minimal (one checked GET to the file)", &min_down, mib, 0);
+    xfer_row("down: curl GET", &c_down, mib, xfer_median_ms(&min_down));
+    unlink(local);
+    unlink(back);
+}
+
+/* Where the time of a 64 MiB chunked write goes, step by step, with the
+ * library's own steps (backend_int.h), and the components on their own. */
+static double per_ms(double t0, int n)
+{
+    return (now_ms() - t0) / n;
+}
+
+static void bench_breakdown(emu_fixture *f, ocisbx_client *c, ocisbx_backend *b)
+{
+    enum { REP = 8 };
+    unsigned char *part = malloc(PART), *copy = malloc(PART), md[32];
+    for (size_t i = 0; i < PART; i++)
+        part[i] = (unsigned char)(i * 2654435761u >> 13);
+    double t0 = now_ms();
+    for (int i = 0; i < REP; i++)
+        EVP_Digest(part, PART, md, NULL, EVP_sha256(), NULL);
+    double t_sha = per_ms(t0, REP);
+    t0 = now_ms();
+    for (int i = 0; i < REP; i++)
+        memcpy(copy, part, PART);
+    double t_copy = per_ms(t0, REP);
+    t0 = now_ms();
+    for (int i = 0; i < REP * 8; i++) {
+        emu_fixture_req req = {0};
+        req.method = "PUT";
+        req.path = "/sandboxes/x/files?filePath=/workspace/p";
+        req.body = part;
+        req.body_len = 1;
+        req.content_type = "application/octet-stream";
+        ocisbx_headers *h = NULL;
+        if (emu_fixture_sign(f, &req, &h) != 0)
+            die("sign");
+        ocisbx_headers_free(h);
+    }
+    double t_sign = per_ms(t0, REP * 8);
+    const char *sid = ocisbx_backend_sandbox_id(b);
+    char sha[64];
+    b64_sha256(part, PART, sha);
+    t0 = now_ms();
+    for (int i = 0; i < REP; i++)
+        if (ocisbx_client_write_file(c, sid, "/workspace/.bd/buffered", part, PART, NULL))
+            die("put");
+    double t_put_buffered = per_ms(t0, REP);
+    t0 = now_ms();
+    for (int i = 0; i < REP; i++)
+        if (b->vt->put_file(b, ".bd/streamed", part, PART, sha))
+            die("put");
+    double t_put = per_ms(t0, REP);
+    t0 = now_ms();
+    for (int i = 0; i < REP; i++)
+        curl_signed(f, "PUT", "/sandboxes/x", NULL, 0, NULL); /* warm: a 404 */
+    double t_rtt = per_ms(t0, REP);
+    t0 = now_ms();
+    for (int i = 0; i < REP; i++) {
+        char p[256];
+        snprintf(p, sizeof p, "/sandboxes/%s/files?filePath=/workspace/.bd/curl", sid);
+        curl_signed(f, "PUT", p, part, PART, NULL);
+    }
+    double t_curl = per_ms(t0, REP);
+    /* one run of a script that does nothing but its checks */
+    const char *args[] = {b->root, "."};
+    int ex = 0;
+    t0 = now_ms();
+    for (int i = 0; i < REP; i++)
+        if (ocisbx_backend_run_sh(b, ocisbx_script_path_stat, args, 2, 64, NULL, NULL, &ex))
+            die("run");
+    double t_run = per_ms(t0, REP);
+    /* a 64 MiB chunked write by its steps */
+    double t_next = 0, t_parts = 0, t_join = 0;
+    gen_src g = {NULL, 0, 0};
+    ocisbx_chunked_write *w = NULL;
+    unsigned char *buf = malloc(PART);
+    unsigned char *data = malloc(8 * (size_t)PART);
+    for (size_t i = 0; i < 8 * (size_t)PART; i++)
+        data[i] = (unsigned char)(i * 2654435761u >> 13);
+    g.d = data;
+    g.len = 8 * (size_t)PART;
+    if (ocisbx_chunked_begin(b, "bd.bin", NULL, 0, gen_src_read, &g, &w))
+        die("begin");
+    bool more = true;
+    while (more) {
+        ocisbx_part pt;
+        t0 = now_ms();
+        if (ocisbx_chunked_next(w, buf, &pt, &more))
+            die("next");
+        t_next += now_ms() - t0;
+        t0 = now_ms();
+        if (ocisbx_chunked_put(w, &pt))
+            die("part");
+        t_parts += now_ms() - t0;
+    }
+    t0 = now_ms();
+    if (ocisbx_chunked_finish(w))
+        die("join");
+    t_join = now_ms() - t0;
+    ocisbx_chunked_free(w);
+    printf("a 64 MiB write by its steps (8 parts of 8 MiB), ms:\n"
+           "  per part: SHA-256 %.1f (the write hashes twice: the part's and the whole file's), a copy %.1f, "
+           "signing %.2f, one round trip %.1f;\n"
+           "  the request of a part: streamed from where it lies with its SHA-256 %.1f, from a copy with the "
+           "SHA-256 computed again (before) %.1f, curl alone (a new connection each) %.1f;\n"
+           "  all 8 parts: reading and hashing %.0f, their requests %.0f; the join (one run of write-join.sh: "
+           "cat | tee | sha256, mv) %.0f, of which a run that does nothing %.0f\n",
+           t_sha, t_copy, t_sign, t_rtt, t_put, t_put_buffered, t_curl, t_next, t_parts, t_join, t_run);
     free(data);
+    free(buf);
+    free(part);
+    free(copy);
+}
+
+static void bench_transfers(emu_fixture *f, ocisbx_client *c, ocisbx_backend *b)
+{
+    char dir[] = "/tmp/bench_backend_XXXXXX";
+    if (!mkdtemp(dir))
+        die("mkdtemp");
+    bench_transfer_size(f, c, b, dir, 64u << 20);
+    bench_transfer_size(f, c, b, dir, BIG);
+    rmdir(dir);
 }
 
 static void bench_output(ocisbx_client *c, ocisbx_backend *b)
@@ -457,8 +767,10 @@ int main(int argc, char **argv)
         bench_exec(c, b);
     if (wants(argc, argv, "requests"))
         bench_exec_requests(f, ocisbx_backend_sandbox_id(b));
-    if (wants(argc, argv, "files"))
-        bench_files(f, c, b);
+    if (wants(argc, argv, "breakdown"))
+        bench_breakdown(f, c, b);
+    if (wants(argc, argv, "transfers"))
+        bench_transfers(f, c, b);
     if (wants(argc, argv, "output"))
         bench_output(c, b);
     ocisbx_backend_free(b);

@@ -6,8 +6,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -51,7 +53,7 @@ static int setup_oci(void **state)
 {
     world *w = calloc(1, sizeof *w);
     emu_fixture_options eo = {0};
-    eo.extra_yaml = "limits:\n  create_delay_ms: 20\n  stop_delay_ms: 20\n";
+    eo.extra_yaml = "limits:\n  create_delay_ms: 20\n  stop_delay_ms: 20\n  shapes:\n    MEDIUM: {workspace_mib: 20}\n";
     if (emu_fixture_start(&eo, &w->emu) != 0 || emu_client_new(w->emu, 0, &w->c) != 0)
         return -1;
     ocisbx_backend_options *o = NULL;
@@ -130,6 +132,26 @@ static void sha_hex(const char *t, char out[65])
 static const char *last_message(void)
 {
     return ocisbx_error_message(ocisbx_error_last());
+}
+
+static char *sh_out(world *w, const char *cmd)
+{
+    ocisbx_exec_result *r = NULL;
+    check(ocisbx_backend_exec(w->b, cmd, NULL, &r), cmd);
+    int x = -1;
+    if (ocisbx_exec_result_exit_code(r, &x) != 1 || x != 0)
+        fail_msg("%s: exit %d: %s", cmd, x, ocisbx_exec_result_output(r, NULL));
+    char *s = strdup(ocisbx_exec_result_output(r, NULL));
+    ocisbx_exec_result_free(r);
+    return s;
+}
+
+static void expect_sh(world *w, const char *cmd, const char *want)
+{
+    char *got = sh_out(w, cmd);
+    if (strcmp(got, want) != 0)
+        fail_msg("%s: '%s', expected '%s'", cmd, got, want);
+    free(got);
 }
 
 /* ---- edits ---- */
@@ -499,17 +521,264 @@ static void test_ls_paging(void **state)
     assert_int_equal(ocisbx_backend_ls_page(w->b, "lsd", 0, 100001, &l), OCISBX_EINVAL);
 }
 
+/* ---- chunked writes and their failures ----
+ * Each case runs for every write mode: a mode sets up the backend that
+ * writes (today the sequential parts; a parallel mode adds a row). */
+typedef struct write_mode {
+    const char *name;
+    /* options for a backend of this mode (NULL: none needed) */
+    int (*options)(ocisbx_backend_options *o);
+} write_mode;
+
+static const write_mode write_modes[] = {{"sequential", NULL}};
+#define N_WRITE_MODES (sizeof write_modes / sizeof write_modes[0])
+
+/* A backend on w's workspace in mode m (the world's own when the mode
+ * needs nothing). */
+static ocisbx_backend *mode_backend(world *w, const write_mode *m)
+{
+    if (!m->options)
+        return w->b;
+    ocisbx_backend_options *o = NULL;
+    ocisbx_backend *b = NULL;
+    check(ocisbx_backend_options_new(&o), "options");
+    check(m->options(o), m->name);
+    if (w->emu) {
+        check(ocisbx_backend_options_set_client(o, w->c), "client");
+        check(ocisbx_backend_connect(ocisbx_backend_sandbox_id(w->b), o, &b), "connect");
+    } else {
+        check(ocisbx_backend_local(w->dir, o, &b), "local");
+    }
+    ocisbx_backend_options_free(o);
+    return b;
+}
+
+static void mode_backend_free(world *w, ocisbx_backend *b)
+{
+    if (b != w->b)
+        ocisbx_backend_free(b);
+}
+
+typedef struct pattern_src {
+    size_t size, at;
+    int signal_fd; /* >= 0: write a byte there, then wait to be killed, past pause_at */
+    size_t pause_at;
+} pattern_src;
+
+static int64_t pattern_read(void *buf, size_t cap, void *ud)
+{
+    pattern_src *p = ud;
+    if (p->signal_fd >= 0 && p->at >= p->pause_at) {
+        if (write(p->signal_fd, "x", 1) != 1)
+            _exit(3);
+        for (;;)
+            pause();
+    }
+    size_t n = p->size - p->at < cap ? p->size - p->at : cap;
+    if (p->signal_fd >= 0 && n > p->pause_at - p->at)
+        n = p->pause_at - p->at;
+    unsigned char *b = buf;
+    for (size_t i = 0; i < n; i++)
+        b[i] = (unsigned char)((p->at + i) * 2654435761u >> 11);
+    p->at += n;
+    return (int64_t)n;
+}
+
+#define BIG_WRITE (2 * (size_t)OCISBX_BACKEND_PART_SIZE + 12345)
+
+static void expect_no_parts(world *w, const char *what)
+{
+    char *out = sh_out(w, "ls -A .ocisbx 2>/dev/null | grep '^write-' || true");
+    if (*out)
+        fail_msg("%s: parts left: %s", what, out);
+    free(out);
+}
+
+static void test_write_chunked(void **state)
+{
+    world *w = *state;
+    for (size_t i = 0; i < N_WRITE_MODES; i++) {
+        ocisbx_backend *b = mode_backend(w, &write_modes[i]);
+        pattern_src p = {BIG_WRITE, 0, -1, 0};
+        check(ocisbx_backend_write_from_callback(b, "wr/big.bin", pattern_read, &p), write_modes[i].name);
+        unsigned char *d = NULL;
+        size_t n = 0;
+        check(ocisbx_backend_read_bytes(b, "wr/big.bin", &d, &n), "read back");
+        assert_int_equal(n, BIG_WRITE);
+        for (size_t k = 0; k < n; k += 4099)
+            assert_int_equal(d[k], (unsigned char)(k * 2654435761u >> 11));
+        ocisbx_free(d);
+        /* from memory: the parts are sent from the caller's buffer */
+        unsigned char *m = malloc(BIG_WRITE);
+        p.at = 0;
+        assert_int_equal(pattern_read(m, BIG_WRITE, &p), (int64_t)BIG_WRITE);
+        check(ocisbx_backend_write(b, "wr/mem.bin", m, BIG_WRITE), "from memory");
+        expect_sh(w, "cmp wr/big.bin wr/mem.bin && echo same", "same\n");
+        free(m);
+        expect_no_parts(w, write_modes[i].name);
+        mode_backend_free(w, b);
+    }
+}
+
+/* The join fails (the target's directory cannot be made): the error names
+ * the step, nothing is written, no part is left. */
+static void test_write_join_fails(void **state)
+{
+    world *w = *state;
+    put(w, "jf/file", "a file, not a directory");
+    for (size_t i = 0; i < N_WRITE_MODES; i++) {
+        ocisbx_backend *b = mode_backend(w, &write_modes[i]);
+        pattern_src p = {BIG_WRITE, 0, -1, 0};
+        assert_int_equal(ocisbx_backend_write_from_callback(b, "jf/file/sub/x.bin", pattern_read, &p), OCISBX_EIO);
+        assert_non_null(strstr(last_message(), "making the target's directory failed"));
+        expect_content(w, "jf/file", "a file, not a directory");
+        expect_no_parts(w, write_modes[i].name);
+        mode_backend_free(w, b);
+    }
+}
+
+/* The client killed in the middle of a write: the old file stays; its
+ * parts stay until the next chunked write finds them untouched for a
+ * minute. */
+static void test_write_client_killed(void **state)
+{
+    world *w = *state;
+    put(w, "kill/target.bin", "old");
+    for (size_t i = 0; i < N_WRITE_MODES; i++) {
+        int fds[2];
+        assert_int_equal(pipe(fds), 0);
+        fflush(NULL);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            close(fds[0]);
+            ocisbx_backend *b = NULL;
+            ocisbx_client *c = NULL;
+            ocisbx_backend_options *o = NULL;
+            if (ocisbx_backend_options_new(&o) || (write_modes[i].options && write_modes[i].options(o)))
+                _exit(2);
+            if (w->emu ? emu_client_new(w->emu, 0, &c) || ocisbx_backend_options_set_client(o, c) ||
+                             ocisbx_backend_connect(ocisbx_backend_sandbox_id(w->b), o, &b)
+                       : ocisbx_backend_local(w->dir, o, &b))
+                _exit(2);
+            pattern_src p = {BIG_WRITE, 0, fds[1], (size_t)OCISBX_BACKEND_PART_SIZE * 2 + 1};
+            ocisbx_backend_write_from_callback(b, "kill/target.bin", pattern_read, &p);
+            _exit(4);
+        }
+        close(fds[1]);
+        char c = 0;
+        assert_int_equal(read(fds[0], &c, 1), 1); /* the first part is in, the second read */
+        kill(pid, SIGKILL);
+        int st = 0;
+        assert_int_equal(waitpid(pid, &st, 0), pid);
+        assert_true(WIFSIGNALED(st));
+        close(fds[0]);
+        expect_content(w, "kill/target.bin", "old");
+        expect_sh(w, "ls -d .ocisbx/write-*/p000000 | wc -l", "1\n"); /* what the killed writer left */
+        /* a fresh write keeps another live writer's parts... */
+        pattern_src p = {BIG_WRITE, 0, -1, 0};
+        check(ocisbx_backend_write_from_callback(w->b, "kill/other.bin", pattern_read, &p), "write beside");
+        expect_sh(w, "ls -d .ocisbx/write-* | wc -l", "1\n");
+        /* ...and removes them once untouched for a minute */
+        sh(w, "touch -d '2 minutes ago' .ocisbx/write-*");
+        p.at = 0;
+        check(ocisbx_backend_write_from_callback(w->b, "kill/other.bin", pattern_read, &p), "write after");
+        expect_no_parts(w, "stale parts");
+        expect_content(w, "kill/target.bin", "old");
+    }
+}
+
+/* A part refused by the service (the workspace of a MEDIUM sandbox is
+ * 20 MiB in this tenancy): the write fails, nothing is left. */
+static void test_write_part_refused(void **state)
+{
+    world *w = *state;
+    ocisbx_backend_options *o = NULL;
+    ocisbx_backend *small = NULL;
+    check(ocisbx_backend_options_new(&o), "options");
+    check(ocisbx_backend_options_set_client(o, w->c), "client");
+    check(ocisbx_backend_options_set_shape(o, "MEDIUM"), "shape");
+    check(ocisbx_backend_options_set_poll_interval_ms(o, 20), "poll");
+    for (size_t i = 0; i < N_WRITE_MODES; i++) {
+        if (write_modes[i].options)
+            check(write_modes[i].options(o), write_modes[i].name);
+        check(ocisbx_backend_create(EMU_FIXTURE_PROJECT, o, &small), "create a MEDIUM sandbox");
+        pattern_src p = {(size_t)OCISBX_BACKEND_PART_SIZE * 3 + 5, 0, -1, 0};
+        int rc = ocisbx_backend_write_from_callback(small, "refused.bin", pattern_read, &p);
+        assert_int_equal(rc, OCISBX_ETOOLARGE);
+        ocisbx_exec_result *r = NULL;
+        check(ocisbx_backend_exec(small, "ls -A; ls -A .ocisbx | grep write-; true", NULL, &r), "ls");
+        const char *left = ocisbx_exec_result_output(r, NULL);
+        if (strstr(left, "refused.bin") || strstr(left, "write-"))
+            fail_msg("left behind: %s", left);
+        ocisbx_exec_result_free(r);
+        ocisbx_backend_free(small);
+        small = NULL;
+    }
+    ocisbx_backend_options_free(o);
+}
+
+/* ---- big trees (issue 20 item 1): never an empty answer ---- */
+static void test_big_trees(void **state)
+{
+    world *w = *state;
+    /* 60,000 empty files; 150,000 entries: hard links to those and 90,000
+     * symlinks (a new inode per entry costs several times more); one shell
+     * command */
+    sh(w, "mkdir -p big/d60000 big/d150000 && cd big/d60000 && seq -f f%.0f 60000 | xargs touch && "
+          "cd ../d150000 && find ../d60000 -type f -print0 | xargs -0 ln -t . && "
+          "seq -f e%.0f 90000 | xargs ln -s -t . && echo needle > ../zzz.txt");
+    ocisbx_search_options *o = search_opts("/workspace/big");
+    ocisbx_search_result *r = NULL;
+    check(ocisbx_backend_search(w->b, "needle", o, &r), "search 120,001 files");
+    assert_int_equal(ocisbx_search_result_count(r), 1);
+    assert_string_equal(ocisbx_search_result_path(r, 0), "/workspace/big/zzz.txt");
+    ocisbx_search_result_free(r);
+    ocisbx_search_options_free(o);
+    ocisbx_entry_list *l = NULL;
+    check(ocisbx_backend_glob(w->b, "*", "/workspace/big/d60000", 0, &l), "glob 60,000");
+    assert_int_equal(ocisbx_entry_list_count(l), 1000);
+    assert_string_equal(ocisbx_entry_list_name(l, 0), "/workspace/big/d60000/f1");
+    assert_true(ocisbx_entry_list_truncated(l));
+    ocisbx_entry_list_free(l);
+    check(ocisbx_backend_ls(w->b, "big/d150000", &l), "ls 150,000");
+    assert_int_equal(ocisbx_entry_list_count(l), OCISBX_BACKEND_LS_DEFAULT_LIMIT);
+    assert_string_equal(ocisbx_entry_list_name(l, 0), "e1");
+    assert_int_equal(ocisbx_entry_list_type(l, 0), 'l');
+    assert_true(ocisbx_entry_list_truncated(l));
+    ocisbx_entry_list_free(l);
+    check(ocisbx_backend_ls_page(w->b, "big/d150000", 149999, 10, &l), "ls, the last page");
+    assert_int_equal(ocisbx_entry_list_count(l), 1);
+    assert_string_equal(ocisbx_entry_list_name(l, 0), "f9999");
+    assert_int_equal(ocisbx_entry_list_type(l, 0), 'f');
+    assert_false(ocisbx_entry_list_truncated(l));
+    ocisbx_entry_list_free(l);
+    sh(w, "rm -rf big");
+    expect_sh(w, "ls -A .ocisbx/tmp 2>/dev/null | wc -l", "0\n");
+}
+
 #define SUITE                                                                                                  \
     cmocka_unit_test(test_edits_in_order), cmocka_unit_test(test_edits_atomic),                                \
         cmocka_unit_test(test_edits_dry_run), cmocka_unit_test(test_edit_crlf_exact_first),                    \
         cmocka_unit_test(test_edit_too_large), cmocka_unit_test(test_search_modes),                            \
-        cmocka_unit_test(test_search_paging), cmocka_unit_test(test_search_context), cmocka_unit_test(test_ls_paging)
+        cmocka_unit_test(test_search_paging), cmocka_unit_test(test_search_context),                           \
+        cmocka_unit_test(test_ls_paging), cmocka_unit_test(test_write_chunked),                                \
+        cmocka_unit_test(test_write_join_fails), cmocka_unit_test(test_write_client_killed)
 
-int main(void)
+/* "big-trees": only the big trees (their own CTest entry, it_backend_big_trees:
+ * 210,000 entries made twice take most of its time). */
+int main(int argc, char **argv)
 {
-    const struct CMUnitTest tests[] = {SUITE};
     int rc = 0;
-    rc |= cmocka_run_group_tests_name("backend files: local directory", tests, setup_local, teardown);
-    rc |= cmocka_run_group_tests_name("backend files: oci sandbox (emulator)", tests, setup_oci, teardown);
+    if (argc > 1 && strcmp(argv[1], "big-trees") == 0) {
+        const struct CMUnitTest big[] = {cmocka_unit_test(test_big_trees)};
+        rc |= cmocka_run_group_tests_name("backend big trees: local directory", big, setup_local, teardown);
+        rc |= cmocka_run_group_tests_name("backend big trees: oci sandbox (emulator)", big, setup_oci, teardown);
+        return rc;
+    }
+    const struct CMUnitTest local_tests[] = {SUITE};
+    const struct CMUnitTest oci_tests[] = {SUITE, cmocka_unit_test(test_write_part_refused)};
+    rc |= cmocka_run_group_tests_name("backend files: local directory", local_tests, setup_local, teardown);
+    rc |= cmocka_run_group_tests_name("backend files: oci sandbox (emulator)", oci_tests, setup_oci, teardown);
     return rc;
 }

@@ -64,3 +64,14 @@ capture() {
 page() {
     { tail -z -n "+$(($1 + 1))" || [ $? -ge 128 ] || echo tail >>"$T/failed"; } | head -z -n "$2"
 }
+
+# sha256: the lowercase hex SHA-256 of stdin, then a space and more:
+# openssl's (several times faster where the CPU has SHA instructions) when
+# there is one, else sha256sum's.
+sha256() {
+    if command -v openssl >/dev/null 2>&1; then
+        openssl dgst -sha256 -r
+    else
+        sha256sum
+    fi
+}

@@ -100,7 +100,7 @@ count)
         echo "writing the page" >>"$T/failed"
     check
     # "<path>\0<count>\n" from grep -c
-    greps "$T/page" -I -c -Z "$KIND" ${CASE:+"$CASE"} -e "$PAT" >"$T/counts"
+    greps "$T/page" -I -c -H -Z "$KIND" ${CASE:+"$CASE"} -e "$PAT" >"$T/counts"
     LC_ALL=C sed -z '2,$s/\n/\x00/' "$T/counts" || fail "writing the result"
     ;;
 *) fail "mode" "unknown mode $MODE" ;;

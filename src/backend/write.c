@@ -1,0 +1,293 @@
+/* Checked writes: up to one part, one put_file (the service checks its
+ * SHA-256); above, parts to .ocisbx/write-<id>/p000000 ... each with its
+ * SHA-256, then write-join.sh joins them, checks the whole file's SHA-256
+ * and renames the result over the target in one command and one pass.
+ *
+ * The source is read once: each chunk is hashed into the part's and the
+ * whole file's SHA-256 as it arrives, and a part is sent from where it was
+ * read (the caller's memory, or one part buffer): no other copy. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend/backend_int.h"
+#include "backend/scripts.h"
+#include "ocisbx/util.h"
+#include "util/internal.h"
+
+/* Hashing goes by chunks of this, while they are in the cache. */
+#define HASH_CHUNK (256u * 1024)
+
+struct ocisbx_chunked_write {
+    ocisbx_backend *b;
+    char *rel;
+    char id[17];
+    ocisbx_sha256_ctx *whole, *part;
+    const unsigned char *mem; /* a memory source: parts point into it */
+    size_t mem_len, mem_at;
+    ocisbx_read_fn read; /* else a reader */
+    void *ud;
+    int carry; /* a byte read past the last part (-1: none) */
+    bool eof;
+    int next_index;
+    bool parts_put; /* something may be under .ocisbx/write-<id> */
+};
+
+int ocisbx_chunked_begin(ocisbx_backend *b, const char *rel, const void *mem, size_t mem_len, ocisbx_read_fn read,
+                         void *ud, ocisbx_chunked_write **out)
+{
+    ocisbx_chunked_write *w = calloc(1, sizeof *w);
+    if (!w)
+        return ocisbx_fail_nomem();
+    w->b = b;
+    w->rel = ocisbx_strdup(rel);
+    w->mem = mem;
+    w->mem_len = mem_len;
+    w->read = read;
+    w->ud = ud;
+    w->carry = -1;
+    int rc = w->rel ? ocisbx_random_id(w->id, 16) : ocisbx_fail_nomem();
+    if (!rc)
+        rc = ocisbx_sha256_new(&w->whole);
+    if (!rc)
+        rc = ocisbx_sha256_new(&w->part);
+    if (rc) {
+        ocisbx_chunked_free(w);
+        return rc;
+    }
+    *out = w;
+    return 0;
+}
+
+void ocisbx_chunked_free(ocisbx_chunked_write *w)
+{
+    if (!w)
+        return;
+    ocisbx_sha256_free(w->whole);
+    ocisbx_sha256_free(w->part);
+    free(w->rel);
+    free(w);
+}
+
+static int hash_both(ocisbx_chunked_write *w, const unsigned char *d, size_t n)
+{
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i += HASH_CHUNK) {
+        size_t k = n - i < HASH_CHUNK ? n - i : HASH_CHUNK;
+        rc = ocisbx_sha256_update(w->part, d + i, k);
+        if (!rc)
+            rc = ocisbx_sha256_update(w->whole, d + i, k);
+    }
+    return rc;
+}
+
+/* Reads into buf[*n..cap) until it is full or the source ends, hashing
+ * what arrives. */
+static int fill(ocisbx_chunked_write *w, unsigned char *buf, size_t cap, size_t *n)
+{
+    while (*n < cap && !w->eof) {
+        int64_t r = w->read(buf + *n, cap - *n, w->ud);
+        if (r < 0)
+            return ocisbx_fail((int)r, "write: the source failed");
+        if (r == 0)
+            w->eof = true;
+        int rc = hash_both(w, buf + *n, (size_t)r);
+        if (rc)
+            return rc;
+        *n += (size_t)r;
+    }
+    return 0;
+}
+
+/* Whether a reader has more after a full part: one byte is read ahead. */
+static int peek(ocisbx_chunked_write *w, bool *more)
+{
+    unsigned char c = 0;
+    while (!w->eof && w->carry < 0) {
+        int64_t r = w->read(&c, 1, w->ud);
+        if (r < 0)
+            return ocisbx_fail((int)r, "write: the source failed");
+        if (r == 0)
+            w->eof = true;
+        else
+            w->carry = c;
+    }
+    *more = w->carry >= 0;
+    return 0;
+}
+
+int ocisbx_chunked_next(ocisbx_chunked_write *w, unsigned char *buf, ocisbx_part *p, bool *more)
+{
+    unsigned char h[OCISBX_SHA256_LEN];
+    int rc = ocisbx_sha256_reset(w->part);
+    memset(p, 0, sizeof *p);
+    p->index = w->next_index++;
+    if (!rc && w->mem) {
+        size_t left = w->mem_len - w->mem_at;
+        p->data = w->mem + w->mem_at;
+        p->len = left < OCISBX_BACKEND_PART_SIZE ? left : OCISBX_BACKEND_PART_SIZE;
+        rc = hash_both(w, p->data, p->len);
+        w->mem_at += p->len;
+        *more = w->mem_at < w->mem_len;
+    } else if (!rc) {
+        size_t n = 0;
+        if (w->carry >= 0) {
+            buf[n++] = (unsigned char)w->carry;
+            w->carry = -1;
+            rc = hash_both(w, buf, 1);
+        }
+        if (!rc)
+            rc = fill(w, buf, OCISBX_BACKEND_PART_SIZE, &n);
+        if (!rc)
+            rc = peek(w, more);
+        p->data = buf;
+        p->len = n;
+    }
+    if (!rc)
+        rc = ocisbx_sha256_final(w->part, h);
+    char *b64 = NULL;
+    if (!rc)
+        rc = ocisbx_base64_encode(h, sizeof h, &b64);
+    if (!rc)
+        snprintf(p->sha256_b64, sizeof p->sha256_b64, "%s", b64);
+    ocisbx_free(b64);
+    return rc;
+}
+
+int ocisbx_chunked_put(ocisbx_chunked_write *w, const ocisbx_part *p)
+{
+    char rel[64];
+    snprintf(rel, sizeof rel, ".ocisbx/write-%s/p%06d", w->id, p->index);
+    w->parts_put = true;
+    return w->b->vt->put_file(w->b, rel, p->data, p->len, p->sha256_b64);
+}
+
+int ocisbx_chunked_finish(ocisbx_chunked_write *w)
+{
+    unsigned char h[OCISBX_SHA256_LEN];
+    char hex[65];
+    int ex = 0, rc = ocisbx_sha256_final(w->whole, h);
+    ocisbx_hex(h, sizeof h, hex);
+    const char *args[] = {w->b->root, w->rel, w->id, hex};
+    if (!rc)
+        rc = ocisbx_backend_run_sh(w->b, ocisbx_script_write_join, args, 4, 0, NULL, NULL, &ex);
+    if (rc)
+        return ocisbx_error_wrap("write /workspace/%s: ", w->rel);
+    w->parts_put = false; /* the script removed them, whatever it answers */
+    if (ex == 21)
+        return ocisbx_fail(OCISBX_EISDIR, "write: /workspace/%s is a directory", w->rel);
+    if (ex == 10)
+        return ocisbx_fail(OCISBX_EINTEGRITY, "write: the joined file's SHA-256 is not the data's (/workspace/%s)",
+                           w->rel);
+    if (ex != 0)
+        return ocisbx_fail(OCISBX_EIO, "write: joining the parts of /workspace/%s failed (exit status %d)", w->rel,
+                           ex);
+    return 0;
+}
+
+void ocisbx_chunked_abort(ocisbx_chunked_write *w)
+{
+    if (!w->parts_put)
+        return;
+    ocisbx_error_saved *sv = ocisbx_error_save();
+    char name[32];
+    snprintf(name, sizeof name, "write-%s", w->id);
+    const char *args[] = {w->b->root, name};
+    int ex = 0;
+    (void)ocisbx_backend_run_sh(w->b, ocisbx_script_state_rm, args, 2, 0, NULL, NULL, &ex);
+    ocisbx_error_restore(sv);
+    w->parts_put = false;
+}
+
+/* Reads the source a part at a time: one part only: a direct checked put;
+ * more: parts, joined, checked, renamed; a failure removes the parts. */
+static int write_stream(ocisbx_backend *b, const char *path, const void *mem, size_t mem_len, ocisbx_read_fn read_fn,
+                        void *ud)
+{
+    if (!b)
+        return ocisbx_fail(OCISBX_EINVAL, "backend: NULL");
+    if (b->closed)
+        return ocisbx_fail(OCISBX_ECONFLICT, "backend: closed");
+    char *rel = NULL;
+    int rc = ocisbx_backend_rel_path(path, &rel);
+    if (rc)
+        return rc;
+    if (!*rel) {
+        free(rel);
+        return ocisbx_fail(OCISBX_EISDIR, "write: /workspace is a directory");
+    }
+    ocisbx_chunked_write *w = NULL;
+    unsigned char *buf = mem ? NULL : malloc(OCISBX_BACKEND_PART_SIZE);
+    rc = mem || buf ? ocisbx_chunked_begin(b, rel, mem, mem_len, read_fn, ud, &w) : ocisbx_fail_nomem();
+    ocisbx_part p;
+    bool more = false;
+    if (!rc)
+        rc = ocisbx_chunked_next(w, buf, &p, &more);
+    if (!rc && !more) { /* small: one checked write */
+        rc = b->vt->put_file(b, rel, p.data ? p.data : (const unsigned char *)"", p.len, p.sha256_b64);
+        if (rc)
+            rc = ocisbx_backend_refine_error(b, rel, rc, false);
+    } else if (!rc) {
+        for (;;) {
+            rc = ocisbx_chunked_put(w, &p);
+            if (!rc && ocisbx_backend_canceled(b))
+                rc = ocisbx_fail(OCISBX_ECANCELED, "write: canceled");
+            if (rc || !more)
+                break;
+            rc = ocisbx_chunked_next(w, buf, &p, &more);
+            if (rc)
+                break;
+        }
+        if (!rc)
+            rc = ocisbx_chunked_finish(w);
+        if (rc)
+            ocisbx_chunked_abort(w);
+    }
+    ocisbx_chunked_free(w);
+    free(buf);
+    free(rel);
+    return rc;
+}
+
+int ocisbx_backend_write(ocisbx_backend *b, const char *path, const void *data, size_t len)
+{
+    if (!data && len)
+        return ocisbx_fail(OCISBX_EINVAL, "write: NULL data");
+    return write_stream(b, path, data ? data : "", len, NULL, NULL);
+}
+
+static int64_t fd_read(void *buf, size_t cap, void *ud)
+{
+    int fd = *(int *)ud;
+    for (;;) {
+        ssize_t r = read(fd, buf, cap);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return OCISBX_EIO;
+        return r;
+    }
+}
+
+int ocisbx_backend_write_from_path(ocisbx_backend *b, const char *path, const char *local_path)
+{
+    if (!local_path)
+        return ocisbx_fail(OCISBX_EINVAL, "write: NULL local path");
+    int fd = open(local_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return ocisbx_fail(errno == ENOENT ? OCISBX_ENOTFOUND : OCISBX_EIO, "write: cannot open %s: %s", local_path,
+                           strerror(errno));
+    int rc = write_stream(b, path, NULL, 0, fd_read, &fd);
+    close(fd);
+    return rc;
+}
+
+int ocisbx_backend_write_from_callback(ocisbx_backend *b, const char *path, ocisbx_read_fn read_fn, void *ud)
+{
+    if (!read_fn)
+        return ocisbx_fail(OCISBX_EINVAL, "write: NULL source");
+    return write_stream(b, path, NULL, 0, read_fn, ud);
+}
