@@ -139,7 +139,7 @@ static char *sh_out(world *w, const char *cmd)
     ocisbx_exec_result *r = NULL;
     check(ocisbx_backend_exec(w->b, cmd, NULL, &r), cmd);
     int x = -1;
-    if (ocisbx_exec_result_exit_code(r, &x) != 1 || x != 0)
+    if (ocisbx_exec_result_has_exit_code(r, &x) != 1 || x != 0)
         fail_msg("%s: exit %d: %s", cmd, x, ocisbx_exec_result_output(r, NULL));
     char *s = strdup(ocisbx_exec_result_output(r, NULL));
     ocisbx_exec_result_free(r);
