@@ -30,6 +30,7 @@
 #include <openssl/evp.h>
 
 #include "emu_client.h"
+#include "cli_run.h"
 #include "emu_fixture.h"
 #include "backend/backend_int.h"
 #include "backend/scripts.h"
@@ -341,35 +342,32 @@ static long long xfer_median_kb(xfer *x)
     return (long long)median(v, ROUNDS);
 }
 
-/* `ocisbx cp SRC DST` as a child process: its time and peak RSS. */
+/* `ocisbx cp SRC DST` as a child process (cli_run; cli NULL: this build's
+ * ocisbx): its time and peak RSS. */
 static void run_cp_with(const char *cli, emu_fixture *f, const char *src_arg, const char *dst_arg, double *ms,
                         long long *kb)
 {
-    const char *argv[] = {cli, "--config-file", emu_fixture_config_path(f), "--endpoint",
-                          emu_fixture_url(f), "--ca-bundle", emu_fixture_ca_path(f), "cp", src_arg, dst_arg, NULL};
+    const char *argv[] = {"--config-file", emu_fixture_config_path(f), "--endpoint", emu_fixture_url(f),
+                          "--ca-bundle", emu_fixture_ca_path(f), "cp", src_arg, dst_arg, NULL};
+    cli_run_options o = {0};
+    o.program = cli;
+    o.stdout_to = "/dev/null";
+    o.timeout_s = 600;
+    cli_result r;
     double t0 = now_ms();
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        int fd = open("/dev/null", O_RDWR);
-        dup2(fd, 0);
-        dup2(fd, 1);
-        execv(cli, (char *const *)(uintptr_t)argv);
-        _exit(127);
-    }
-    int st = 0;
-    struct rusage ru;
-    if (pid < 0 || wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-        fprintf(stderr, "bench_backend: ocisbx cp %s %s failed (status %d)\n", src_arg, dst_arg, st);
+    if (cli_run_ex(argv, &o, &r) != 0 || r.status != 0) {
+        fprintf(stderr, "bench_backend: ocisbx cp %s %s failed (status %d): %s\n", src_arg, dst_arg, r.status,
+                r.err ? r.err : "");
         exit(1);
     }
     *ms = now_ms() - t0;
-    *kb = ru.ru_maxrss;
+    *kb = r.peak_rss_kb;
+    cli_result_free(&r);
 }
 
 static void run_cp(emu_fixture *f, const char *src_arg, const char *dst_arg, double *ms, long long *kb)
 {
-    run_cp_with(OCISBX_CLI_PATH, f, src_arg, dst_arg, ms, kb);
+    run_cp_with(NULL, f, src_arg, dst_arg, ms, kb);
 }
 
 static void hex_sha256_file(const char *path, char out[65])

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -201,7 +202,9 @@ int cli_run_ex(const char *const *args, cli_run_options *o, cli_result *out)
         pty_converse(master, p.pid, o, &st);
         close(master);
     } else {
-        waitpid(p.pid, &st, 0);
+        struct rusage ru;
+        if (wait4(p.pid, &st, 0, &ru) == p.pid)
+            out->peak_rss_kb = ru.ru_maxrss;
     }
     int rc = collect(&p, st, out);
     if (rc == 0 && o->tty == CLI_TTY_PTY_STDIO) { /* both streams went to the terminal */
@@ -237,8 +240,10 @@ int cli_run_finish(cli_proc *p, cli_result *out)
 {
     memset(out, 0, sizeof *out);
     int st = 0;
-    if (waitpid(p->pid, &st, 0) != p->pid)
+    struct rusage ru;
+    if (wait4(p->pid, &st, 0, &ru) != p->pid)
         return -1;
+    out->peak_rss_kb = ru.ru_maxrss;
     return collect(p, st, out);
 }
 

@@ -12,6 +12,7 @@ typedef struct cli_result {
     size_t out_len;
     char *err;
     int signal; /* the signal that killed it, 0 when it exited */
+    long peak_rss_kb; /* the child's peak resident memory (not with a pseudo-terminal) */
 } cli_result;
 
 /* args: NULL-terminated, without the program name. stdin_data may be NULL
