@@ -448,6 +448,24 @@ static cJSON *request(chat *c)
     return r;
 }
 
+/* A token count from the answer's usage object: 0 when it is absent, not a
+ * number or not positive; at most TOKEN_COUNT_MAX, so that adding counts
+ * never overflows. */
+#define TOKEN_COUNT_MAX 1000000000000L
+static long usage_count(const cJSON *usage, const char *name)
+{
+    const cJSON *n = cJSON_GetObjectItem(usage, name);
+    if (!cJSON_IsNumber(n) || !(n->valuedouble > 0))
+        return 0;
+    return n->valuedouble >= (double)TOKEN_COUNT_MAX ? TOKEN_COUNT_MAX : (long)n->valuedouble;
+}
+
+/* Adds a count to the total, saturating at TOKEN_COUNT_MAX. */
+static void add_tokens(chat *c, long n)
+{
+    c->tokens = c->tokens > TOKEN_COUNT_MAX - n ? TOKEN_COUNT_MAX : c->tokens + n;
+}
+
 /* Responses: output items (all sent back as input next turn). */
 static int reply_responses(chat *c, cJSON *a)
 {
@@ -476,8 +494,7 @@ static int reply_responses(chat *c, cJSON *a)
                 add_text(c, cJSON_GetStringValue(cJSON_GetObjectItem(part, "text")));
         cJSON_AddItemToArray(c->history, cJSON_Duplicate(item, 1));
     }
-    const cJSON *u = cJSON_GetObjectItem(a, "usage");
-    c->tokens += (long)cJSON_GetNumberValue(cJSON_GetObjectItem(u, "total_tokens"));
+    add_tokens(c, usage_count(cJSON_GetObjectItem(a, "usage"), "total_tokens"));
     return 0;
 }
 
@@ -500,7 +517,7 @@ static int reply_chat(chat *c, cJSON *a)
             return 1;
     }
     cJSON_AddItemToArray(c->history, cJSON_Duplicate(msg, 1));
-    c->tokens += (long)cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(a, "usage"), "total_tokens"));
+    add_tokens(c, usage_count(cJSON_GetObjectItem(a, "usage"), "total_tokens"));
     return 0;
 }
 
@@ -532,8 +549,8 @@ static int reply_anthropic(chat *c, cJSON *a)
     cJSON_AddItemToObject(turn, "content", cJSON_Duplicate(content, 1));
     cJSON_AddItemToArray(c->history, turn);
     const cJSON *u = cJSON_GetObjectItem(a, "usage");
-    c->tokens += (long)(cJSON_GetNumberValue(cJSON_GetObjectItem(u, "input_tokens")) +
-                        cJSON_GetNumberValue(cJSON_GetObjectItem(u, "output_tokens")));
+    add_tokens(c, usage_count(u, "input_tokens"));
+    add_tokens(c, usage_count(u, "output_tokens"));
     return 0;
 }
 

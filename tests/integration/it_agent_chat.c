@@ -296,10 +296,11 @@ static void push_chat(ths *s)
     ths_push(s, 200, NULL,
              "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"Now I look.\",\"tool_calls\":"
              "[{\"id\":\"call_x3\",\"type\":\"function\",\"function\":{\"name\":\"exec\",\"arguments\":\"" EXEC_ARGS
-             "\"}}]},\"finish_reason\":\"tool_calls\"}]}");
+             "\"}}]},\"finish_reason\":\"tool_calls\"}],\"usage\":{\"total_tokens\":\"many\"}}");
+    /* hostile counts (a string above, negative and absurd here) add nothing */
     ths_push(s, 200, NULL,
              "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"" FINAL
-             "\"},\"finish_reason\":\"stop\"}]}");
+             "\"},\"finish_reason\":\"stop\"}],\"usage\":{\"total_tokens\":-1e300}}");
 }
 
 static const char *tool_message(const cJSON *messages, const char *id)
@@ -323,6 +324,7 @@ static void chat_shape(void **state)
     run_agent(w, "chat", extra, NULL, &r);
     check_run(w, &r, 3);
     assert_non_null(strstr(r.err, "model:  Now I look."));
+    assert_non_null(strstr(r.err, "100 tokens"));
     assert_int_equal(ths_count(w->srv), 3);
     const ths_request *q = ths_get(w->srv, 0);
     assert_string_equal(q->target, "/v1/chat/completions");
