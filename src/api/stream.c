@@ -169,6 +169,110 @@ static bool command_has_ended(stream_ctx *s, const char *sandbox_id)
     return ended;
 }
 
+/* One connection of the stream: the request (first, or the events
+ * operation from where the tracker stands), sent with what is left of the
+ * deadline, its last partial line parsed. *status: the HTTP status (0:
+ * none); *answered_error: the service answered an error status. *fatal: the
+ * request could not even be made. */
+typedef struct {
+    int status;
+    bool answered_error, fatal;
+} connection_end;
+
+static int one_connection(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_http_request *first,
+                          int64_t deadline_at, connection_end *end)
+{
+    memset(end, 0, sizeof *end);
+    ocisbx_http_request *req = NULL;
+    bool own = true;
+    int rc = 0;
+    if (first && !s->command_id) {
+        /* same request object: the same opc-retry-token, so a resent run
+         * that never answered is not run twice */
+        req = first;
+        own = false;
+    } else if ((rc = events_request(s, sandbox_id, until_seq, &req)) != 0) {
+        end->fatal = true;
+        return rc;
+    }
+    s->progress = false;
+    s->answered = false;
+    s->gap_seq = 0;
+    int64_t deadline_ms = s->c->http->opt.deadline_ms;
+    if (deadline_at) {
+        int64_t left = deadline_at - ocisbx_time_monotonic_ms();
+        s->c->http->opt.deadline_ms = left > 0 ? left : 1;
+    }
+    ocisbx_http_response *resp = NULL;
+    rc = ocisbx_http_send(s->c->http, req, &resp);
+    s->c->http->opt.deadline_ms = deadline_ms;
+    const char *rid = resp ? ocisbx_http_response_request_id(resp) : ocisbx_http_request_request_id(req);
+    ocisbx_client_note_request_id(s->c, rid);
+    end->status = resp ? ocisbx_http_response_status(resp) : 0;
+    end->answered_error = end->status >= 300;
+    ocisbx_http_response_free(resp);
+    if (own)
+        ocisbx_http_request_free(req);
+    /* canceled: a last partial line is no parse error to report */
+    if (!end->answered_error && rc != OCISBX_ECANCELED && !s->err && !s->user_canceled &&
+        !ocisbx_event_tracker_done(&s->tracker)) {
+        int frc = ocisbx_event_parser_finish(&s->parser); /* a last NDJSON line without newline */
+        if (frc < 0 && !s->err)
+            s->err = frc;
+    } else {
+        ocisbx_event_parser_finish(&s->parser);
+    }
+    if (s->saved) {
+        ocisbx_error_restore(s->saved);
+        s->saved = NULL;
+    }
+    return rc;
+}
+
+static const char *command_name(const stream_ctx *s)
+{
+    return s->command_id ? s->command_id : "(unknown)";
+}
+
+/* The error when the stream made no progress more times in a row than the
+ * resume limit allows, 0 while it may go on. */
+static int stalled(const stream_ctx *s, int rc, int64_t from, int64_t gap, int no_progress)
+{
+    if (no_progress <= s->c->resume_limit)
+        return 0;
+    if (gap)
+        return ocisbx_fail(OCISBX_EINTEGRITY,
+                           "streaming events of %s: events %lld to %lld never came (the stream went on at seq "
+                           "%lld %d times in a row)",
+                           command_name(s), (long long)from, (long long)gap - 1, (long long)gap, no_progress);
+    if (rc)
+        return ocisbx_error_wrap("streaming events of %s from seq %lld: cut %d times in a row without a "
+                                 "new event; last: ",
+                                 command_name(s), (long long)from, no_progress);
+    return ocisbx_fail(OCISBX_ETRANSPORT,
+                       "streaming events of %s from seq %lld: the stream ended before FINISHED %d times in "
+                       "a row without a new event",
+                       command_name(s), (long long)from, no_progress);
+}
+
+/* Waits before the next connection; the error when the deadline would pass
+ * first or the wait is canceled. */
+static int resume_wait(stream_ctx *s, const char *what, int rc, int no_progress, int64_t deadline_at,
+                       int64_t deadline_ms)
+{
+    long long from = (long long)ocisbx_event_tracker_resume_from(&s->tracker);
+    ocisbx_log(OCISBX_LOG_INFO, "%s: stream of command %s dropped (%s); resuming from seq %lld", what,
+               command_name(s), rc ? ocisbx_error_message(ocisbx_error_last()) : "ended early", from);
+    if (deadline_at && ocisbx_time_monotonic_ms() + backoff_ms(no_progress) >= deadline_at)
+        return ocisbx_fail(OCISBX_ETIMEOUT,
+                           "streaming events of %s from seq %lld: deadline of %lld ms passed before FINISHED",
+                           command_name(s), from, (long long)deadline_ms);
+    if (ocisbx_sys_sleep_ms(backoff_ms(no_progress), s->c->http->opt.cancel, s->c->http->opt.cancel_ud) != 0)
+        return ocisbx_fail(OCISBX_ECANCELED, "streaming events of %s from seq %lld: canceled", command_name(s),
+                           from);
+    return 0;
+}
+
 /* first: the request of the first connection (runAndStream), or NULL to
  * start with the events operation. */
 static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_http_request *first)
@@ -180,53 +284,14 @@ static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_
     int64_t deadline_ms = s->c->http->opt.deadline_ms;
     int64_t deadline_at = deadline_ms > 0 ? ocisbx_time_monotonic_ms() + deadline_ms : 0;
     for (;;) {
-        ocisbx_http_request *req = NULL;
-        bool own = true;
-        int rc;
-        if (first && !s->command_id) {
-            /* same request object: the same opc-retry-token, so a resent
-             * run that never answered is not run twice */
-            req = first;
-            own = false;
-            rc = 0;
-        } else {
-            rc = events_request(s, sandbox_id, until_seq, &req);
-        }
-        if (rc)
-            return rc;
-        s->progress = false;
-        s->answered = false;
-        s->gap_seq = 0;
         int64_t from = ocisbx_event_tracker_resume_from(&s->tracker);
-        ocisbx_http_response *resp = NULL;
-        if (deadline_at) {
-            int64_t left = deadline_at - ocisbx_time_monotonic_ms();
-            s->c->http->opt.deadline_ms = left > 0 ? left : 1;
-        }
-        rc = ocisbx_http_send(s->c->http, req, &resp);
-        s->c->http->opt.deadline_ms = deadline_ms;
-        const char *rid = resp ? ocisbx_http_response_request_id(resp) : ocisbx_http_request_request_id(req);
-        ocisbx_client_note_request_id(s->c, rid);
-        bool answered_error = resp && ocisbx_http_response_status(resp) >= 300;
-        int status = resp ? ocisbx_http_response_status(resp) : 0;
-        ocisbx_http_response_free(resp);
-        if (own)
-            ocisbx_http_request_free(req);
-        /* canceled: a last partial line is no parse error to report */
-        if (!answered_error && rc != OCISBX_ECANCELED && !s->err && !s->user_canceled &&
-            !ocisbx_event_tracker_done(&s->tracker)) {
-            int frc = ocisbx_event_parser_finish(&s->parser); /* a last NDJSON line without newline */
-            if (frc < 0 && !s->err)
-                s->err = frc;
-        } else {
-            ocisbx_event_parser_finish(&s->parser);
-        }
-        if (s->saved) {
-            ocisbx_error_restore(s->saved);
-            s->saved = NULL;
-        }
+        connection_end end;
+        int rc = one_connection(s, sandbox_id, until_seq, first, deadline_at, &end);
+        if (end.fatal)
+            return rc;
         if (s->err) {
-            ocisbx_error_annotate(status ? status : s->answered ? s->answer_status : 0, s->c->last_request_id);
+            ocisbx_error_annotate(end.status ? end.status : s->answered ? s->answer_status : 0,
+                                  s->c->last_request_id);
             return s->err;
         }
         if (s->user_canceled)
@@ -238,7 +303,7 @@ static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_
         int64_t gap = s->gap_seq;
         if (gap)
             rc = 0; /* the stream was stopped here on purpose: resume */
-        if (answered_error)
+        if (end.answered_error)
             return rc;
         if (rc && rc != OCISBX_ETRANSPORT && rc != OCISBX_ETIMEOUT)
             return rc;
@@ -254,35 +319,11 @@ static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_
             return 0;
         }
         no_progress = s->progress ? 0 : no_progress + 1;
-        if (no_progress > s->c->resume_limit && gap)
-            return ocisbx_fail(OCISBX_EINTEGRITY,
-                               "streaming events of %s: events %lld to %lld never came (the stream went on at seq "
-                               "%lld %d times in a row)",
-                               s->command_id ? s->command_id : "(unknown)", (long long)from, (long long)gap - 1,
-                               (long long)gap, no_progress);
-        if (no_progress > s->c->resume_limit) {
-            if (rc)
-                return ocisbx_error_wrap("streaming events of %s from seq %lld: cut %d times in a row without a "
-                                         "new event; last: ",
-                                         s->command_id ? s->command_id : "(unknown)", (long long)from, no_progress);
-            return ocisbx_fail(OCISBX_ETRANSPORT,
-                               "streaming events of %s from seq %lld: the stream ended before FINISHED %d times in "
-                               "a row without a new event",
-                               s->command_id ? s->command_id : "(unknown)", (long long)from, no_progress);
-        }
-        ocisbx_log(OCISBX_LOG_INFO, "%s: stream of command %s dropped (%s); resuming from seq %lld", what,
-                   s->command_id ? s->command_id : "(unknown)",
-                   rc ? ocisbx_error_message(ocisbx_error_last()) : "ended early",
-                   (long long)ocisbx_event_tracker_resume_from(&s->tracker));
-        if (deadline_at && ocisbx_time_monotonic_ms() + backoff_ms(no_progress) >= deadline_at)
-            return ocisbx_fail(OCISBX_ETIMEOUT,
-                               "streaming events of %s from seq %lld: deadline of %lld ms passed before FINISHED",
-                               s->command_id ? s->command_id : "(unknown)",
-                               (long long)ocisbx_event_tracker_resume_from(&s->tracker), (long long)deadline_ms);
-        if (ocisbx_sys_sleep_ms(backoff_ms(no_progress), s->c->http->opt.cancel, s->c->http->opt.cancel_ud) != 0)
-            return ocisbx_fail(OCISBX_ECANCELED, "streaming events of %s from seq %lld: canceled",
-                               s->command_id ? s->command_id : "(unknown)",
-                               (long long)ocisbx_event_tracker_resume_from(&s->tracker));
+        int src = stalled(s, rc, from, gap, no_progress);
+        if (!src)
+            src = resume_wait(s, what, rc, no_progress, deadline_at, deadline_ms);
+        if (src)
+            return src;
     }
 }
 
