@@ -65,29 +65,6 @@ static void report(doctor *d, const char *status, const char *name, const char *
     fflush(stdout);
 }
 
-static void usage(void)
-{
-    printf("usage: ocisbx [global options] doctor [--project-id OCID]\n"
-           "\n"
-           "First prints where each setting came from, one line each:\n"
-           "  setting NAME = VALUE (flag --OPTION | variable NAME | file FILE [PROFILE] | default)\n"
-           "Then checks the setup, one line per check, in this order:\n"
-           "  config       the config file exists, is readable, and only its owner can read it\n"
-           "  profile      the profile is in the file with the keys the auth method needs\n"
-           "  key          key_file is readable, parses, and pass_phrase opens it if encrypted\n"
-           "  fingerprint  the profile's fingerprint is the key's (MD5 of its public key)\n"
-           "  clock        this machine's clock is within 5 minutes of the endpoint's date header\n"
-           "  dns          the endpoint's host name resolves\n"
-           "  connect      a TCP connection to the endpoint opens\n"
-           "  tls          the TLS handshake succeeds and the certificate verifies (https)\n"
-           "  request      a signed request (list sandboxes, limit 1) is accepted\n"
-           "Each line starts with ok, warn, FAIL or skip (a check that needs a failed one).\n"
-           "Exit 0 when no check failed (warnings allowed), 1 when one did, 2 for a bad command line.\n"
-           "\n"
-           "options:\n"
-           "  --project-id OCID   list in this project (else OCI_SANDBOX_PROJECT_ID; else without one)\n");
-}
-
 /* ---- where each setting came from ---- */
 static void step_settings(doctor *d)
 {
@@ -551,10 +528,7 @@ int cmd_doctor(cli_ctx *ctx, int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         int m;
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            usage();
-            return CLI_EXIT_OK;
-        } else if ((m = cli_opt_value(argc, argv, &i, "project-id", &v)) != 0) {
+        if ((m = cli_opt_value(argc, argv, &i, "project-id", &v)) != 0) {
             if (m < 0)
                 return CLI_EXIT_USAGE;
             if (ocisbx_settings_set(ctx->settings, "project_id", v) != 0)

@@ -22,10 +22,6 @@ static void usage(FILE *out)
 int cmd_evidence(cli_ctx *ctx, int argc, char **argv)
 {
     (void)ctx;
-    if (argc >= 2 && (cli_opt_flag(argv[1], "help") || !strcmp(argv[1], "-h"))) {
-        usage(stdout);
-        return CLI_EXIT_OK;
-    }
     if (argc < 2) {
         usage(stderr);
         return cli_error(CLI_EXIT_USAGE, "evidence: missing subcommand (verify)");
@@ -35,10 +31,6 @@ int cmd_evidence(cli_ctx *ctx, int argc, char **argv)
     const char *file = NULL, *want = NULL, *v = NULL;
     for (int i = 2; i < argc; i++) {
         int r;
-        if (cli_opt_flag(argv[i], "help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            return CLI_EXIT_OK;
-        }
         if (!strcmp(argv[i], "--") && i + 1 < argc && !file) {
             file = argv[++i];
             continue;

@@ -29,62 +29,11 @@ static void usage(FILE *out)
                  "See ocisbx harness <subcommand> --help.\n");
 }
 
-static void usage_tools(FILE *out)
-{
-    fprintf(out, "usage: ocisbx harness tools [--format ours|openai|anthropic]\n\n"
-                 "Prints the tools (read, write, edit, search, glob, ls, exec, job) as JSON:\n"
-                 "  ours (default)  [{name, description, label, parameters}]\n"
-                 "  openai          [{type: \"function\", function: {name, description, parameters}}]\n"
-                 "  anthropic       [{name, description, input_schema}]\n"
-                 "Exit 0; 2 for a bad command line.\n");
-}
-
-static void usage_prompt(FILE *out)
-{
-    fprintf(out, "usage: ocisbx harness prompt (--sandbox-id ID | --local-dir DIR [--no-isolation])\n\n"
-                 "Prints text for a model's system prompt: the workspace (/workspace of the sandbox or the\n"
-                 "directory), each tool, the output cap and the timeout rules.\n"
-                 "--sandbox-id connects to an existing sandbox (never deletes it); --local-dir uses a local\n"
-                 "directory, its commands under bubblewrap (--no-isolation: on this machine).\n"
-                 "Exit 0; 1 when the backend cannot be opened; 2 for a bad command line.\n");
-}
-
-static void usage_call(FILE *out)
-{
-    fprintf(out,
-            "usage: ocisbx harness call (--sandbox-id ID | --local-dir DIR [--no-isolation])\n"
-            "         [--require-person LABEL]... [--deny LABEL]... [--policy FILE] [--evidence FILE]\n"
-            "         [--env NAME=VALUE]... [--secret-env NAME=VALUE]... [--] TOOL 'ARGS_JSON'\n\n"
-            "Calls one tool through the gate and prints its result as one line of JSON.\n"
-            "  --require-person LABEL  hold calls with this action label (a glob: workspace.*) for a person:\n"
-            "                          asked on the terminal (/dev/tty) with a [y/N] question; without a\n"
-            "                          terminal the call is refused\n"
-            "  --deny LABEL            deny calls with this action label\n"
-            "  --policy FILE           a policy file (YAML; see docs/harness.md)\n"
-            "  --evidence FILE         append an evidence record to this JSON Lines file (its chain continued)\n"
-            "  --env NAME=VALUE        added to every exec's environment\n"
-            "  --secret-env NAME=VALUE the same, the value never shown: [REDACTED] in the result, the evidence,\n"
-            "                          errors and --debug logs\n"
-            "Action labels: workspace.read, workspace.write, workspace.exec.\n"
-            "Exit 0 when the tool succeeded; 1 for a tool error (the result is {\"error\": {\"code\",\n"
-            "\"message\"}}, a denied or refused call included) or when the backend cannot be opened; 2 for a\n"
-            "bad command line or a bad policy file (the message names the file, line and key).\n");
-}
-
-static bool wants_help(const char *arg)
-{
-    return cli_opt_flag(arg, "help") || !strcmp(arg, "-h");
-}
-
 static int sub_tools(int argc, char **argv)
 {
     const char *format = NULL, *v = NULL;
     for (int i = 2; i < argc; i++) {
         int r;
-        if (wants_help(argv[i])) {
-            usage_tools(stdout);
-            return CLI_EXIT_OK;
-        }
         if ((r = cli_opt_value(argc, argv, &i, "format", &v)) != 0) {
             if (r < 0)
                 return CLI_EXIT_USAGE;
@@ -132,9 +81,6 @@ static int parse(const char *cmd, int argc, char **argv, bool calls, call_opts *
                 st = cli_error(CLI_EXIT_USAGE, "%s: unexpected argument %s", cmd, arg0);
             else
                 pos[npos++] = arg0;
-        } else if (wants_help(arg0)) {
-            (calls ? usage_call : usage_prompt)(stdout);
-            return -1;
         } else if ((r = cli_opt_value(argc, argv, &i, "sandbox-id", &v)) != 0) {
             st = r < 0 ? CLI_EXIT_USAGE : 0;
             o->sandbox_id = v;
@@ -281,10 +227,6 @@ static int sub_backend(cli_ctx *ctx, int argc, char **argv, bool calls)
 
 int cmd_harness(cli_ctx *ctx, int argc, char **argv)
 {
-    if (argc >= 2 && wants_help(argv[1])) {
-        usage(stdout);
-        return CLI_EXIT_OK;
-    }
     if (argc < 2) {
         usage(stderr);
         return cli_error(CLI_EXIT_USAGE, "harness: missing subcommand (tools, prompt or call)");

@@ -6,13 +6,6 @@
 
 #include "cli.h"
 
-static void usage(FILE *out)
-{
-    fprintf(out, "usage: ocisbx raw-request --url URL [--method METHOD] [--body-file FILE|-]\n"
-                 "                          [--content-type TYPE] [--date 'Thu, 05 Jan 2014 21:31:40 GMT']\n"
-                 "                          [--dry-run] [-i] [global options] [--]\n");
-}
-
 static int to_stdout(const void *data, size_t len, void *user_data)
 {
     (void)user_data;
@@ -30,8 +23,8 @@ typedef struct {
     bool dry_run, include;
 } raw_args;
 
-/* CLI_EXIT_OK with *a filled, -1 after --help (answered), or the exit
- * status of a usage error. */
+/* CLI_EXIT_OK with *a filled, or the exit status of a usage error (--help
+ * never comes here: main answers it from the command table). */
 static int parse_args(int argc, char **argv, raw_args *a)
 {
     static const char *const names[] = {"method", "url", "body-file", "content-type", "date"};
@@ -60,10 +53,7 @@ static int parse_args(int argc, char **argv, raw_args *a)
             a->dry_run = true;
         else if (strcmp(argv[i], "-i") == 0 || cli_opt_flag(argv[i], "include"))
             a->include = true;
-        else if (cli_opt_flag(argv[i], "help") || strcmp(argv[i], "-h") == 0) {
-            usage(stdout);
-            return -1;
-        } else if (argv[i][0] == '-')
+        else if (argv[i][0] == '-')
             return cli_unknown_option("raw-request", argv[i]);
         else
             return cli_error(CLI_EXIT_USAGE, "raw-request: unexpected argument %s", argv[i]);
@@ -150,7 +140,7 @@ int cmd_raw_request(cli_ctx *ctx, int argc, char **argv)
     raw_args a;
     int status = parse_args(argc, argv, &a);
     if (status)
-        return status < 0 ? CLI_EXIT_OK : status;
+        return status;
     ocisbx_http_request *req = NULL;
     if (ocisbx_http_request_new(a.method, a.url, &req) != 0)
         return cli_error(CLI_EXIT_USAGE, "raw-request: %s", ocisbx_error_message(ocisbx_error_last()));
