@@ -110,6 +110,35 @@ class HarnessContract:
         self.assertEqual(e["exit_code"], 0)
         self.assertEqual(e["output"].strip(), str(len(data)).encode())
 
+    def test_exec_yield_and_jobs(self):
+        # a command that ends before the yield: the usual result, no job
+        e = self.b.exec("echo quick", yield_ms=20000)
+        self.assertEqual(e["exit_code"], 0)
+        self.assertIsNone(e["job_id"])
+        # one still running after the yield goes on as a job
+        e = self.b.exec("echo started; sleep 3; echo done", yield_ms=300)
+        self.assertIsNotNone(e["job_id"])
+        self.assertIsNone(e["exit_code"])
+        self.assertIn(b"started", e["output"])
+        st = self.b.job_wait(e["job_id"], 30000)
+        self.assertFalse(st["running"])
+        self.assertEqual(st["exit_code"], 0)
+        out, total = self.b.job_output(e["job_id"])
+        self.assertEqual(out, b"started\ndone\n")
+        self.assertEqual(total, len(out))
+        self.assertFalse(self.b.job_stop(e["job_id"]))  # already ended
+        # a started job, waited for a short while, then stopped
+        jid = self.b.job_start("sleep 60")
+        st = self.b.job_wait(jid, 200)
+        self.assertTrue(st["running"])
+        self.assertTrue(self.b.job_stop(jid))
+        st = self.b.job_status(jid)
+        self.assertFalse(st["running"])
+        self.assertTrue(st["killed"])
+        self.assertIsNone(st["exit_code"])
+        with self.assertRaises(ocisbx.Error):
+            self.b.job_status("no-such-job")
+
     def test_tool_error_is_a_result(self):
         h = ocisbx.Harness(self.b)
         r = h.call("read", {"path": "missing.txt"})

@@ -5,7 +5,7 @@ import ctypes
 import json
 import sys
 import traceback
-from typing import Any, Callable, Dict, Optional, Union
+from typing import Any, Callable, Dict, Optional, Tuple, Union
 
 from . import _native
 from ._client import Client, _Options
@@ -47,7 +47,24 @@ _native.declare({
     "ocisbx_exec_result_total_sha256": (c_char_p, [exec_result_p]),
     "ocisbx_exec_result_duration_ms": (c_int64, [exec_result_p]),
     "ocisbx_exec_result_command_id": (c_char_p, [exec_result_p]),
+    "ocisbx_exec_options_set_yield_ms": (c_int, [exec_options_p, c_int64]),
+    "ocisbx_exec_result_job_id": (c_char_p, [exec_result_p]),
     "ocisbx_backend_exec": (c_int, [backend_p, c_char_p, exec_options_p, P(exec_result_p)]),
+    # background jobs (their state lives in the workspace)
+    "ocisbx_backend_job_start": (c_int, [backend_p, c_char_p, exec_options_p, P(c_void_p)]),
+    "ocisbx_backend_job_status": (c_int, [backend_p, c_char_p, P(c_void_p)]),
+    "ocisbx_backend_job_wait": (c_int, [backend_p, c_char_p, c_int64, P(c_void_p)]),
+    "ocisbx_job_status_free": (None, [c_void_p]),
+    "ocisbx_job_status_running": (c_int, [c_void_p]),
+    "ocisbx_job_status_has_exit_code": (c_int, [c_void_p, P(c_int)]),
+    "ocisbx_job_status_timed_out": (c_int, [c_void_p]),
+    "ocisbx_job_status_killed": (c_int, [c_void_p]),
+    "ocisbx_job_status_duration_ms": (c_int64, [c_void_p]),
+    "ocisbx_job_status_output_bytes": (c_uint64, [c_void_p]),
+    "ocisbx_backend_job_output": (c_int, [backend_p, c_char_p, c_int64, c_size_t, P(c_void_p), P(c_size_t),
+                                          P(c_uint64)]),
+    "ocisbx_backend_job_stop": (c_int, [backend_p, c_char_p, P(c_int)]),
+    "ocisbx_backend_detach_jobs": (c_int, [backend_p]),
     # files (bytes: pointer + length)
     "ocisbx_backend_read_bytes": (c_int, [backend_p, c_char_p, P(c_void_p), P(c_size_t)]),
     "ocisbx_backend_write": (c_int, [backend_p, c_char_p, c_void_p, c_size_t]),
@@ -164,27 +181,37 @@ class Backend:
         check(lib.ocisbx_backend_extend(self._handle(), arg(duration), ctypes.byref(out)))
         return take_string(out.value)
 
+    @staticmethod
+    def _exec_options(o, timeout_ms, cwd, env, secret_env, max_output_bytes):
+        if timeout_ms is not None:
+            check(lib.ocisbx_exec_options_set_timeout_ms(o, int(timeout_ms)))
+        if cwd is not None:
+            check(lib.ocisbx_exec_options_set_cwd(o, arg(cwd)))
+        for d, secret in ((env, 0), (secret_env, 1)):
+            for name, value in (d or {}).items():
+                check(lib.ocisbx_exec_options_add_env(o, arg(name), arg(value), secret))
+        if max_output_bytes is not None:
+            check(lib.ocisbx_exec_options_set_max_output_bytes(o, int(max_output_bytes)))
+
     def exec(self, command: str, timeout_ms: Optional[int] = None, cwd: Optional[str] = None,
              env: Optional[Dict[str, str]] = None, secret_env: Optional[Dict[str, str]] = None,
              max_output_bytes: Optional[int] = None,
-             on_output: Optional[Callable[[bytes], Any]] = None) -> Dict[str, Any]:
+             on_output: Optional[Callable[[bytes], Any]] = None,
+             yield_ms: Optional[int] = None) -> Dict[str, Any]:
         """Runs a shell command line in the workspace: {exit_code (None when
         it did not finish), timed_out, truncated, output (bytes),
-        total_bytes, total_sha256, duration_ms, command_id}."""
+        total_bytes, total_sha256, duration_ms, command_id, job_id}. With
+        yield_ms, a command still running after that long goes on as a
+        background job: job_id names it (None when the command ended) and
+        output is what it wrote so far."""
         o = ctypes.c_void_p()
         check(lib.ocisbx_exec_options_new(ctypes.byref(o)))
         r = ctypes.c_void_p()
         keep = None
         try:
-            if timeout_ms is not None:
-                check(lib.ocisbx_exec_options_set_timeout_ms(o, int(timeout_ms)))
-            if cwd is not None:
-                check(lib.ocisbx_exec_options_set_cwd(o, arg(cwd)))
-            for d, secret in ((env, 0), (secret_env, 1)):
-                for name, value in (d or {}).items():
-                    check(lib.ocisbx_exec_options_add_env(o, arg(name), arg(value), secret))
-            if max_output_bytes is not None:
-                check(lib.ocisbx_exec_options_set_max_output_bytes(o, int(max_output_bytes)))
+            self._exec_options(o, timeout_ms, cwd, env, secret_env, max_output_bytes)
+            if yield_ms is not None:
+                check(lib.ocisbx_exec_options_set_yield_ms(o, int(yield_ms)))
             if on_output is not None:
 
                 def trampoline(data, n, _ud):
@@ -210,11 +237,77 @@ class Backend:
                 "total_sha256": text(lib.ocisbx_exec_result_total_sha256(r)),
                 "duration_ms": lib.ocisbx_exec_result_duration_ms(r),
                 "command_id": text(lib.ocisbx_exec_result_command_id(r)),
+                "job_id": text(lib.ocisbx_exec_result_job_id(r)),
             }
         finally:
             lib.ocisbx_exec_result_free(r)
             lib.ocisbx_exec_options_free(o)
             del keep  # the options (and their pointer to the thunk) are gone
+
+    def job_start(self, command: str, timeout_ms: Optional[int] = None, cwd: Optional[str] = None,
+                  env: Optional[Dict[str, str]] = None, secret_env: Optional[Dict[str, str]] = None) -> str:
+        """Starts a background job; returns its id. Its state lives in the
+        workspace, so another process (or Backend) can read or stop it."""
+        o = ctypes.c_void_p()
+        check(lib.ocisbx_exec_options_new(ctypes.byref(o)))
+        try:
+            self._exec_options(o, timeout_ms, cwd, env, secret_env, None)
+            out = ctypes.c_void_p()
+            check(lib.ocisbx_backend_job_start(self._handle(), arg(command), o, ctypes.byref(out)))
+            return take_string(out.value) or ""
+        finally:
+            lib.ocisbx_exec_options_free(o)
+
+    @staticmethod
+    def _job_status(s) -> Dict[str, Any]:
+        try:
+            code = ctypes.c_int(0)
+            has = lib.ocisbx_job_status_has_exit_code(s, ctypes.byref(code))
+            return {
+                "running": bool(lib.ocisbx_job_status_running(s)),
+                "exit_code": code.value if has == 1 else None,
+                "timed_out": bool(lib.ocisbx_job_status_timed_out(s)),
+                "killed": bool(lib.ocisbx_job_status_killed(s)),
+                "duration_ms": lib.ocisbx_job_status_duration_ms(s),
+                "output_bytes": lib.ocisbx_job_status_output_bytes(s),
+            }
+        finally:
+            lib.ocisbx_job_status_free(s)
+
+    def job_status(self, job_id: str) -> Dict[str, Any]:
+        """{running, exit_code (None until it exits), timed_out, killed,
+        duration_ms, output_bytes}."""
+        s = ctypes.c_void_p()
+        check(lib.ocisbx_backend_job_status(self._handle(), arg(job_id), ctypes.byref(s)))
+        return self._job_status(s)
+
+    def job_wait(self, job_id: str, wait_ms: int) -> Dict[str, Any]:
+        """Waits until the job ends or wait_ms passes; then job_status()."""
+        s = ctypes.c_void_p()
+        check(lib.ocisbx_backend_job_wait(self._handle(), arg(job_id), int(wait_ms), ctypes.byref(s)))
+        return self._job_status(s)
+
+    def job_output(self, job_id: str, offset: int = 0, max_bytes: int = 0) -> Tuple[bytes, int]:
+        """(up to max_bytes of its output from offset (negative: the last
+        max_bytes), the output's size so far); 0: the backend's cap."""
+        p = ctypes.c_void_p()
+        n = ctypes.c_size_t(0)
+        total = ctypes.c_uint64(0)
+        check(lib.ocisbx_backend_job_output(self._handle(), arg(job_id), int(offset), int(max_bytes),
+                                            ctypes.byref(p), ctypes.byref(n), ctypes.byref(total)))
+        return take_bytes(p.value, n.value), total.value
+
+    def job_stop(self, job_id: str) -> bool:
+        """TERM, then KILL after the grace; True when this call ended a
+        running job, False when it had already ended."""
+        killed = ctypes.c_int(0)
+        check(lib.ocisbx_backend_job_stop(self._handle(), arg(job_id), ctypes.byref(killed)))
+        return bool(killed.value)
+
+    def detach_jobs(self) -> None:
+        """close() then leaves this backend's jobs running (another process
+        can read and stop them by id)."""
+        check(lib.ocisbx_backend_detach_jobs(self._handle()))
 
     def read_bytes(self, path: str) -> bytes:
         """The file's exact bytes."""
