@@ -81,8 +81,8 @@ static void push_entries(strv *s, const ocisbx_bw_list *l)
 
 /* As host root the kernel grants these by uid (0): never writable. Taken
  * from the host's /proc (the same kernel tables), where present. */
-static const char *const k_proc_covers[] = {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq",
-                                            "/proc/bus", "/proc/fs",            "/proc/mtrr"};
+static const char *const k_proc_covers[] = {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus",
+                                            "/proc/fs",  "/proc/mtrr"};
 
 int ocisbx_bwrap_argv(const ocisbx_bwrap_opts *o, char ***out)
 {
@@ -96,9 +96,9 @@ int ocisbx_bwrap_argv(const ocisbx_bwrap_opts *o, char ***out)
     /* A user namespace on top of the dropped capabilities: the read-only
      * mounts become locked, so not even a capability regained inside could
      * remount them writable; --disable-userns stops nesting another one. */
-    static const char *const ns[] = {"--unshare-user", "--uid",          "0",           "--gid",         "0",
-                                     "--disable-userns", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-                                     "--hostname",     "sandbox",        NULL};
+    static const char *const ns[] = {
+        "--unshare-user", "--uid",         "0",          "--gid",   "0", "--disable-userns", "--unshare-pid",
+        "--unshare-ipc",  "--unshare-uts", "--hostname", "sandbox", NULL};
     push_all(&a, ns);
     if (!o->detach)
         push(&a, "--die-with-parent");
@@ -120,8 +120,8 @@ int ocisbx_bwrap_argv(const ocisbx_bwrap_opts *o, char ***out)
         push(&a, k_proc_covers[i]);
         push(&a, k_proc_covers[i]);
     }
-    static const char *const rest[] = {"--dev",  "/dev",         "--remount-ro", "/dev",      "--tmpfs",
-                                       "/tmp",   "--remount-ro", "/tmp",         "--info-fd", NULL};
+    static const char *const rest[] = {"--dev", "/dev",         "--remount-ro", "/dev",      "--tmpfs",
+                                       "/tmp",  "--remount-ro", "/tmp",         "--info-fd", NULL};
     push_all(&a, rest);
     push(&a, o->info_fd);
     push(&a, "--seccomp");
@@ -233,7 +233,7 @@ int ocisbx_bwrap_scan_host_dirs(const char *host_root_dir, ocisbx_bw_list *out)
 
 bool ocisbx_bwrap_etc_hides(const char *rel, unsigned mode)
 {
-    static const char *const named[] = {"shadow",      "shadow-",         "gshadow",         "gshadow-",
+    static const char *const named[] = {"shadow",         "shadow-",     "gshadow",         "gshadow-",
                                         "ssh/ssh_host_*", "ssl/private", "pki/tls/private", "security/opasswd"};
     for (size_t i = 0; i < sizeof named / sizeof *named; i++)
         if (fnmatch(named[i], rel, FNM_PATHNAME) == 0)

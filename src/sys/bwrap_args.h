@@ -39,13 +39,13 @@ typedef struct ocisbx_bw_list {
 #define OCISBX_BW_ETC_MAX_ENTRIES 4096
 
 typedef struct ocisbx_bwrap_opts {
-    const char *bwrap;         /* argv[0] */
-    const char *workspace_src; /* bound read-write at /workspace */
-    const char *cwd;           /* in the sandbox, /workspace or below */
-    const char *shell_command; /* run by /bin/sh -c */
-    bool allow_network;        /* false: --unshare-net */
-    bool detach;               /* a job that outlives the caller: no --die-with-parent */
-    bool host_root;            /* see above */
+    const char *bwrap;               /* argv[0] */
+    const char *workspace_src;       /* bound read-write at /workspace */
+    const char *cwd;                 /* in the sandbox, /workspace or below */
+    const char *shell_command;       /* run by /bin/sh -c */
+    bool allow_network;              /* false: --unshare-net */
+    bool detach;                     /* a job that outlives the caller: no --die-with-parent */
+    bool host_root;                  /* see above */
     const ocisbx_bw_list *host_dirs; /* from ocisbx_bwrap_scan_host_dirs; NULL: none */
     const ocisbx_bw_list *etc_view;  /* NULL: the host's /etc, read-only, whole */
     const char *info_fd;             /* --info-fd value ("3") */

@@ -387,7 +387,9 @@ int ocisbx_proc_start(const ocisbx_proc_spec *spec, ocisbx_proc_output_fn on_out
         return rc;
     }
     ocisbx_log(OCISBX_LOG_DEBUG, "runner: started pid %d (%s)", ocisbx_proc_pid(p),
-               !p->isolate ? "unisolated" : p->host_root ? "bubblewrap, host root" : "bubblewrap");
+               !p->isolate    ? "unisolated"
+               : p->host_root ? "bubblewrap, host root"
+                              : "bubblewrap");
     *out = p;
     return 0;
 }

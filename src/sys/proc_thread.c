@@ -72,13 +72,11 @@ static int child_failed(const ocisbx_proc *p, const int child_err[2])
     switch (child_err[0]) {
     case OCISBX_CHILD_STAGE:
         return ocisbx_fail(OCISBX_EIO, "runner: cannot stage the workspace in a private mount namespace: %s", e);
-    case OCISBX_CHILD_LIMITS:
-        return ocisbx_fail(OCISBX_EIO, "runner: cannot set the resource limits: %s", e);
+    case OCISBX_CHILD_LIMITS: return ocisbx_fail(OCISBX_EIO, "runner: cannot set the resource limits: %s", e);
     case OCISBX_CHILD_DROP:
         return ocisbx_fail(OCISBX_EIO, "runner: cannot drop to uid %u gid %u: %s", (unsigned)p->run_uid,
                            (unsigned)p->run_gid, e);
-    default:
-        return ocisbx_fail(OCISBX_EIO, "runner: cannot execute %s: %s", p->exe, e);
+    default: return ocisbx_fail(OCISBX_EIO, "runner: cannot execute %s: %s", p->exe, e);
     }
 }
 
