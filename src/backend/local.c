@@ -380,10 +380,13 @@ int ocisbx_backend_local_open(const char *dir, const ocisbx_backend_options *o, 
         return ocisbx_fail(OCISBX_EINVAL, "local backend: not a directory");
     }
     bool isolate = !o || o->isolate != 0;
-    if (isolate && geteuid() == 0 && st.st_uid == 0) {
+    /* As root, a directory of root's runs as root in a user namespace with
+     * the runner's host-root rules (src/sys/proc.h); refused only where
+     * user namespaces are unavailable, saying what to do. */
+    char why[700];
+    if (isolate && geteuid() == 0 && st.st_uid == 0 && ocisbx_proc_root_workspace_check(why, sizeof why) != 0) {
         free(abs);
-        return ocisbx_fail(OCISBX_EUNSUPPORTED,
-                           "local backend: as root, an isolated workspace must belong to an unprivileged user");
+        return ocisbx_fail(OCISBX_EUNSUPPORTED, "local backend: %s", why);
     }
     ocisbx_backend *b = calloc(1, sizeof *b);
     local_impl *li = calloc(1, sizeof *li);

@@ -16,29 +16,40 @@
  * it belongs to the command's uid, as host root on the host.
  *
  * As root (euid 0), isolated, the command never gets host root's powers: the
- * child stages the workspace in a private mount namespace, drops to the
- * workspace directory's owner (setgroups(0), setgid, setuid to its uid and
- * gid; PR_SET_NO_NEW_PRIVS) and only then executes bubblewrap, which so runs
- * unprivileged and maps only that uid (shown as 0 inside). The command then
- * has no capability, /proc/sys and everything else of the host that belongs
- * to root is read-only to it, /etc/shadow and root's 0600 files unreadable,
- * and what it creates in the workspace belongs to that uid on the host. A
- * caller that owns its workspaces gives them to an unprivileged uid (the
+ * child stages the workspace in a private mount namespace (nosuid, nodev)
+ * and then, for a workspace of another user, drops to the directory's
+ * owner (setgroups(0), setgid, setuid to its uid and gid;
+ * PR_SET_NO_NEW_PRIVS) before it executes bubblewrap, which so runs
+ * unprivileged and maps only that uid (shown as 0 inside): the command has
+ * no capability, what it creates belongs to that uid on the host. A caller
+ * that owns its workspaces gives them to an unprivileged uid (the
  * emulator: one per sandbox, so that RLIMIT_NPROC counts one sandbox; the
- * runner's own check: OCISBX_PROC_NOBODY_UID); a caller running a user's own
- * directory (the local backend) leaves its ownership unchanged: the command
- * runs as that user. A workspace that belongs to root is refused
- * (OCISBX_EUNSUPPORTED): no safe way is implemented to run a command as host
- * root, even with a user namespace on top (its uid 0 owns the host's root
- * files). Unisolated (--no-isolation) none of this applies: the command runs
- * as the caller, root included.
+ * runner's own check: OCISBX_PROC_NOBODY_UID); a caller running a user's
+ * own directory (the local backend) leaves its ownership unchanged.
+ * A workspace that belongs to root (a checkout in a container) runs as
+ * uid 0 of a user namespace mapped to host root, so that what it creates
+ * belongs to root as the directory does, and with the host-root rules,
+ * since that uid owns the host's root files: no capability (bounding set
+ * empty), PR_SET_NO_NEW_PRIVS, the seccomp rules of src/sys/seccomp.h
+ * (no setuid/setgid bit, no device node, no io_uring, no keyring), the
+ * workspace nosuid and nodev, /proc/sys and the other kernel tables of
+ * /proc read-only, and an /etc view without the shadow files, SSH host
+ * keys, TLS private keys and whatever other users cannot read
+ * (src/sys/bwrap_args.h); /root and every home are absent, as everywhere
+ * in the sandbox. It needs user namespaces: without them it is refused
+ * (OCISBX_EUNSUPPORTED, ocisbx_proc_root_workspace_check says what to do).
+ * Unisolated (--no-isolation) none of this applies: the command runs as
+ * the caller, root included.
  * The tree dies when the runner terminates it, on timeout, and when the
  * calling process dies (PR_SET_PDEATHSIG + bwrap --die-with-parent; the
  * PID-namespace init dying takes every process of the namespace with it).
  *
- * Without isolation (the emulator's --no-isolation): /bin/sh -c in a new
- * session/process group, cwd mapped into the workspace directory, the group
- * is killed.
+ * Without isolation (--no-isolation): the child becomes a keeper, a child
+ * subreaper (PR_SET_CHILD_SUBREAPER) in a new session that forks /bin/sh
+ * -c, cwd mapped into the workspace directory; whatever the command starts
+ * stays the keeper's descendant (setsid() and double forks included), the
+ * runner's signals (timeout, terminate, free) go to every descendant, and
+ * when the shell exits or the caller dies the keeper KILLs what is left.
  *
  * Functions return 0 or a negative OCISBX_E* code with the thread's error set
  * (ocisbx_error_last()). Thread safety: ocisbx_proc_signal/terminate/wait may be
@@ -132,7 +143,8 @@ typedef void (*ocisbx_proc_exit_fn)(int exit_code, int term_signal, bool timed_o
  * process. Either callback may be NULL.
  * Errors: OCISBX_EINVAL (bad spec, missing workspace), OCISBX_EUNSUPPORTED
  * (bwrap not found with isolate = true; as root, a workspace that belongs to
- * root; a resource limit given), OCISBX_EIO (fork/pipe failure, the staging
+ * root where user namespaces are unavailable; a resource limit given
+ * without isolation), OCISBX_EIO (fork/pipe failure, the staging
  * or the uid drop failed). */
 int ocisbx_proc_start(const ocisbx_proc_spec *spec, ocisbx_proc_output_fn on_output, ocisbx_proc_exit_fn on_exit,
                       void *user_data, ocisbx_proc **out);
@@ -155,7 +167,7 @@ int ocisbx_proc_wait(ocisbx_proc *p, int64_t timeout_ms);
 bool ocisbx_proc_finished(ocisbx_proc *p);
 
 /* The host pid of the child the runner forked (bwrap itself when isolated,
- * /bin/sh otherwise); 0 after it has been reaped. For logs and tests. */
+ * the keeper otherwise); 0 after it has been reaped. For logs and tests. */
 int ocisbx_proc_pid(const ocisbx_proc *p);
 
 /* KILLs the tree if it is still running, waits for on_exit, frees. NULL: no-op. */
@@ -167,6 +179,11 @@ void ocisbx_proc_free(ocisbx_proc *p);
  * negative code with the reason written to why (NUL-terminated). The result
  * is computed once and cached. why may be NULL. */
 int ocisbx_proc_isolation_check(char *why, size_t why_len);
+
+/* 0 when a workspace that belongs to root can be run here (not root, or
+ * user namespaces available; checked once); else OCISBX_EUNSUPPORTED with
+ * what to do written to why (NUL-terminated; may be NULL). */
+int ocisbx_proc_root_workspace_check(char *why, size_t why_len);
 
 /* A detached job's identity: its PID namespace (isolated) or its process
  * group (unisolated). Plain numbers, so another process can use them. */

@@ -140,6 +140,59 @@ static const char *mount_name(const ocisbx_walk_root *root)
     return m + 1;
 }
 
+/* A symlink met on the way (name in dfd): its target's components go on
+ * the pending stack (an absolute one restarts at the model root). */
+static ocisbx_walk_reason follow_link(walk *w, pending *s, int dfd, const char *name, int *links, int *err)
+{
+    char target[PATH_MAX];
+    ssize_t tl = readlinkat(dfd, name, target, sizeof target - 1);
+    if (tl <= 0) {
+        *err = tl < 0 ? errno : EINVAL;
+        return tl < 0 && errno == EINVAL ? OCISBX_WALK_RACE : OCISBX_WALK_IO;
+    }
+    if (++*links > OCISBX_WALK_MAX_LINKS)
+        return OCISBX_WALK_LOOP;
+    target[tl] = '\0';
+    if (target[0] == '/')
+        pop_to(w, -1);
+    if (push_components(s, target) != 0) {
+        *err = ENOMEM;
+        return OCISBX_WALK_IO;
+    }
+    return OCISBX_WALK_OK;
+}
+
+/* Enters the directory name of dfd (st: what fstatat found, NULL when it
+ * does not exist: then made with OCISBX_WALK_MKDIRS, else missing). */
+static ocisbx_walk_reason enter_dir(const ocisbx_walk_root *root, walk *w, int dfd, const char *name,
+                                    const struct stat *st, int flags, int *err)
+{
+    if (!st) {
+        if (!(flags & OCISBX_WALK_MKDIRS))
+            return OCISBX_WALK_MISSING;
+        if ((mkdirat(dfd, name, 0755) != 0 && errno != EEXIST) || ocisbx_walk_adopt(root, dfd, name) != 0) {
+            *err = errno;
+            return OCISBX_WALK_IO;
+        }
+    } else if (!S_ISDIR(st->st_mode)) {
+        return OCISBX_WALK_NOTDIR;
+    }
+    if (w->depth + 1 >= OCISBX_WALK_MAX_DEPTH)
+        return OCISBX_WALK_LOOP;
+    /* O_NOFOLLOW: a symlink swapped in since fstatat fails here (ELOOP) */
+    int nfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (nfd < 0) {
+        int e = errno;
+        *err = e;
+        return e == ENOENT    ? OCISBX_WALK_MISSING
+               : e == ENOTDIR ? OCISBX_WALK_NOTDIR
+               : e == ELOOP   ? OCISBX_WALK_RACE
+                              : OCISBX_WALK_IO;
+    }
+    w->fds[++w->depth] = nfd;
+    return OCISBX_WALK_OK;
+}
+
 /* Walks path. want_parent: the last component is not entered but returned in
  * *last (a symlink there is followed only with OCISBX_WALK_FOLLOW_LAST);
  * when the path ends on a directory ("/workspace", "a/.", "a/.."), *last
@@ -197,73 +250,20 @@ static ocisbx_walk_reason walk_path(const ocisbx_walk_root *root, const char *pa
             goto out;
         }
         if (exists && S_ISLNK(st.st_mode) && (!is_last || !want_parent || (flags & OCISBX_WALK_FOLLOW_LAST))) {
-            char target[PATH_MAX];
-            ssize_t tl = readlinkat(dfd, name, target, sizeof target - 1);
+            rc = follow_link(w, &s, dfd, name, &links, err);
             free(name);
-            if (tl <= 0) {
-                *err = tl < 0 ? errno : EINVAL;
-                rc = tl < 0 && errno == EINVAL ? OCISBX_WALK_RACE : OCISBX_WALK_IO;
+            if (rc != OCISBX_WALK_OK)
                 goto out;
-            }
-            if (++links > OCISBX_WALK_MAX_LINKS) {
-                rc = OCISBX_WALK_LOOP;
-                goto out;
-            }
-            target[tl] = '\0';
-            if (target[0] == '/')
-                pop_to(w, -1);
-            if (push_components(&s, target) != 0) {
-                *err = ENOMEM;
-                rc = OCISBX_WALK_IO;
-                goto out;
-            }
             continue;
         }
         if (is_last && want_parent) {
             *last = name;
             goto out;
         }
-        if (!exists) {
-            if (!(flags & OCISBX_WALK_MKDIRS)) {
-                free(name);
-                rc = OCISBX_WALK_MISSING;
-                goto out;
-            }
-            if (mkdirat(dfd, name, 0755) != 0 && errno != EEXIST) {
-                *err = errno;
-                free(name);
-                rc = OCISBX_WALK_IO;
-                goto out;
-            }
-            if (ocisbx_walk_adopt(root, dfd, name) != 0) {
-                *err = errno;
-                free(name);
-                rc = OCISBX_WALK_IO;
-                goto out;
-            }
-        } else if (!S_ISDIR(st.st_mode)) {
-            free(name);
-            rc = OCISBX_WALK_NOTDIR;
-            goto out;
-        }
-        if (w->depth + 1 >= OCISBX_WALK_MAX_DEPTH) {
-            free(name);
-            rc = OCISBX_WALK_LOOP;
-            goto out;
-        }
-        /* O_NOFOLLOW: a symlink swapped in since fstatat fails here (ELOOP) */
-        int nfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        int e = errno;
+        rc = enter_dir(root, w, dfd, name, exists ? &st : NULL, flags, err);
         free(name);
-        if (nfd < 0) {
-            *err = e;
-            rc = e == ENOENT    ? OCISBX_WALK_MISSING
-                 : e == ENOTDIR ? OCISBX_WALK_NOTDIR
-                 : e == ELOOP   ? OCISBX_WALK_RACE
-                                : OCISBX_WALK_IO;
+        if (rc != OCISBX_WALK_OK)
             goto out;
-        }
-        w->fds[++w->depth] = nfd;
     }
 out:
     pending_free(&s);

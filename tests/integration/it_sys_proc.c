@@ -783,6 +783,71 @@ static void t_terminate_tree(void **state)
     free(ws);
 }
 
+/* Without isolation the runner's child is a child subreaper: a setsid()
+ * child, a double-forked daemon and a child that ignores TERM are all its
+ * descendants and all end at the timeout (TERM, then KILL after the grace),
+ * when the process is freed while it runs, and when the shell exits. */
+static void unisolated_tree_cmd(char *cmd, size_t len, const char *mark, const char *tail)
+{
+    snprintf(cmd, len,
+             "M=%s; setsid sleep $M & sh -c 'setsid sleep '$M' & true' & "
+             "(trap '' TERM; exec sleep $M) & echo ready; %s",
+             mark, tail);
+}
+
+static void wait_none_marked(const char *mark)
+{
+    pid_t left[16];
+    int n = 0;
+    for (int i = 0; i < GUARD_MS / 20; i++) {
+        if ((n = find_marked(mark, left, 16)) == 0)
+            break;
+        sleep_ms(20);
+    }
+    assert_int_equal(n, 0);
+}
+
+static void t_unisolated_descendants(void **state)
+{
+    (void)state;
+    char *ws = make_ws();
+    for (int round = 0; round < 3; round++) {
+        char mark[64], cmd[512];
+        new_mark(mark, sizeof mark, "1000");
+        /* 0: the timeout; 1: freed while running; 2: the shell exits */
+        unisolated_tree_cmd(cmd, sizeof cmd, mark, round == 2 ? "sleep 1; exit 7" : "sleep 1000");
+        ocisbx_proc_spec spec = {.workspace_dir = ws,
+                                 .shell_command = cmd,
+                                 .envp = k_env,
+                                 .isolate = false,
+                                 .timeout_ms = round == 0 ? 1500 : 0};
+        collector c;
+        ocisbx_proc *p = start_collect(&spec, &c);
+        assert_int_equal(wait_marked(mark, 3), 3);
+        if (round == 1) {
+            ocisbx_proc_free(p);
+            p = NULL;
+        } else {
+            assert_int_equal(ocisbx_proc_wait(p, GUARD_MS), 0);
+        }
+        /* gone when the runner reports the end: no grace for init to reap */
+        pid_t left[16];
+        assert_int_equal(find_marked(mark, left, 16), 0);
+        wait_none_marked(mark);
+        if (round == 0) {
+            assert_true(c.timed_out);
+            assert_int_equal(c.exit_code, -1);
+        } else if (round == 2) {
+            assert_false(c.timed_out);
+            assert_int_equal(c.exit_code, 7);
+        }
+        ocisbx_proc_free(p);
+        col_free(&c);
+    }
+    rm_rf(ws);
+    free(ws);
+}
+
 /* A command's tree ends with it: what it left in the background (holding its
  * stdout, even) is killed when the shell exits, and the exit is reported. */
 static void t_background_ends_with_command(void **state)
@@ -1127,13 +1192,6 @@ static void t_root_safety(void **state)
     assert_int_equal(lstat(path, &st), 0);
     assert_int_equal(st.st_uid, OCISBX_PROC_NOBODY_UID);
 
-    /* a workspace of root's is refused */
-    assert_int_equal(chown(ws, 0, 0), 0);
-    ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = "true", .isolate = true};
-    ocisbx_proc *p = NULL;
-    assert_int_equal(ocisbx_proc_start(&spec, NULL, NULL, NULL, &p), OCISBX_EUNSUPPORTED);
-    assert_null(p);
-    assert_non_null(strstr(ocisbx_error_message(ocisbx_error_last()), "root"));
     /* another user's directory: the command runs as that user, the
      * directory keeps its owner */
     assert_int_equal(chown(ws, 4242, 4343), 0);
@@ -1147,6 +1205,98 @@ static void t_root_safety(void **state)
     assert_int_equal(st.st_gid, 4343);
     assert_int_equal(stat(ws, &st), 0);
     assert_int_equal(st.st_uid, 4242);
+    rm_rf(ws);
+    free(ws);
+}
+
+/* As root, a workspace that belongs to root (a checkout in a container):
+ * the command runs as uid 0 of a user namespace mapped to root, so what it
+ * makes belongs to root, but with no capability, no_new_privs, the
+ * RestrictSUIDSGID filter, nothing writable outside /workspace (the
+ * kernel's /proc tables included), no shadow file, no /root, no host home. */
+static const char k_root_script[] =
+    "try() { if sh -c \"$2\" 2>/dev/null; then echo \"$1 WRITABLE\"; else echo \"$1 refused\"; fi; }\n"
+    "id -u; id -g\n"
+    "touch mine && chmod 755 mine && echo chmod-plain ok\n"
+    "try chmod-suid 'chmod 4755 mine'\n"
+    "try chmod-sgid 'chmod g+s mine'\n"
+    "mkdir d && try chmod-sgid-dir 'chmod 2755 d'\n"
+    "try mknod-chr 'mknod dev c 1 3'\n"
+    "try mknod-blk 'mknod blk b 7 0'\n"
+    "mkfifo fifo && echo fifo ok\n"
+    "try sysctl 'v=$(cat /proc/sys/kernel/printk_ratelimit); printf \"%s\\n\" \"$v\" > /proc/sys/kernel/printk_ratelimit'\n"
+    "test -w /proc/sysrq-trigger && echo sysrq WRITABLE || echo sysrq refused\n"
+    "try etc 'echo x > /etc/it-root-probe'\n"
+    "try passwd 'echo x >> /etc/passwd'\n"
+    "try usr 'echo x > /usr/it-root-probe'\n"
+    "try tmp 'echo x > /tmp/it-root-probe'\n"
+    "try slash 'echo x > /it-root-probe'\n"
+    "try remount 'mount -o remount,rw /etc'\n"
+    "try userns 'unshare -U -r true'\n"
+    "for f in /etc/shadow /etc/gshadow /etc/shadow- /etc/ssl/private /root \"$HOST_HOME\" \"$HOST_HOME/.oci\"; do\n"
+    "  if [ -e \"$f\" ]; then echo \"$f present\"; else echo \"$f absent\"; fi; done\n"
+    "cat /etc/passwd > /dev/null && echo passwd readable\n"
+    "grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status | cut -f2 | sort -u\n"
+    "grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status | cut -f2 | tr '\\n' ' '; echo\n"
+    "awk '$5 == \"/workspace\" { print $6 }' /proc/self/mountinfo | tr ',' '\\n' | grep -x -e nosuid -e nodev | sort\n"
+    "find / \\( -path /workspace -o -path /proc -o -path /dev \\) -prune -o -writable ! -type l -print 2>/dev/null\n"
+    "echo end\n";
+
+static void t_root_owned_workspace(void **state)
+{
+    (void)state;
+    if (geteuid() != 0) {
+        fprintf(stderr, "it_sys_proc: t_root_owned_workspace SKIPPED: needs root\n");
+        skip();
+        return;
+    }
+    char why[700];
+    if (ocisbx_proc_root_workspace_check(why, sizeof why) != 0) {
+        fprintf(stderr, "it_sys_proc: t_root_owned_workspace SKIPPED: %s\n", why);
+        skip();
+        return;
+    }
+    char *ws = make_ws();
+    assert_int_equal(chown(ws, 0, 0), 0);
+    const char *home = getenv("HOME") && *getenv("HOME") && strcmp(getenv("HOME"), "/") != 0 ? getenv("HOME")
+                                                                                              : "/root";
+    char home_env[600];
+    snprintf(home_env, sizeof home_env, "HOST_HOME=%s", home);
+    const char *env[] = {"PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", home_env, NULL};
+    /* the controls: all of these are there for host root */
+    assert_int_equal(access("/etc/shadow", R_OK), 0);
+    assert_int_equal(access("/root", F_OK), 0);
+    ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = k_root_script, .envp = env, .isolate = true};
+    collector c;
+    ocisbx_proc *p = start_collect(&spec, &c);
+    assert_int_equal(ocisbx_proc_wait(p, GUARD_MS), 0);
+    ocisbx_proc_free(p);
+    if (c.exit_code != 0)
+        fprintf(stderr, "stdout: %s\nstderr: %s\n", c.out, c.err);
+    assert_int_equal(c.exit_code, 0);
+    char want[2048];
+    snprintf(want, sizeof want,
+             "0\n0\nchmod-plain ok\nchmod-suid refused\nchmod-sgid refused\nchmod-sgid-dir refused\n"
+             "mknod-chr refused\nmknod-blk refused\nfifo ok\nsysctl refused\nsysrq refused\netc refused\n"
+             "passwd refused\nusr refused\ntmp refused\nslash refused\nremount refused\nuserns refused\n"
+             "/etc/shadow absent\n/etc/gshadow absent\n/etc/shadow- absent\n/etc/ssl/private absent\n"
+             "/root absent\n%s absent\n%s/.oci absent\npasswd readable\n0000000000000000\n1 2 \n"
+             "nodev\nnosuid\nend\n",
+             home, home);
+    assert_string_equal(c.out, want);
+    col_free(&c);
+    /* on the host: made by root, as the directory is; no setuid bit */
+    char path[600];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/mine", ws);
+    assert_int_equal(lstat(path, &st), 0);
+    assert_int_equal(st.st_uid, 0);
+    assert_int_equal(st.st_gid, 0);
+    assert_int_equal(st.st_mode & (S_ISUID | S_ISGID), 0);
+    snprintf(path, sizeof path, "%s/dev", ws);
+    assert_int_equal(lstat(path, &st), -1);
+    assert_int_equal(stat(ws, &st), 0);
+    assert_int_equal(st.st_uid, 0);
     rm_rf(ws);
     free(ws);
 }
@@ -1206,6 +1356,7 @@ int main(void)
         cmocka_unit_test(t_timeout_kills_tree),
         cmocka_unit_test(t_terminate_tree),
         cmocka_unit_test(t_background_ends_with_command),
+        cmocka_unit_test(t_unisolated_descendants),
         cmocka_unit_test(t_terminate_grace),
         cmocka_unit_test(t_stop_cont),
         cmocka_unit_test(t_concurrent),
@@ -1213,6 +1364,7 @@ int main(void)
         cmocka_unit_test(t_kill_all),
         cmocka_unit_test(t_sigchld_ignored),
         cmocka_unit_test(t_root_safety),
+        cmocka_unit_test(t_root_owned_workspace),
         cmocka_unit_test(t_limits_need_isolation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

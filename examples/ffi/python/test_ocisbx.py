@@ -24,7 +24,6 @@ import unittest
 import ocisbx
 
 TOOLS = {"read", "write", "edit", "search", "glob", "ls", "exec", "job"}
-NOBODY = 65534
 
 
 def have_tenancy():
@@ -340,9 +339,8 @@ class LocalTests(HarnessContract, unittest.TestCase):
     def make_backend(self):
         self.workspace = tempfile.mkdtemp(prefix="ocisbx-pyws-")
         self.addCleanup(shutil.rmtree, self.workspace, True)
-        if os.geteuid() == 0:
-            # as root an isolated workspace owned by root is refused (the runner's rule)
-            os.chown(self.workspace, NOBODY, NOBODY)
+        # as root the directory stays root's: its commands run as root in a
+        # user namespace, with the runner's host-root rules (src/sys/proc.h)
         return ocisbx.Backend.local(self.workspace)
 
     def test_local_backend(self):
