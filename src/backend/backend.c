@@ -191,7 +191,8 @@ const char *ocisbx_backend_setting(const char *opt, const char *name)
 int ocisbx_backend_options_set_parallel_parts(ocisbx_backend_options *o, int parts)
 {
     if (!o || parts < 1 || parts > OCISBX_BACKEND_MAX_PARALLEL_PARTS)
-        return ocisbx_fail(OCISBX_EINVAL, "parallel parts: %d is not 1..%d", parts, OCISBX_BACKEND_MAX_PARALLEL_PARTS);
+        return ocisbx_fail(OCISBX_EINVAL, "parallel parts: %d is not 1..%d", parts,
+                           OCISBX_BACKEND_MAX_PARALLEL_PARTS);
     o->parallel_parts = parts;
     return 0;
 }
