@@ -49,6 +49,10 @@ extern "C" {
 #define OCISBX_BACKEND_STOP_POLL_MS 1000
 /** Writes above this go in parts. */
 #define OCISBX_BACKEND_PART_SIZE OCISBX_FILE_PART_MAX
+/** A write in parts to a sandbox: parts in flight at once when none is set. */
+#define OCISBX_BACKEND_DEFAULT_PARALLEL_PARTS 4
+/** The most parts in flight at once ocisbx_backend_options_set_parallel_parts accepts. */
+#define OCISBX_BACKEND_MAX_PARALLEL_PARTS 16
 /** read_text: default line limit, longest line kept. */
 #define OCISBX_BACKEND_READ_LIMIT 2000
 /** read_text: the longest line kept (characters). */
@@ -132,6 +136,13 @@ OCISBX_API int ocisbx_backend_options_set_client_margin_ms(ocisbx_backend_option
  * OCISBX_BACKEND_STOP_POLL_MS, or every poll_interval when one was set and
  * is shorter. */
 OCISBX_API int ocisbx_backend_options_set_stop_timeout_ms(ocisbx_backend_options *o, int64_t ms);
+/** A write above OCISBX_BACKEND_PART_SIZE to a sandbox: how many parts are
+ * sent at once, 1..OCISBX_BACKEND_MAX_PARALLEL_PARTS (default
+ * OCISBX_BACKEND_DEFAULT_PARALLEL_PARTS; 1: one after the other). Client
+ * memory for a write from a file or a callback is at most that many parts
+ * (OCISBX_BACKEND_PART_SIZE each); from memory, none. A local backend
+ * writes its parts one after the other whatever this says. */
+OCISBX_API int ocisbx_backend_options_set_parallel_parts(ocisbx_backend_options *o, int parts);
 /** Local backend: isolate 0 runs commands on the host (a "host shell"),
  * default 1; allow_network default 0 (no network). */
 OCISBX_API int ocisbx_backend_options_set_isolation(ocisbx_backend_options *o, int isolate);

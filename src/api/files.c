@@ -8,13 +8,14 @@
 #include <unistd.h>
 
 #include "api/client_internal.h"
+#include "api/parts.h"
 #include "util/dest.h"
 #include "ocisbx/util.h"
 
 #define SHA_HEADER "opc-content-sha256"
 #define HASH_CHUNK (64 * 1024)
 
-static int file_request(ocisbx_client *c, ocisbx_op op, const char *sandbox_id, const char *path,
+int ocisbx_file_request(ocisbx_client *c, ocisbx_op op, const char *sandbox_id, const char *path,
                         ocisbx_http_request **out)
 {
     if (!path || path[0] != '/')
@@ -33,23 +34,22 @@ static int send_raw(ocisbx_client *c, ocisbx_http_request *req, ocisbx_http_resp
 }
 
 /* ---- writes ---- */
-static int finish_write(ocisbx_client *c, ocisbx_http_request *req, const char *path, const char *sha,
-                        ocisbx_sandbox_file **out)
+int ocisbx_write_request_finish(ocisbx_http_request *req, const char *sha)
 {
-    ocisbx_http_response *resp = NULL;
     int rc = ocisbx_http_request_add_header(req, SHA_HEADER, sha);
     if (!rc)
         rc = ocisbx_http_request_set_content_type(req, "application/octet-stream");
-    if (!rc)
-        rc = send_raw(c, req, &resp);
-    if (rc) {
-        ocisbx_http_response_free(resp);
-        return rc;
-    }
+    return rc;
+}
+
+int ocisbx_write_answer_check(ocisbx_http_response *resp, const char *path, const char *sha,
+                              ocisbx_sandbox_file **out)
+{
     const char *rid = ocisbx_http_response_request_id(resp);
     size_t len = 0;
     const char *body = ocisbx_http_response_body(resp, &len);
     ocisbx_model *m = NULL;
+    int rc = 0;
     if (len) {
         rc = ocisbx_model_parse(&ocisbx_md_file, body, len, &m);
         if (rc)
@@ -73,11 +73,23 @@ static int finish_write(ocisbx_client *c, ocisbx_http_request *req, const char *
         ocisbx_error_annotate(ocisbx_http_response_status(resp), rid);
     if (!rc && m)
         ocisbx_model_set_meta(m, NULL, rid, NULL);
-    ocisbx_http_response_free(resp);
     if (!rc && out)
         *out = (ocisbx_sandbox_file *)(void *)m;
     else
         ocisbx_model_free(m);
+    return rc;
+}
+
+static int finish_write(ocisbx_client *c, ocisbx_http_request *req, const char *path, const char *sha,
+                        ocisbx_sandbox_file **out)
+{
+    ocisbx_http_response *resp = NULL;
+    int rc = ocisbx_write_request_finish(req, sha);
+    if (!rc)
+        rc = send_raw(c, req, &resp);
+    if (!rc)
+        rc = ocisbx_write_answer_check(resp, path, sha, out);
+    ocisbx_http_response_free(resp);
     return rc;
 }
 
@@ -102,7 +114,7 @@ int ocisbx_client_write_file(ocisbx_client *c, const char *sandbox_id, const cha
     ocisbx_http_request *req = NULL;
     int rc = ocisbx_sha256_base64(data ? data : "", len, sha);
     if (!rc)
-        rc = file_request(c, OCISBX_OP_WRITE_FILE, sandbox_id, file_path, &req);
+        rc = ocisbx_file_request(c, OCISBX_OP_WRITE_FILE, sandbox_id, file_path, &req);
     if (!rc)
         rc = ocisbx_http_request_set_body(req, data ? data : "", len);
     if (!rc)
@@ -150,7 +162,7 @@ int ocisbx_client_write_file_from_path(ocisbx_client *c, const char *sandbox_id,
     if (total > OCISBX_FILE_PART_MAX)
         return too_large(file_path, total);
     ocisbx_http_request *req = NULL;
-    rc = file_request(c, OCISBX_OP_WRITE_FILE, sandbox_id, file_path, &req);
+    rc = ocisbx_file_request(c, OCISBX_OP_WRITE_FILE, sandbox_id, file_path, &req);
     if (!rc)
         rc = ocisbx_http_request_set_body_file(req, local_path);
     if (!rc)
@@ -213,7 +225,7 @@ int ocisbx_client_write_file_from_callback(ocisbx_client *c, const char *sandbox
             return rc;
     }
     ocisbx_http_request *req = NULL;
-    rc = file_request(c, OCISBX_OP_WRITE_FILE, sandbox_id, file_path, &req);
+    rc = ocisbx_file_request(c, OCISBX_OP_WRITE_FILE, sandbox_id, file_path, &req);
     if (!rc)
         rc = ocisbx_http_request_set_body_callback(req, len, read, rewind, user_data);
     if (!rc)
@@ -263,7 +275,7 @@ static int read_to_callback(ocisbx_client *c, const char *sandbox_id, const char
     ocisbx_http_response *resp = NULL;
     int rc = ocisbx_sha256_new(&r.sha);
     if (!rc)
-        rc = file_request(c, OCISBX_OP_READ_FILE, sandbox_id, file_path, &req);
+        rc = ocisbx_file_request(c, OCISBX_OP_READ_FILE, sandbox_id, file_path, &req);
     if (!rc)
         rc = ocisbx_http_request_set_streaming(req, 1);
     if (!rc)

@@ -188,6 +188,15 @@ const char *ocisbx_backend_setting(const char *opt, const char *name)
     return ocisbx_setting_lookup(name, opt, NULL, NULL);
 }
 
+int ocisbx_backend_options_set_parallel_parts(ocisbx_backend_options *o, int parts)
+{
+    if (!o || parts < 1 || parts > OCISBX_BACKEND_MAX_PARALLEL_PARTS)
+        return ocisbx_fail(OCISBX_EINVAL, "parallel parts: %d is not 1..%d", parts,
+                           OCISBX_BACKEND_MAX_PARALLEL_PARTS);
+    o->parallel_parts = parts;
+    return 0;
+}
+
 /* ---- the backend ---- */
 int ocisbx_backend_init_common(ocisbx_backend *b, const ocisbx_backend_vt *vt, const ocisbx_backend_options *o)
 {
@@ -196,6 +205,7 @@ int ocisbx_backend_init_common(ocisbx_backend *b, const ocisbx_backend_vt *vt, c
     b->kill_grace_s = o && o->kill_grace_s ? o->kill_grace_s : OCISBX_BACKEND_KILL_GRACE_S;
     b->client_margin_ms = o && o->client_margin_ms >= 0 ? o->client_margin_ms : OCISBX_BACKEND_CLIENT_MARGIN_MS;
     b->poll_ms = o ? o->poll_interval_ms : 0;
+    b->parallel_parts = o && o->parallel_parts ? o->parallel_parts : OCISBX_BACKEND_DEFAULT_PARALLEL_PARTS;
     if (o) {
         b->cancel = o->cancel;
         b->cancel_ud = o->cancel_ud;

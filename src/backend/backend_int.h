@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api/parts.h"
 #include "ocisbx/backend.h"
 #include "ocisbx/util.h"
 #include "util/env.h"
@@ -63,6 +64,10 @@ typedef struct ocisbx_backend_vt {
     int (*extend)(ocisbx_backend *b, const char *duration, char **time_expires);
     int (*close)(ocisbx_backend *b);
     void (*free)(ocisbx_backend *b);
+    /* Optional (NULL: parts go one by one through put_file): the feed's
+     * parts (absolute sandbox paths), at most in_flight at once; after a
+     * failure none of them lands once this returns (api/parts.h). */
+    int (*put_parts)(ocisbx_backend *b, int in_flight, const ocisbx_file_part_feed *feed);
 } ocisbx_backend_vt;
 
 struct ocisbx_backend {
@@ -91,6 +96,7 @@ struct ocisbx_backend {
     int64_t client_margin_ms;
     int64_t stop_timeout_ms;
     int64_t poll_ms; /* the poll_interval option, 0 when unset */
+    int parallel_parts; /* parts of one write in flight at once (1..) */
     unsigned close_flags;
     /* The exec wrapper's run files (.ocisbx/run-<slot>.*), reused by each
      * exec of this backend and removed by close. */
@@ -132,6 +138,7 @@ struct ocisbx_backend_options {
     int kill_grace_s;        /* 0 unset */
     int64_t client_margin_ms; /* -1 unset */
     int64_t stop_timeout_ms;  /* 0 unset */
+    int parallel_parts;       /* 0 unset */
 };
 
 /* The text an implementation hands to one /bin/sh: the script with its

@@ -367,6 +367,7 @@ static void local_free(ocisbx_backend *b)
 
 static const ocisbx_backend_vt local_vt = {
     "local", local_run, local_put, local_get, local_spawn, local_kill_spawned, NULL, NULL, local_free,
+    NULL, /* parts one by one: no network to overlap */
 };
 
 int ocisbx_backend_local_open(const char *dir, const ocisbx_backend_options *o, ocisbx_backend **out)

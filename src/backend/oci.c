@@ -285,6 +285,18 @@ static int oci_put(ocisbx_backend *b, const char *rel, const void *data, size_t 
     return rc;
 }
 
+/* The parts of one write, several at once; a cancel of the backend stops
+ * the ones in flight (between parts when they go one by one). */
+static int oci_put_parts(ocisbx_backend *b, int in_flight, const ocisbx_file_part_feed *feed)
+{
+    oci_impl *oi = b->impl;
+    int rc = b->cancel ? ocisbx_client_set_operation_cancel(oi->client, b->cancel, b->cancel_ud) : 0;
+    if (!rc)
+        rc = ocisbx_client_write_parts(oi->client, b->sandbox_id, in_flight, feed);
+    (void)ocisbx_client_set_operation_cancel(oi->client, NULL, NULL);
+    return rc;
+}
+
 static int oci_get(ocisbx_backend *b, const char *rel, ocisbx_write_fn write_fn, void *ud)
 {
     oci_impl *oi = b->impl;
@@ -430,6 +442,7 @@ static void oci_free(ocisbx_backend *b)
 
 static const ocisbx_backend_vt oci_vt = {
     "oci-sandbox", oci_run, oci_put, oci_get, oci_spawn, oci_kill_spawned, oci_extend, oci_close, oci_free,
+    oci_put_parts,
 };
 
 int ocisbx_backend_disown(ocisbx_backend *b)

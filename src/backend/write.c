@@ -8,6 +8,7 @@
  * read (the caller's memory, or one part buffer): no other copy. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,8 +203,112 @@ void ocisbx_chunked_abort(ocisbx_chunked_write *w)
     w->parts_put = false;
 }
 
+/* ---- parts in parallel: the feed of vt->put_parts ----
+ * Parts are read in order, each into a free buffer (at most in_flight of
+ * them, made as they are first needed; none for a memory source), and
+ * given to the backend, which keeps in_flight going at once. */
+typedef struct par_feed {
+    ocisbx_chunked_write *w;
+    unsigned char *bufs[OCISBX_BACKEND_MAX_PARALLEL_PARTS];
+    bool busy[OCISBX_BACKEND_MAX_PARALLEL_PARTS];
+    int k;
+    ocisbx_part first; /* read before the mode was chosen */
+    int first_buf;     /* its buffer (-1: memory) */
+    bool have_first;
+    bool more; /* the source has a part after the last one read */
+} par_feed;
+
+static int free_buffer(par_feed *f, int *slot)
+{
+    for (int i = 0; i < f->k; i++) {
+        if (f->busy[i])
+            continue;
+        if (!f->bufs[i] && !(f->bufs[i] = malloc(OCISBX_BACKEND_PART_SIZE)))
+            return ocisbx_fail_nomem();
+        *slot = i;
+        return 0;
+    }
+    return ocisbx_fail(OCISBX_EIO, "write: no free part buffer (more parts in flight than asked)");
+}
+
+static int par_next(void *ud, ocisbx_file_part *fp, bool *none)
+{
+    par_feed *f = ud;
+    ocisbx_part p;
+    int slot = -1, rc = 0;
+    if (f->have_first) {
+        p = f->first;
+        slot = f->first_buf;
+        f->have_first = false;
+    } else if (!f->more) {
+        *none = true;
+        return 0;
+    } else {
+        if (!f->w->mem)
+            rc = free_buffer(f, &slot);
+        if (!rc)
+            rc = ocisbx_chunked_next(f->w, slot >= 0 ? f->bufs[slot] : NULL, &p, &f->more);
+        if (rc)
+            return rc;
+    }
+    if (slot >= 0)
+        f->busy[slot] = true;
+    snprintf(fp->path, sizeof fp->path, "%s/.ocisbx/write-%s/p%06d", f->w->b->root, f->w->id, p.index);
+    fp->data = p.data;
+    fp->len = p.len;
+    memcpy(fp->sha256_b64, p.sha256_b64, sizeof fp->sha256_b64);
+    fp->tag = (void *)(intptr_t)(slot + 1);
+    f->w->parts_put = true;
+    return 0;
+}
+
+static void par_done(void *ud, void *tag, int rc, bool aborted)
+{
+    (void)rc;
+    (void)aborted;
+    par_feed *f = ud;
+    intptr_t slot = (intptr_t)tag - 1;
+    if (slot >= 0 && slot < f->k)
+        f->busy[slot] = false;
+}
+
+/* first: the part read already (in buf, for a reader); more: whether
+ * another follows. buf stays the caller's. */
+static int put_parallel(ocisbx_chunked_write *w, const ocisbx_part *first, unsigned char *buf, bool more)
+{
+    par_feed f;
+    memset(&f, 0, sizeof f);
+    f.w = w;
+    f.k = w->b->parallel_parts;
+    f.first = *first;
+    f.first_buf = buf ? 0 : -1;
+    f.bufs[0] = buf;
+    f.have_first = true;
+    f.more = more;
+    ocisbx_file_part_feed feed = {par_next, par_done, &f};
+    int rc = w->b->vt->put_parts(w->b, f.k, &feed);
+    for (int i = 1; i < f.k; i++)
+        free(f.bufs[i]);
+    return rc;
+}
+
+/* One part after the other, each read into buf once the one before is in. */
+static int put_sequential(ocisbx_chunked_write *w, unsigned char *buf, ocisbx_part *p, bool more)
+{
+    for (;;) {
+        int rc = ocisbx_chunked_put(w, p);
+        if (!rc && ocisbx_backend_canceled(w->b))
+            rc = ocisbx_fail(OCISBX_ECANCELED, "write: canceled");
+        if (rc || !more)
+            return rc;
+        if ((rc = ocisbx_chunked_next(w, buf, p, &more)) != 0)
+            return rc;
+    }
+}
+
 /* Reads the source a part at a time: one part only: a direct checked put;
- * more: parts, joined, checked, renamed; a failure removes the parts. */
+ * more: parts (several at once when the backend can), joined, checked,
+ * renamed; a failure removes the parts. */
 static int write_stream(ocisbx_backend *b, const char *path, const void *mem, size_t mem_len, ocisbx_read_fn read_fn,
                         void *ud)
 {
@@ -231,16 +336,8 @@ static int write_stream(ocisbx_backend *b, const char *path, const void *mem, si
         if (rc)
             rc = ocisbx_backend_refine_error(b, rel, rc, false);
     } else if (!rc) {
-        for (;;) {
-            rc = ocisbx_chunked_put(w, &p);
-            if (!rc && ocisbx_backend_canceled(b))
-                rc = ocisbx_fail(OCISBX_ECANCELED, "write: canceled");
-            if (rc || !more)
-                break;
-            rc = ocisbx_chunked_next(w, buf, &p, &more);
-            if (rc)
-                break;
-        }
+        bool parallel = b->parallel_parts > 1 && b->vt->put_parts;
+        rc = parallel ? put_parallel(w, &p, buf, more) : put_sequential(w, buf, &p, more);
         if (!rc)
             rc = ocisbx_chunked_finish(w);
         if (rc)

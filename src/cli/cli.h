@@ -56,6 +56,9 @@ typedef struct cli_ctx {
      * before they make their client: transfers of 64 KiB or more then show
      * a progress line on stderr when it is a terminal. */
     bool transfer_progress;
+    /* cp --parallel: parts of an upload in flight at once (0: the
+     * library's default), for cli_open_backend. */
+    int parallel_parts;
 } cli_ctx;
 
 typedef int (*cli_cmd_fn)(cli_ctx *ctx, int argc, char **argv);

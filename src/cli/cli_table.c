@@ -146,14 +146,19 @@ static const cli_verb exec_usage = {
             "the call failed; 2: a bad command line).\n",
     .options = exec_opts,
 };
+static const cli_option cp_opts[] = {
+    {"parallel", "N", "an upload above 8 MiB: parts sent at once (1..16, default 4)", NULL, 0, NULL},
+    CLI_END_OPTIONS,
+};
 static const cli_verb cp_usage = {
     .name = "cp",
     .summary = "copy a file to or from a sandbox (sbx:<sandbox id>:<path>), checked",
     .args = "SRC DST",
-    .text = "One side is sbx:<sandbox id>:<absolute path>, the other a local file. The copy's SHA-256 is\n"
-            "then checked (sha256sum in the sandbox). Shows progress on a terminal (stderr), nothing when\n"
-            "piped.\n",
-    .options = no_options,
+    .text = "One side is sbx:<sandbox id>:<absolute path>, the other a local file. Checked: each part's\n"
+            "SHA-256 by the service, the whole file's in the sandbox before it replaces the target; a\n"
+            "download against the service's SHA-256 before it is renamed into place. Shows progress on a\n"
+            "terminal (stderr), nothing when piped.\n",
+    .options = cp_opts,
     .flags = CLI_VERB_FILES,
 };
 

@@ -121,9 +121,11 @@ static bool backend_help(const char *cmd, int argc, char **argv)
                "                   [--secret-env NAME=VALUE]... [--cwd PATH] -- COMMAND [ARG...]\n"
                "Runs the command; prints its output; exits with its exit code (124: timed out).\n");
     else
-        printf("usage: ocisbx cp SRC DST   (one side sbx:<sandbox id>:<absolute path>)\n"
-               "Copies a file to or from a sandbox, then checks the copy's SHA-256 (sha256sum in the sandbox).\n"
-               "Shows progress on a terminal (stderr), nothing when piped.\n");
+        printf("usage: ocisbx cp [--parallel N] SRC DST   (one side sbx:<sandbox id>:<absolute path>)\n"
+               "Copies a file to or from a sandbox, checked (each part's SHA-256 by the service, the whole\n"
+               "file's in the sandbox before it replaces the target; a download against the service's).\n"
+               "Shows progress on a terminal (stderr), nothing when piped.\n"
+               "  --parallel N   an upload above 8 MiB: parts sent at once (1..16, default 4)\n");
     return true;
 }
 
@@ -293,7 +295,9 @@ int cli_open_backend(cli_ctx *ctx, const char *sandbox_id, const char *local_dir
         rc = ocisbx_backend_local(local_dir, o, b);
     } else {
         st = oci_options(ctx, client, o);
-        if (!st)
+        if (!st && ctx->parallel_parts)
+            rc = ocisbx_backend_options_set_parallel_parts(o, ctx->parallel_parts);
+        if (!st && !rc)
             rc = ocisbx_backend_connect(sandbox_id, o, b);
     }
     ocisbx_backend_options_free(o);
@@ -458,21 +462,54 @@ static bool parse_sbx(const char *arg, char *buf, size_t cap, const char **path)
     return true;
 }
 
+/* cp's command line: [--parallel N] SRC DST ("--" ends the options). */
+static int cp_args(int argc, char **argv, const char *pos[2], long long *parallel)
+{
+    int n = 0;
+    bool opts = true;
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        int r = 0;
+        if (opts && strcmp(argv[i], "--") == 0) {
+            opts = false;
+        } else if (opts && (r = cli_opt_value(argc, argv, &i, "parallel", &v)) != 0) {
+            int st = r < 0 ? CLI_EXIT_USAGE
+                           : seconds("cp", "parallel", v, OCISBX_BACKEND_MAX_PARALLEL_PARTS, parallel);
+            if (st)
+                return st;
+        } else if (opts && strncmp(argv[i], "--", 2) == 0) {
+            return cli_unknown_option("cp", argv[i]);
+        } else if (n < 2) {
+            pos[n++] = argv[i];
+        } else {
+            n = 3;
+        }
+    }
+    if (n != 2)
+        return cli_error(CLI_EXIT_USAGE,
+                         "cp: usage: ocisbx cp [--parallel N] SRC DST (one of them sbx:<sandbox id>:<path>)");
+    return 0;
+}
+
 int cmd_cp(cli_ctx *ctx, int argc, char **argv)
 {
     if (backend_help("cp", argc, argv))
         return CLI_EXIT_OK;
-    if (argc != 3)
-        return cli_error(CLI_EXIT_USAGE, "cp: usage: ocisbx cp SRC DST (one of them sbx:<sandbox id>:<path>)");
+    const char *pos[2] = {NULL, NULL};
+    long long parallel = 0;
+    int ust = cp_args(argc, argv, pos, &parallel);
+    if (ust)
+        return ust;
     char id[512];
     const char *spath = NULL;
-    bool up = parse_sbx(argv[2], id, sizeof id, &spath);
-    bool down = !up && parse_sbx(argv[1], id, sizeof id, &spath);
-    if (up == down || (up && parse_sbx(argv[1], id, sizeof id, &spath)))
+    bool up = parse_sbx(pos[1], id, sizeof id, &spath);
+    bool down = !up && parse_sbx(pos[0], id, sizeof id, &spath);
+    if (up == down || (up && parse_sbx(pos[0], id, sizeof id, &spath)))
         return cli_error(CLI_EXIT_USAGE, "cp: exactly one side is sbx:<sandbox id>:<absolute path>");
     if (up)
-        parse_sbx(argv[2], id, sizeof id, &spath);
-    const char *lpath = up ? argv[1] : argv[2];
+        parse_sbx(pos[1], id, sizeof id, &spath);
+    const char *lpath = up ? pos[0] : pos[1];
+    ctx->parallel_parts = (int)parallel;
     ocisbx_client *client = NULL;
     ocisbx_backend *b = NULL;
     ctx->transfer_progress = true; /* a line on a terminal, nothing when piped */

@@ -2,10 +2,12 @@
  * beside the least the service needs for the same job, in one run:
  *   - exec of `true` (median of 200) vs one bare runAndWait, and the
  *     overhead in round trips (a GET of the sandbox is one);
- *   - `ocisbx cp` up and down of 64 and 256 MiB vs the minimal chunked
- *     protocol (PUT of 8 MiB parts with their SHA-256, then one
- *     join-and-check command; one checked GET down) and vs curl moving
- *     the same parts, in alternating rounds (medians);
+ *   - `ocisbx cp` up and down of 64 and 256 MiB, its parts one after the
+ *     other (--parallel 1) and 4 at once (the default), vs the minimal
+ *     sequential chunked protocol (PUT of 8 MiB parts with their SHA-256,
+ *     then one join-and-check command; one checked GET down) and vs curl
+ *     moving the same parts, one by one and 4 at once, in alternating
+ *     rounds (medians);
  *   - a 200 MB output: what the command wrote, what the service stored
  *     (went through it) and what the client got back;
  *   - the client's peak memory (VmHWM, reset between phases) of each.
@@ -26,11 +28,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
 #include <openssl/evp.h>
 
-#include "emu_client.h"
 #include "cli_run.h"
+#include "curl_parts.h"
+#include "emu_client.h"
 #include "emu_fixture.h"
 #include "backend/backend_int.h"
 #include "backend/scripts.h"
@@ -225,84 +227,6 @@ static void bench_exec_requests(emu_fixture *f, const char *sid)
     ocisbx_client_free(c);
 }
 
-typedef struct src {
-    const unsigned char *d;
-    size_t len, at;
-} src;
-
-static size_t curl_read(char *p, size_t size, size_t n, void *ud)
-{
-    src *s = ud;
-    size_t k = size * n < s->len - s->at ? size * n : s->len - s->at;
-    memcpy(p, s->d + s->at, k);
-    s->at += k;
-    return k;
-}
-
-static size_t curl_discard(char *p, size_t size, size_t n, void *ud)
-{
-    (void)p;
-    *(uint64_t *)ud += size * n;
-    return size * n;
-}
-
-/* One signed request through curl alone (no library transport). */
-static long curl_signed(emu_fixture *f, const char *method, const char *path, const void *body, size_t len,
-                        uint64_t *got)
-{
-    char sha[64];
-    emu_fixture_req req = {0};
-    req.method = method;
-    req.path = path;
-    req.body = body;
-    req.body_len = len;
-    if (body) {
-        b64_sha256(body, len, sha);
-        req.content_type = "application/octet-stream";
-    }
-    ocisbx_headers *h = NULL;
-    if (emu_fixture_sign(f, &req, &h) != 0)
-        die("sign");
-    struct curl_slist *list = NULL;
-    for (size_t i = 0; i < ocisbx_headers_count(h); i++) {
-        char line[4096];
-        snprintf(line, sizeof line, "%s: %s", ocisbx_headers_name(h, i), ocisbx_headers_value(h, i));
-        list = curl_slist_append(list, line);
-    }
-    ocisbx_headers_free(h);
-    if (body) {
-        char line[128];
-        snprintf(line, sizeof line, "opc-content-sha256: %s", sha);
-        list = curl_slist_append(list, line);
-        list = curl_slist_append(list, "Expect:");
-    }
-    char url[2048];
-    snprintf(url, sizeof url, "%s/%s%s", emu_fixture_url(f), EMU_FIXTURE_API_VERSION, path);
-    CURL *c = curl_easy_init();
-    src s = {body, len, 0};
-    uint64_t n = 0;
-    curl_easy_setopt(c, CURLOPT_URL, url);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, list);
-    curl_easy_setopt(c, CURLOPT_CAINFO, emu_fixture_ca_path(f));
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, curl_discard);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &n);
-    if (body) {
-        curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
-        curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
-        curl_easy_setopt(c, CURLOPT_READFUNCTION, curl_read);
-        curl_easy_setopt(c, CURLOPT_READDATA, &s);
-        curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)len);
-    }
-    long code = 0;
-    if (curl_easy_perform(c) == CURLE_OK)
-        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-    curl_easy_cleanup(c);
-    curl_slist_free_all(list);
-    if (got)
-        *got = n;
-    return code;
-}
-
 /* ---- transfers: our cp against the minimal protocol ---- */
 typedef struct gen_src {
     const unsigned char *d;
@@ -319,8 +243,6 @@ static int64_t gen_src_read(void *buf, size_t cap, void *ud)
 }
 
 enum { ROUNDS = 5 };
-
-
 
 typedef struct xfer {
     double ms[ROUNDS];
@@ -342,13 +264,19 @@ static long long xfer_median_kb(xfer *x)
     return (long long)median(v, ROUNDS);
 }
 
-/* `ocisbx cp SRC DST` as a child process (cli_run; cli NULL: this build's
- * ocisbx): its time and peak RSS. */
-static void run_cp_with(const char *cli, emu_fixture *f, const char *src_arg, const char *dst_arg, double *ms,
-                        long long *kb)
+/* `ocisbx cp [--parallel N] SRC DST` as a child process (cli_run; cli
+ * NULL: this build's ocisbx; parallel NULL: no flag): its time and peak RSS. */
+static void run_cp_with(const char *cli, const char *parallel, emu_fixture *f, const char *src_arg,
+                        const char *dst_arg, double *ms, long long *kb)
 {
     const char *argv[] = {"--config-file", emu_fixture_config_path(f), "--endpoint", emu_fixture_url(f),
-                          "--ca-bundle", emu_fixture_ca_path(f), "cp", src_arg, dst_arg, NULL};
+                          "--ca-bundle", emu_fixture_ca_path(f), "cp", src_arg, dst_arg, NULL, NULL, NULL};
+    if (parallel) {
+        argv[7] = "--parallel";
+        argv[8] = parallel;
+        argv[9] = src_arg;
+        argv[10] = dst_arg;
+    }
     cli_run_options o = {0};
     o.program = cli;
     o.stdout_to = "/dev/null";
@@ -365,9 +293,10 @@ static void run_cp_with(const char *cli, emu_fixture *f, const char *src_arg, co
     cli_result_free(&r);
 }
 
-static void run_cp(emu_fixture *f, const char *src_arg, const char *dst_arg, double *ms, long long *kb)
+static void run_cp(emu_fixture *f, const char *parallel, const char *src_arg, const char *dst_arg, double *ms,
+                   long long *kb)
 {
-    run_cp_with(NULL, f, src_arg, dst_arg, ms, kb);
+    run_cp_with(NULL, parallel, f, src_arg, dst_arg, ms, kb);
 }
 
 static void hex_sha256_file(const char *path, char out[65])
@@ -479,27 +408,17 @@ static void minimal_down(ocisbx_client *c, const char *sid, const char *local, s
     *kb = hwm_kb() - base;
 }
 
-/* curl alone: the same parts PUT (no join), or one GET. */
-static void curl_up(emu_fixture *f, const char *sid, const char *local, size_t size, double *ms, long long *kb)
+/* curl alone: the same parts PUT (no join), k at a time, or one GET. */
+static void curl_up(emu_fixture *f, const char *sid, const char *local, size_t size, int k, double *ms,
+                    long long *kb)
 {
     hwm_reset();
     long long base = hwm_kb();
     double t0 = now_ms();
-    unsigned char *part = malloc(PART);
-    FILE *fp = fopen(local, "rb");
-    for (size_t off = 0, k = 0; fp && off < size; off += PART, k++) {
-        size_t n = fread(part, 1, PART, fp);
-        char p[256];
-        snprintf(p, sizeof p, "/sandboxes/%s/files?filePath=/workspace/.curl/p%04zu", sid, k);
-        long code = curl_signed(f, "PUT", p, part, n, NULL);
-        if (code < 200 || code > 299) {
-            fprintf(stderr, "bench_backend: curl PUT: HTTP %ld\n", code);
-            exit(1);
-        }
+    if (curl_parts_put(f, sid, local, size, PART, k, "/workspace/.curl") != 0) {
+        fprintf(stderr, "bench_backend: curl PUT of the parts failed\n");
+        exit(1);
     }
-    if (fp)
-        fclose(fp);
-    free(part);
     *ms = now_ms() - t0;
     *kb = hwm_kb() - base;
 }
@@ -512,7 +431,7 @@ static void curl_down(emu_fixture *f, const char *sid, size_t size, double *ms, 
     snprintf(p, sizeof p, "/sandboxes/%s/files?filePath=/workspace/min.bin", sid);
     uint64_t got = 0;
     double t0 = now_ms();
-    long code = curl_signed(f, "GET", p, NULL, 0, &got);
+    long code = curl_parts_request(f, "GET", p, NULL, 0, &got);
     *ms = now_ms() - t0;
     *kb = hwm_kb() - base;
     if (code != 200 || got != size)
@@ -549,18 +468,20 @@ static void bench_transfer_size(emu_fixture *f, ocisbx_client *c, ocisbx_backend
     /* BENCH_CP_BEFORE=<another ocisbx>: its cp too, in the same rounds (before/after figures) */
     const char *before = getenv("BENCH_CP_BEFORE");
     xfer cp_up = {0}, cp_down = {0}, min_up = {0}, min_down = {0}, c_up = {0}, c_down = {0}, b_up = {0},
-         b_down = {0}, l_up = {0}, l_down = {0}, o_up = {0};
+         b_down = {0}, l_up = {0}, l_down = {0}, o_up = {0}, s_up = {0}, cq_up = {0};
     for (int r = 0; r < ROUNDS; r++) {
         if (before) {
-            run_cp_with(before, f, local, remote, &b_up.ms[r], &b_up.kb[r]);
-            run_cp_with(before, f, remote, back, &b_down.ms[r], &b_down.kb[r]);
+            run_cp_with(before, NULL, f, local, remote, &b_up.ms[r], &b_up.kb[r]);
+            run_cp_with(before, NULL, f, remote, back, &b_down.ms[r], &b_down.kb[r]);
         }
-        run_cp(f, local, remote, &cp_up.ms[r], &cp_up.kb[r]);
+        run_cp(f, "1", local, remote, &s_up.ms[r], &s_up.kb[r]);
+        run_cp(f, NULL, local, remote, &cp_up.ms[r], &cp_up.kb[r]);
         backend_up(b, local, &l_up.ms[r], &l_up.kb[r]);
         minimal_up(c, sid, local, size, false, &min_up.ms[r], &min_up.kb[r]);
         minimal_up(c, sid, local, size, true, &o_up.ms[r], &o_up.kb[r]);
-        curl_up(f, sid, local, size, &c_up.ms[r], &c_up.kb[r]);
-        run_cp(f, remote, back, &cp_down.ms[r], &cp_down.kb[r]);
+        curl_up(f, sid, local, size, 1, &c_up.ms[r], &c_up.kb[r]);
+        curl_up(f, sid, local, size, OCISBX_BACKEND_DEFAULT_PARALLEL_PARTS, &cq_up.ms[r], &cq_up.kb[r]);
+        run_cp(f, NULL, remote, back, &cp_down.ms[r], &cp_down.kb[r]);
         backend_down(b, back, &l_down.ms[r], &l_down.kb[r]);
         minimal_down(c, sid, back, size, &min_down.ms[r], &min_down.kb[r]);
         curl_down(f, sid, size, &c_down.ms[r], &c_down.kb[r]);
@@ -571,20 +492,22 @@ static void bench_transfer_size(emu_fixture *f, ocisbx_client *c, ocisbx_backend
         fprintf(stderr, "bench_backend: cp down gave another file\n");
         exit(1);
     }
-    double mib = (double)size / 1048576.0;
+    double mib = (double)size / 1048576.0, ref = xfer_median_ms(&min_up);
     printf("transfer %zu MiB, median of %d alternating rounds (time, client peak memory: for cp the whole "
            "process's RSS, else the growth of this one's):\n",
            size >> 20, ROUNDS);
     if (before)
-        xfer_row("up: ocisbx cp (BENCH_CP_BEFORE)", &b_up, mib, xfer_median_ms(&min_up));
-    xfer_row("up: ocisbx cp", &cp_up, mib, xfer_median_ms(&min_up));
-    xfer_row("up: the backend's write, in process", &l_up, mib, xfer_median_ms(&min_up));
+        xfer_row("up: ocisbx cp (BENCH_CP_BEFORE)", &b_up, mib, ref);
+    xfer_row("up: ocisbx cp --parallel 1 (sequential)", &s_up, mib, ref);
+    xfer_row("up: ocisbx cp (parallel, 4 parts: default)", &cp_up, mib, ref);
+    xfer_row("up: the backend's write, in process (4)", &l_up, mib, ref);
     xfer_row("up: minimal sequential protocol", &min_up, mib, 0);
-    xfer_row("up: minimal, openssl's SHA-256 inside", &o_up, mib, xfer_median_ms(&min_up));
-    xfer_row("up: curl PUT of the same parts", &c_up, mib, xfer_median_ms(&min_up));
+    xfer_row("up: minimal, openssl's SHA-256 inside", &o_up, mib, ref);
+    xfer_row("up: curl PUT of the same parts", &c_up, mib, ref);
+    xfer_row("up: curl PUT of the same parts, 4 at once", &cq_up, mib, ref);
     if (before)
         xfer_row("down: ocisbx cp (BENCH_CP_BEFORE)", &b_down, mib, xfer_median_ms(&min_down));
-    xfer_row("down: ocisbx cp", &cp_down, mib, xfer_median_ms(&min_down));
+    xfer_row("down: ocisbx cp (one GET: no range reads)", &cp_down, mib, xfer_median_ms(&min_down));
     xfer_row("down: the backend's read, in process", &l_down, mib, xfer_median_ms(&min_down));
     xfer_row("down: minimal (one checked GET to the file)", &min_down, mib, 0);
     xfer_row("down: curl GET", &c_down, mib, xfer_median_ms(&min_down));
@@ -642,13 +565,13 @@ static void bench_breakdown(emu_fixture *f, ocisbx_client *c, ocisbx_backend *b)
     double t_put = per_ms(t0, REP);
     t0 = now_ms();
     for (int i = 0; i < REP; i++)
-        curl_signed(f, "PUT", "/sandboxes/x", NULL, 0, NULL); /* warm: a 404 */
+        curl_parts_request(f, "PUT", "/sandboxes/x", NULL, 0, NULL); /* warm: a 404 */
     double t_rtt = per_ms(t0, REP);
     t0 = now_ms();
     for (int i = 0; i < REP; i++) {
         char p[256];
         snprintf(p, sizeof p, "/sandboxes/%s/files?filePath=/workspace/.bd/curl", sid);
-        curl_signed(f, "PUT", p, part, PART, NULL);
+        curl_parts_request(f, "PUT", p, part, PART, NULL);
     }
     double t_curl = per_ms(t0, REP);
     /* one run of a script that does nothing but its checks */

@@ -523,26 +523,43 @@ static void test_ls_paging(void **state)
 
 /* ---- chunked writes and their failures ----
  * Each case runs for every write mode: a mode sets up the backend that
- * writes (today the sequential parts; a parallel mode adds a row). */
+ * writes: the parts one after the other, or several in flight at once
+ * (a sandbox's backend; a local one writes them in order whatever it is
+ * told). */
 typedef struct write_mode {
     const char *name;
-    /* options for a backend of this mode (NULL: none needed) */
-    int (*options)(ocisbx_backend_options *o);
+    /* parts in flight (ocisbx_backend_options_set_parallel_parts); 0: the
+     * default, the world's own backend */
+    int parts;
 } write_mode;
 
-static const write_mode write_modes[] = {{"sequential", NULL}};
+static const write_mode write_modes[] = {
+    {"sequential", 1},
+    {"parallel, 2 parts at once", 2},
+    {"parallel, the default (4)", 0},
+};
 #define N_WRITE_MODES (sizeof write_modes / sizeof write_modes[0])
+
+static int mode_parts(const write_mode *m)
+{
+    return m->parts ? m->parts : OCISBX_BACKEND_DEFAULT_PARALLEL_PARTS;
+}
+
+static int mode_options(const write_mode *m, ocisbx_backend_options *o)
+{
+    return m->parts ? ocisbx_backend_options_set_parallel_parts(o, m->parts) : 0;
+}
 
 /* A backend on w's workspace in mode m (the world's own when the mode
  * needs nothing). */
 static ocisbx_backend *mode_backend(world *w, const write_mode *m)
 {
-    if (!m->options)
+    if (!m->parts)
         return w->b;
     ocisbx_backend_options *o = NULL;
     ocisbx_backend *b = NULL;
     check(ocisbx_backend_options_new(&o), "options");
-    check(m->options(o), m->name);
+    check(mode_options(m, o), m->name);
     if (w->emu) {
         check(ocisbx_backend_options_set_client(o, w->c), "client");
         check(ocisbx_backend_connect(ocisbx_backend_sandbox_id(w->b), o, &b), "connect");
@@ -655,26 +672,34 @@ static void test_write_client_killed(void **state)
             ocisbx_backend *b = NULL;
             ocisbx_client *c = NULL;
             ocisbx_backend_options *o = NULL;
-            if (ocisbx_backend_options_new(&o) || (write_modes[i].options && write_modes[i].options(o)))
+            if (ocisbx_backend_options_new(&o) || mode_options(&write_modes[i], o))
                 _exit(2);
             if (w->emu ? emu_client_new(w->emu, 0, &c) || ocisbx_backend_options_set_client(o, c) ||
                              ocisbx_backend_connect(ocisbx_backend_sandbox_id(w->b), o, &b)
                        : ocisbx_backend_local(w->dir, o, &b))
                 _exit(2);
-            pattern_src p = {BIG_WRITE, 0, fds[1], (size_t)OCISBX_BACKEND_PART_SIZE * 2 + 1};
+            /* paused at the start of part K: K parts read, and (in flight
+             * K at a time) at least one of them in */
+            size_t k = (size_t)mode_parts(&write_modes[i]);
+            pattern_src p = {(k + 1) * OCISBX_BACKEND_PART_SIZE + 12345, 0, fds[1],
+                             (size_t)OCISBX_BACKEND_PART_SIZE * (k > 2 ? k : 2) + 1};
             ocisbx_backend_write_from_callback(b, "kill/target.bin", pattern_read, &p);
             _exit(4);
         }
         close(fds[1]);
         char c = 0;
-        assert_int_equal(read(fds[0], &c, 1), 1); /* the first part is in, the second read */
+        assert_int_equal(read(fds[0], &c, 1), 1); /* a part is in, the next one being read */
         kill(pid, SIGKILL);
         int st = 0;
         assert_int_equal(waitpid(pid, &st, 0), pid);
         assert_true(WIFSIGNALED(st));
         close(fds[0]);
         expect_content(w, "kill/target.bin", "old");
-        expect_sh(w, "ls -d .ocisbx/write-*/p000000 | wc -l", "1\n"); /* what the killed writer left */
+        /* what the killed writer left: one write's parts, one of them whole at least */
+        expect_sh(w, "ls -d .ocisbx/write-* | wc -l", "1\n");
+        char *parts = sh_out(w, "ls .ocisbx/write-*/ | grep -c '^p0'");
+        assert_true(atoi(parts) >= 1);
+        free(parts);
         /* a fresh write keeps another live writer's parts... */
         pattern_src p = {BIG_WRITE, 0, -1, 0};
         check(ocisbx_backend_write_from_callback(w->b, "kill/other.bin", pattern_read, &p), "write beside");
@@ -700,10 +725,13 @@ static void test_write_part_refused(void **state)
     check(ocisbx_backend_options_set_shape(o, "MEDIUM"), "shape");
     check(ocisbx_backend_options_set_poll_interval_ms(o, 20), "poll");
     for (size_t i = 0; i < N_WRITE_MODES; i++) {
-        if (write_modes[i].options)
-            check(write_modes[i].options(o), write_modes[i].name);
+        check(ocisbx_backend_options_set_parallel_parts(o, mode_parts(&write_modes[i])), write_modes[i].name);
         check(ocisbx_backend_create(EMU_FIXTURE_PROJECT, o, &small), "create a MEDIUM sandbox");
-        pattern_src p = {(size_t)OCISBX_BACKEND_PART_SIZE * 3 + 5, 0, -1, 0};
+        /* K in flight: when part j starts, j - (K - 1) parts at least are
+         * in (the tenancy measures the workspace while others may still be
+         * arriving): part K + 1 is refused whatever the order */
+        size_t k = (size_t)mode_parts(&write_modes[i]);
+        pattern_src p = {(size_t)OCISBX_BACKEND_PART_SIZE * (k + 2) + 5, 0, -1, 0};
         int rc = ocisbx_backend_write_from_callback(small, "refused.bin", pattern_read, &p);
         assert_int_equal(rc, OCISBX_ETOOLARGE);
         ocisbx_exec_result *r = NULL;

@@ -186,10 +186,10 @@ static void test_cp_both_ways(void **state)
 
 /* A file above 8 MiB goes up in parts: still one progress line for the
  * whole file (bytes of the total, percent, rate, time left), its percent
- * never going back, one final "uploaded" line; nothing when piped. */
-static void test_cp_parts_one_line(void **state)
+ * never going back, one final "uploaded" line; nothing when piped. Parts
+ * in parallel (the default) or one after the other (--parallel 1). */
+static void cp_parts_one_line(const char *parallel)
 {
-    (void)state;
     char path[300], remote[400];
     snprintf(path, sizeof path, "%s/parts.bin", dir);
     FILE *f = fopen(path, "wb");
@@ -201,9 +201,11 @@ static void test_cp_parts_one_line(void **state)
         assert_int_equal(fwrite(block, 1, sizeof block, f), sizeof block);
     fclose(f);
     snprintf(remote, sizeof remote, "sbx:%s:/workspace/parts.bin", sandbox);
-    const char *const up[] = {"cp", path, remote, NULL};
+    const char *const up_default[] = {"cp", path, remote, NULL};
+    const char *const up_flag[] = {"cp", "--parallel", parallel, path, remote, NULL};
+    const char *const *up = parallel ? up_flag : up_default;
     int st = run_pty(up, screen, sizeof screen);
-    fprintf(stderr, "terminal (cp parts): %s\n", screen);
+    fprintf(stderr, "terminal (cp parts, --parallel %s): %s\n", parallel ? parallel : "default", screen);
     assert_int_equal(st, 0);
     int finals = 0, mids = 0, last_pct = -1;
     for (char *seg = strtok(screen, "\r\n"); seg; seg = strtok(NULL, "\r\n")) {
@@ -224,9 +226,34 @@ static void test_cp_parts_one_line(void **state)
         }
     }
     assert_int_equal(finals, 1);
-    assert_true(mids >= 1);
+    /* one after the other, the end of the first part is drawn at once;
+     * in parallel the parts move together (a line every 200 ms) */
+    if (parallel && strcmp(parallel, "1") == 0)
+        assert_true(mids >= 1);
     run_piped(up);
     unlink(path);
+}
+
+static void test_cp_parts_one_line(void **state)
+{
+    (void)state;
+    cp_parts_one_line(NULL);
+    cp_parts_one_line("1");
+    cp_parts_one_line("2");
+}
+
+/* --parallel outside 1..16 is a bad command line naming the option. */
+static void test_cp_parallel_bad(void **state)
+{
+    (void)state;
+    char remote[400];
+    snprintf(remote, sizeof remote, "sbx:%s:/workspace/never.bin", sandbox);
+    const char *const zero[] = {"cp", "--parallel", "0", big, remote, NULL};
+    assert_int_equal(run_pty(zero, screen, sizeof screen), 2);
+    assert_non_null(strstr(screen, "--parallel wants a whole number 1..16, not 0"));
+    const char *const many[] = {"cp", "--parallel=17", big, remote, NULL};
+    assert_int_equal(run_pty(many, screen, sizeof screen), 2);
+    assert_non_null(strstr(screen, "not 17"));
 }
 
 int main(void)
@@ -235,6 +262,7 @@ int main(void)
         cmocka_unit_test(test_file_write_read),
         cmocka_unit_test(test_cp_both_ways),
         cmocka_unit_test(test_cp_parts_one_line),
+        cmocka_unit_test(test_cp_parallel_bad),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
