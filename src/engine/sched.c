@@ -126,6 +126,15 @@ static void start_failed(eng_req *q, int rc)
     e->failed = q;
 }
 
+/* The engine cancels its requests itself (ocisbx_engine_cancel): a
+ * client's cancel callback (a CLI's SIGINT flag) must not end the closes
+ * and deletes that leave nothing behind. */
+static int never_canceled(void *ud)
+{
+    (void)ud;
+    return 0;
+}
+
 static void start(eng_req *q, int64_t now)
 {
     ocisbx_engine *e = q->e;
@@ -138,6 +147,7 @@ static void start(eng_req *q, int64_t now)
         }
         if (q->deadline_at)
             ocisbx_http_call_set_deadline(q->call, q->deadline_at);
+        ocisbx_http_call_set_cancel(q->call, never_canceled, NULL);
     }
     CURL *easy = e->n_pool ? e->pool[--e->n_pool] : curl_easy_init();
     if (!easy) {
