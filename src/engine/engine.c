@@ -11,6 +11,7 @@
 
 #define FREE_DELETE_MS 30000 /* engine_free's deletes of sandboxes not closed, in all */
 #define LIMIT_MAX 4096
+#define RUN_MAX_MS (INT64_C(7) * 86400 * 1000)
 #define SLOW_START 2 /* creates in flight at first */
 
 struct ocisbx_engine_options {
@@ -519,6 +520,8 @@ int ocisbx_engine_run(ocisbx_engine *e, int64_t timeout_ms)
 {
     if (!e)
         return ocisbx_fail(OCISBX_EINVAL, "engine: NULL");
+    if (timeout_ms > RUN_MAX_MS)
+        timeout_ms = RUN_MAX_MS; /* no overflow of the end below */
     int64_t end = timeout_ms >= 0 ? ocisbx_time_monotonic_ms() + timeout_ms : 0;
     eng_process(e);
     for (;;) {
