@@ -9,4 +9,5 @@
 #include "api.h"
 #include "settings.h"
 #include "harness.h"
+#include "engine.h"
 #endif

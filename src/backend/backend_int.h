@@ -196,6 +196,16 @@ bool ocisbx_backend_canceled(const ocisbx_backend *b);
  * variables, else its default (NULL when it has none). */
 const char *ocisbx_backend_setting(const char *opt, const char *name);
 
+/* The OCI implementation's pieces the engine (src/engine) shares (oci.c):
+ * the RunSandboxCommandDetails of one run (its text, env, backstop); the
+ * CreateSandboxDetails of a create with these options and the wait for
+ * RUNNING (*ready_ms), checked before any request; the client the options
+ * resolve to (explicit options > environment > config file > defaults). */
+int ocisbx_oci_run_details(const ocisbx_run_req *req, ocisbx_run_command_details **out);
+int ocisbx_oci_create_details(const ocisbx_backend_options *o, ocisbx_create_sandbox_details **out,
+                              int64_t *ready_ms);
+int ocisbx_oci_build_client(const ocisbx_backend_options *o, ocisbx_client **out, char **cfg_region);
+
 /* Implementations. */
 int ocisbx_backend_local_open(const char *dir, const ocisbx_backend_options *o, ocisbx_backend **out);
 int ocisbx_backend_oci_open(const char *project_id, const char *sandbox_id, const ocisbx_backend_options *o,

@@ -220,46 +220,93 @@ static size_t longest_secret(const ocisbx_backend *b, const ocisbx_env_list *cal
     return m;
 }
 
-/* Runs the wrapper; 0 with l and res filled, or the run's code. */
-static int run_wrapper(ocisbx_backend *b, const exec_plan *pl, const char *command, live *l, ocisbx_run_res *res,
-                       ocisbx_exec_result *r)
-{
-    if (!b->run_slot[0]) {
-        int rc = ocisbx_random_id(b->run_slot, 16);
-        if (rc)
-            return rc;
-    }
+/* ---- one exec's client half (exec_int.h): the plan, the wrapper's run
+ * request, the bytes that came back, the result ---- */
+struct ocisbx_exec_wire {
+    ocisbx_backend *b;
+    exec_plan pl;
+    ocisbx_exec_result *r;
+    live l;
     wrapper_args a;
-    wrapper_argv(b, pl, command, &a);
-    ocisbx_run_req req = {0};
-    req.script = ocisbx_script_exec;
-    req.args = a.argv;
-    req.n_args = 10;
-    req.env[0] = &b->env;
-    req.env[1] = pl->env;
-    req.backstop_s = pl->secs + b->kill_grace_s + 2;
-    int64_t t0 = ocisbx_time_monotonic_ms();
-    r->start_ms = ocisbx_time_now_ms();
-    req.deadline_ms = t0 + pl->secs * 1000 + b->kill_grace_s * 1000 + b->client_margin_ms;
-    req.on_stdout = live_out;
-    req.on_stderr = live_err;
-    req.user_data = l;
-    b->run_slot_used = true;
-    int rc = b->vt->run(b, &req, res);
-    r->duration_ms = ocisbx_time_monotonic_ms() - t0;
-    r->command_id = res->command_id;
-    res->command_id = NULL;
-    if (rc == OCISBX_ECANCELED && l->canceled)
-        rc = ocisbx_fail(OCISBX_ECANCELED, "exec: canceled by the output callback");
-    if (rc == OCISBX_ECANCELED) {
-        /* the run's files may hold its raw output: they go now (after a
-         * service that did not answer in time, the next exec's sweep
-         * removes them) */
-        ocisbx_error_saved *sv = ocisbx_error_save();
-        (void)ocisbx_exec_remove_run_files(b);
-        ocisbx_error_restore(sv);
+    ocisbx_run_req req;
+    int64_t t0;
+};
+
+int ocisbx_exec_wire_begin(ocisbx_backend *b, const char *command, const ocisbx_exec_options *o,
+                           ocisbx_exec_wire **wp, ocisbx_exec_result **out)
+{
+    *wp = NULL;
+    ocisbx_exec_wire *w = calloc(1, sizeof *w);
+    if (!w)
+        return ocisbx_fail_nomem();
+    int rc = ocisbx_exec_plan(b, command, o, NOTE_RESERVE, &w->pl, &w->r, out);
+    if (rc) {
+        free(w);
+        return rc;
     }
-    return rc;
+    w->b = b;
+    if (w->pl.yield_ms > 0) { /* a job: exec_yield runs it, not the wrapper */
+        *wp = w;
+        return 0;
+    }
+    if (!b->run_slot[0] && (rc = ocisbx_random_id(b->run_slot, 16)) != 0) {
+        ocisbx_exec_wire_free(w);
+        return rc;
+    }
+    exec_plan *pl = &w->pl;
+    size_t hold = LINE_NEAR + 8 + longest_secret(b, pl->env);
+    size_t h4 = pl->head - 4;
+    live l = {OCISBX_BUF_INIT, OCISBX_BUF_INIT, 3 * pl->head + 16, pl->tail * 3 + 4 * TRAILER_MAX,
+              h4 > hold ? h4 - hold : 0, 0, pl->on_output, pl->on_output_ud, false};
+    w->l = l;
+    wrapper_argv(b, pl, command, &w->a);
+    ocisbx_run_req *req = &w->req;
+    req->script = ocisbx_script_exec;
+    req->args = w->a.argv;
+    req->n_args = 10;
+    req->env[0] = &b->env;
+    req->env[1] = pl->env;
+    req->backstop_s = pl->secs + b->kill_grace_s + 2;
+    w->t0 = ocisbx_time_monotonic_ms();
+    w->r->start_ms = ocisbx_time_now_ms();
+    req->deadline_ms = w->t0 + pl->secs * 1000 + b->kill_grace_s * 1000 + b->client_margin_ms;
+    req->on_stdout = live_out;
+    req->on_stderr = live_err;
+    req->user_data = &w->l;
+    b->run_slot_used = true;
+    *wp = w;
+    return 0;
+}
+
+const ocisbx_run_req *ocisbx_exec_wire_req(const ocisbx_exec_wire *w)
+{
+    return &w->req;
+}
+
+int64_t ocisbx_exec_wire_yield_ms(const ocisbx_exec_wire *w)
+{
+    return w->pl.yield_ms;
+}
+
+int ocisbx_exec_wire_stdout(ocisbx_exec_wire *w, const char *data, size_t len)
+{
+    return live_out(data, len, &w->l) ? ocisbx_fail_nomem() : 0;
+}
+
+int ocisbx_exec_wire_stderr(ocisbx_exec_wire *w, const char *data, size_t len)
+{
+    return live_err(data, len, &w->l) ? ocisbx_fail_nomem() : 0;
+}
+
+void ocisbx_exec_wire_free(ocisbx_exec_wire *w)
+{
+    if (!w)
+        return;
+    ocisbx_buf_free(&w->l.got);
+    ocisbx_buf_free(&w->l.err);
+    ocisbx_exec_plan_free(&w->pl);
+    ocisbx_exec_result_free(w->r);
+    free(w);
 }
 
 /* ---- the result ---- */
@@ -392,47 +439,65 @@ static int timed_out_at_client(ocisbx_exec_result *r, const exec_plan *pl, const
     return rc;
 }
 
-static int do_exec(ocisbx_backend *b, const char *command, const ocisbx_exec_options *o, ocisbx_exec_result **out)
+int ocisbx_exec_wire_end(ocisbx_exec_wire *w, int rc, ocisbx_run_res *res, ocisbx_exec_result **out)
 {
-    exec_plan pl;
-    ocisbx_exec_result *r = NULL;
-    int rc = ocisbx_exec_plan(b, command, o, NOTE_RESERVE, &pl, &r, out);
-    if (rc)
-        return rc;
-    if (pl.yield_ms > 0) {
-        rc = ocisbx_exec_yield(b, command, o, &pl, r);
-        goto done;
+    ocisbx_backend *b = w->b;
+    ocisbx_exec_result *r = w->r;
+    live *l = &w->l;
+    r->duration_ms = ocisbx_time_monotonic_ms() - w->t0;
+    r->command_id = res->command_id;
+    res->command_id = NULL;
+    if (rc == OCISBX_ECANCELED && l->canceled)
+        rc = ocisbx_fail(OCISBX_ECANCELED, "exec: canceled by the output callback");
+    if (rc == OCISBX_ECANCELED) {
+        /* the run's files may hold its raw output: they go now (after a
+         * service that did not answer in time, the next exec's sweep
+         * removes them) */
+        ocisbx_error_saved *sv = ocisbx_error_save();
+        (void)ocisbx_exec_remove_run_files(b);
+        ocisbx_error_restore(sv);
     }
-    size_t hold = LINE_NEAR + 8 + longest_secret(b, pl.env);
-    size_t h4 = pl.head - 4;
-    live l = {OCISBX_BUF_INIT, OCISBX_BUF_INIT, 3 * pl.head + 16, pl.tail * 3 + 4 * TRAILER_MAX,
-              h4 > hold ? h4 - hold : 0, 0, pl.on_output, pl.on_output_ud, false};
-    ocisbx_run_res res = {0};
-    rc = run_wrapper(b, &pl, command, &l, &res, r);
     if (rc == OCISBX_ETIMEOUT) {
-        rc = timed_out_at_client(r, &pl, &l);
+        rc = timed_out_at_client(r, &w->pl, l);
     } else if (rc == 0) {
         trailer t;
         memset(&t, 0, sizeof t);
-        rc = parse_trailer(&l, pl.id, &res, &t);
+        rc = parse_trailer(l, w->pl.id, res, &t);
         if (!rc)
-            rc = assemble(r, &pl, &l, &t);
-        size_t from = l.delivered <= r->head_kept ? l.delivered : r->head_kept;
-        if (!rc && l.fn && r->output_len > from && l.fn(r->output + from, r->output_len - from, l.ud))
+            rc = assemble(r, &w->pl, l, &t);
+        size_t from = l->delivered <= r->head_kept ? l->delivered : r->head_kept;
+        if (!rc && l->fn && r->output_len > from && l->fn(r->output + from, r->output_len - from, l->ud))
             rc = ocisbx_fail(OCISBX_ECANCELED, "exec: canceled by the output callback");
     }
-    ocisbx_buf_free(&l.got);
-    ocisbx_buf_free(&l.err);
-    free(res.command_id);
-    free(res.stderr_text);
-done:
-    ocisbx_exec_plan_free(&pl);
-    if (rc) {
-        ocisbx_exec_result_free(r);
+    if (!rc) {
+        *out = r;
+        w->r = NULL;
+    }
+    ocisbx_exec_wire_free(w);
+    return rc;
+}
+
+static int do_exec(ocisbx_backend *b, const char *command, const ocisbx_exec_options *o, ocisbx_exec_result **out)
+{
+    ocisbx_exec_wire *w = NULL;
+    int rc = ocisbx_exec_wire_begin(b, command, o, &w, out);
+    if (rc)
+        return rc;
+    ocisbx_run_res res = {0};
+    if (w->pl.yield_ms > 0) {
+        rc = ocisbx_exec_yield(b, command, o, &w->pl, w->r);
+        if (!rc) {
+            *out = w->r;
+            w->r = NULL;
+        }
+        ocisbx_exec_wire_free(w);
         return rc;
     }
-    *out = r;
-    return 0;
+    rc = b->vt->run(b, &w->req, &res);
+    rc = ocisbx_exec_wire_end(w, rc, &res, out);
+    free(res.command_id);
+    free(res.stderr_text);
+    return rc;
 }
 
 int ocisbx_exec_parse_(const char *out, size_t out_len, const char *err, size_t err_len, const char *id,

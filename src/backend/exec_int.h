@@ -61,6 +61,29 @@ int ocisbx_exec_yield(ocisbx_backend *b, const char *command, const ocisbx_exec_
 int ocisbx_exec_result_from_parts(ocisbx_exec_result *r, exec_plan *pl, const char *head, size_t hl,
                                   const char *tail, size_t tl);
 
+/* One exec's client half, shared by the blocking exec (the backend's run
+ * primitive) and the event-driven engine (src/engine: one runAndWait
+ * request):
+ *   ocisbx_exec_wire_begin (the call checked, the plan made; *out NULL)
+ *   the run of ocisbx_exec_wire_req (its on_stdout / on_stderr take the
+ *     bytes, or ocisbx_exec_wire_stdout / _stderr after an answer that
+ *     carries them whole)
+ *   ocisbx_exec_wire_end (the run's code: 0, OCISBX_ETIMEOUT at the
+ *     client's deadline, another failure; the result; frees the wire)
+ * An exec with a yield (ocisbx_exec_wire_yield_ms > 0) is no wrapper run:
+ * the blocking exec runs it as a job. */
+typedef struct ocisbx_exec_wire ocisbx_exec_wire;
+int ocisbx_exec_wire_begin(ocisbx_backend *b, const char *command, const ocisbx_exec_options *o,
+                           ocisbx_exec_wire **w, ocisbx_exec_result **out);
+const ocisbx_run_req *ocisbx_exec_wire_req(const ocisbx_exec_wire *w);
+int64_t ocisbx_exec_wire_yield_ms(const ocisbx_exec_wire *w);
+int ocisbx_exec_wire_stdout(ocisbx_exec_wire *w, const char *data, size_t len);
+int ocisbx_exec_wire_stderr(ocisbx_exec_wire *w, const char *data, size_t len);
+/* res: has_exit, exit_code and stderr_text of the run (for messages);
+ * its command_id is taken. */
+int ocisbx_exec_wire_end(ocisbx_exec_wire *w, int rc, ocisbx_run_res *res, ocisbx_exec_result **out);
+void ocisbx_exec_wire_free(ocisbx_exec_wire *w);
+
 /* The client's half alone, for tests and the fuzz target: the result of a
  * run that sent out (stdout) and err (stderr) for the run id, with
  * max_output's budgets; OCISBX_EPARSE / OCISBX_ENOTFOUND as exec gives. */

@@ -34,7 +34,7 @@ static int nap(ocisbx_backend *b, int64_t ms)
 
 /* The request for one run: its text (positional parameters first), env,
  * the service's backstop. */
-static int run_details(const ocisbx_run_req *req, ocisbx_run_command_details **out)
+int ocisbx_oci_run_details(const ocisbx_run_req *req, ocisbx_run_command_details **out)
 {
     ocisbx_run_command_details *d = NULL;
     ocisbx_buf text = OCISBX_BUF_INIT;
@@ -77,7 +77,7 @@ static int oci_spawn(ocisbx_backend *b, const ocisbx_run_req *req, const char *j
 {
     (void)job_id;
     ocisbx_run_command_details *d = NULL;
-    int rc = run_details(req, &d);
+    int rc = ocisbx_oci_run_details(req, &d);
     if (!rc)
         rc = start_command(b, d, handle);
     ocisbx_run_command_details_free(d);
@@ -176,7 +176,7 @@ static int stream_run(ocisbx_backend *b, const ocisbx_run_req *req, run_stream *
 {
     oci_impl *oi = b->impl;
     ocisbx_run_command_details *d = NULL;
-    int rc = run_details(req, &d);
+    int rc = ocisbx_oci_run_details(req, &d);
     if (rc)
         return rc;
     if (!oi->no_stream) {
@@ -489,7 +489,7 @@ int ocisbx_backend_sandbox_json(const ocisbx_backend *b, char **out)
 /* The client from the one resolver (explicit options > environment >
  * config file > defaults); *cfg_region: the profile's region when that is
  * where the region came from. */
-static int build_client(const ocisbx_backend_options *o, ocisbx_client **out, char **cfg_region)
+int ocisbx_oci_build_client(const ocisbx_backend_options *o, ocisbx_client **out, char **cfg_region)
 {
     ocisbx_settings *s = NULL;
     ocisbx_client_options *co = NULL;
@@ -596,11 +596,13 @@ static int ready_timeout_ms(const ocisbx_backend_options *o, int64_t *ms)
     return timeout_setting_ms("create", "ready_timeout", o ? o->ready_timeout_ms : 0, ms);
 }
 
-static int create_sandbox(ocisbx_backend *b, oci_impl *oi, const char *project_id, const ocisbx_backend_options *o)
+int ocisbx_oci_create_details(const ocisbx_backend_options *o, ocisbx_create_sandbox_details **out,
+                              int64_t *ready_ms)
 {
+    *out = NULL;
     const char *exp = ocisbx_backend_setting(o ? o->expiration : NULL, "expiration");
-    int64_t ms = 0, rt = 0;
-    int rc = ready_timeout_ms(o, &rt); /* checked before anything is created */
+    int64_t ms = 0;
+    int rc = ready_timeout_ms(o, ready_ms); /* checked before anything is created */
     if (rc)
         return rc;
     rc = ocisbx_duration_parse(exp, &ms);
@@ -638,10 +640,20 @@ static int create_sandbox(ocisbx_backend *b, oci_impl *oi, const char *project_i
         rc = ocisbx_create_sandbox_details_set_warmpool_name(d, o->warmpool);
     for (size_t i = 0; !rc && o && i < o->env.n; i++)
         rc = ocisbx_create_sandbox_details_add_env(d, o->env.v[i].name, o->env.v[i].value);
-    if (rc) {
+    if (rc)
         ocisbx_create_sandbox_details_free(d);
+    else
+        *out = d;
+    return rc;
+}
+
+static int create_sandbox(ocisbx_backend *b, oci_impl *oi, const char *project_id, const ocisbx_backend_options *o)
+{
+    ocisbx_create_sandbox_details *d = NULL;
+    int64_t rt = 0;
+    int rc = ocisbx_oci_create_details(o, &d, &rt);
+    if (rc)
         return rc;
-    }
     if (ocisbx_backend_canceled(b)) {
         ocisbx_create_sandbox_details_free(d);
         return ocisbx_fail(OCISBX_ECANCELED, "create: canceled before the request");
@@ -692,7 +704,7 @@ int ocisbx_backend_oci_open(const char *project_id, const char *sandbox_id, cons
         if (o && o->client) {
             oi->client = o->client;
         } else {
-            rc = build_client(o, &oi->client, &cfg_region);
+            rc = ocisbx_oci_build_client(o, &oi->client, &cfg_region);
             oi->own_client = rc == 0;
         }
         b->client = oi->client;

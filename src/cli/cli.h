@@ -175,6 +175,8 @@ int cmd_close(cli_ctx *ctx, int argc, char **argv);
 int cmd_exec(cli_ctx *ctx, int argc, char **argv);
 int cmd_cp(cli_ctx *ctx, int argc, char **argv);
 int cmd_evidence(cli_ctx *ctx, int argc, char **argv);
+/* ocisbx fleet exec (cmd_fleet.c). */
+int cmd_fleet(cli_ctx *ctx, int argc, char **argv);
 int cmd_harness(cli_ctx *ctx, int argc, char **argv);
 
 /* ---- the backend from the command line (cmd_backend.c) ---- */

@@ -262,6 +262,35 @@ static const cli_verb raw_request_usage = {
     .options = raw_request_opts,
 };
 
+/* ---- fleet ---- */
+static const cli_option fleet_exec_opts[] = {
+    {"project-id", "OCID", "the project (else OCI_SANDBOX_PROJECT_ID)", NULL, 0, NULL},
+    {"count", "N", "how many sandboxes (1..100000)", NULL, 0, NULL},
+    {"concurrency", "C", "sandboxes alive at once (default 32)", NULL, 0, NULL},
+    {"shape", "NAME", "the shape (else OCI_SANDBOX_SHAPE, then SMALL)", "SMALL MEDIUM LARGE", 0, NULL},
+    {"timeout", "SECONDS", "the command's time limit in each sandbox", NULL, 0, NULL},
+    {"max-output-bytes", "N", "keep at most N bytes of each output (its head and tail)", NULL, 0, NULL},
+    {"env", "NAME=VALUE", "added to the command's environment (repeatable)", NULL, CLI_OPT_REPEAT, NULL},
+    {"output", "FORMAT", "json (default) or table", "json table", 0, NULL},
+    {"sandbox-ids", "FILE", "run in these existing sandboxes (one id a line) and close none", NULL, CLI_OPT_FILE,
+     NULL},
+    CLI_END_OPTIONS,
+};
+static const cli_verb fleet_verbs[] = {
+    {"exec", NULL, NULL, "create N sandboxes, run a command once in each, close them all", "-- COMMAND [ARG...]",
+     "Runs the command once in each sandbox with OCISBX_FLEET_INDEX set to 0..N-1, from one thread (the\n"
+     "engine: docs/engine.md), then closes every sandbox (stop, then delete); with --sandbox-ids the\n"
+     "command runs in those sandboxes and none is closed. One word after -- is a shell command line,\n"
+     "several are an argv. Prints {\"sandboxes\": [{index, sandbox_id, exit_code, timed_out, truncated,\n"
+     "output, duration_ms, error}...], \"summary\": {ok, failed, wall_ms, create_p50_ms, create_p99_ms,\n"
+     "exec_p50_ms, exec_p99_ms, throttled}} (rows by index; error null or {code, message, status,\n"
+     "request_id}), or with --output table one line a sandbox and the summary; a progress line on a\n"
+     "terminal (stderr). Exit 0 only when every command exited 0. SIGINT or SIGTERM: nothing more starts,\n"
+     "what runs is canceled, every sandbox the fleet created is closed; exit 130 / 143 within 30 s.\n",
+     fleet_exec_opts, 0},
+    CLI_END_VERBS,
+};
+
 static const cli_verb completion_verbs[] = {
     {"bash", NULL, NULL, "the completion script for bash", NULL, "Load it with: source <(ocisbx completion bash)\n",
      no_options, 0},
@@ -293,6 +322,7 @@ const cli_command cli_commands[] = {
     {"close", NULL, cmd_close, NULL, &close_usage, 0},
     {"exec", NULL, cmd_exec, NULL, &exec_usage, 0},
     {"cp", NULL, cmd_cp, NULL, &cp_usage, 0},
+    {"fleet", "exec: many sandboxes from one thread, a command in each", cmd_fleet, fleet_verbs, NULL, 0},
     {"evidence", "verify: check the hash chain of a harness evidence file", cmd_evidence, evidence_verbs, NULL, 0},
     {"harness", "tools|prompt|call: a model's gated tools over a sandbox or a local directory", cmd_harness,
      harness_verbs, NULL, 0},

@@ -23,15 +23,16 @@ from . import _native
 from ._native import lib, text
 from ._version import SONAME, __version__
 
-from . import _client, _errors, backend, evidence, harness, log  # noqa: E402
+from . import _client, _errors, backend, evidence, fleet, harness, log  # noqa: E402
 from ._client import *  # noqa: F401,F403,E402
 from ._errors import *  # noqa: F401,F403,E402
 from .backend import *  # noqa: F401,F403,E402
 from .evidence import *  # noqa: F401,F403,E402
+from .fleet import *  # noqa: F401,F403,E402
 from .harness import *  # noqa: F401,F403,E402
 from .log import *  # noqa: F401,F403,E402
 
-_MODULES = (_errors, _client, backend, harness, evidence, log)
+_MODULES = (_errors, _client, backend, harness, evidence, fleet, log)
 
 # what ocisbx_features() says (include/ocisbx/common.h)
 FEATURE_YAML_POLICY = 1 << 0

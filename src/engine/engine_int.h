@@ -1,0 +1,168 @@
+/* The engine's internals (not installed): one curl multi handle, the
+ * requests of every sandbox in a round-robin queue, the adaptive bounds,
+ * and the operations (create, exec, close) as small state machines whose
+ * steps are requests.
+ *
+ *   engine.c  the engine, its options, the loops (its own, the caller's)
+ *   sched.c   requests: the queue, the bounds, one call's attempts on multi
+ *   ops.c     the operations
+ *
+ * Layering: above the backend (the exec wrapper's client half,
+ * backend/exec_int.h, and the OCI backend's shared pieces) and the api
+ * layer (routes, requests, models); below the harness and the CLI. */
+#ifndef OCISBX_ENGINE_INT_H
+#define OCISBX_ENGINE_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <curl/curl.h>
+
+#include "api/client_internal.h"
+#include "backend/backend_int.h"
+#include "backend/exec_int.h"
+#include "http/http_internal.h"
+#include "ocisbx/engine.h"
+
+typedef struct eng_req eng_req;
+typedef struct eng_op eng_op;
+
+/* One request of an operation, from its queueing to its result. */
+struct eng_req {
+    ocisbx_engine *e;
+    ocisbx_engine_sandbox *sb; /* whose queue it is in */
+    eng_op *op;
+    ocisbx_http_request *r;
+    ocisbx_http_call *call; /* NULL until its first attempt */
+    CURL *easy;             /* in flight: the handle */
+    bool is_create;         /* counts against the creates' bound and pace */
+    bool in_flight;
+    int64_t not_before;  /* monotonic ms: a poll's or a retry's wait */
+    int64_t deadline_at; /* monotonic ms, 0: the transport's */
+    int64_t idle_ms;     /* > 0: the read timeout of this request */
+    int64_t sent_at;     /* the attempt's start */
+    eng_req *next;       /* the sandbox's queue */
+    /* a start that failed, finished after the pump's round */
+    int frc;
+    ocisbx_http_response *fresp;
+    ocisbx_error_saved *ferr;
+    eng_req *fnext;
+    /* The result: rc and the answer (NULL on a transport failure); the
+     * thread's error is the call's. resp is the callee's. */
+    void (*done)(eng_req *q, int rc, ocisbx_http_response *resp);
+};
+
+struct ocisbx_engine_sandbox {
+    ocisbx_engine *e;
+    char *id;
+    bool owned;
+    bool closing;
+    ocisbx_backend *b; /* the exec plan's settings (a connected backend, never used to send) */
+    eng_req *qhead, *qtail;
+    int in_flight;
+    ocisbx_engine_sandbox *prev, *next; /* every sandbox of the engine */
+};
+
+typedef enum { ENG_CREATE, ENG_EXEC, ENG_CLOSE } eng_kind;
+
+struct eng_op {
+    ocisbx_engine *e;
+    ocisbx_engine_op id;
+    eng_kind kind;
+    ocisbx_engine_sandbox *sb;
+    int step;
+    bool canceled;
+    int rc;                  /* a failure kept while cleanup runs */
+    ocisbx_error_saved *err; /* its message */
+    eng_req *req;            /* the request queued or in flight (one at a time) */
+    int64_t until;           /* a wait's end (RUNNING, STOPPED) */
+    int polls;
+    void *ud;
+    ocisbx_engine_create_fn create_fn;
+    ocisbx_engine_exec_fn exec_fn;
+    ocisbx_engine_close_fn close_fn;
+    ocisbx_exec_wire *wire;
+    ocisbx_exec_options *xo; /* exec: the caller's options, copied */
+    eng_op *prev, *next;     /* every pending operation */
+};
+
+struct ocisbx_engine {
+    CURLM *multi;
+    ocisbx_client *client;
+    bool own_client;
+    ocisbx_backend_options *bo; /* the sandbox settings, copied; client = ours */
+    char *project_id;
+    int64_t ready_ms; /* create's wait for RUNNING */
+
+    /* the bounds: adaptive (AIMD), and their tops */
+    int max_in_flight, max_creates, max_connections;
+    double cwnd, ccwnd;
+    int in_flight, creates_in_flight;
+    int64_t last_decrease, last_create_decrease; /* monotonic ms */
+    /* the creates' pace: fixed (option) and learned from 429s (creates/s, 0: none) */
+    double fixed_rate, rate;
+    int64_t next_create_at;
+    int64_t window_start;
+    int created_in_window;
+    /* a throttling answer's retry-after holds every request of its kind */
+    int64_t hold_until, create_hold_until;
+    ocisbx_http_retry_budget budget;
+
+    ocisbx_engine_sandbox *sbx; /* every sandbox */
+    ocisbx_engine_sandbox *rr;  /* where the next round of the queue starts */
+    eng_op *ops;
+    size_t n_ops;
+    ocisbx_engine_op next_id;
+    eng_req *failed; /* starts that failed, to finish after the round */
+    CURL **pool;     /* idle easy handles */
+    size_t n_pool, cap_pool;
+
+    /* the loop */
+    struct eng_fd {
+        int fd, what;
+    } * fds;
+    size_t n_fds, cap_fds;
+    int64_t curl_due;  /* monotonic ms, 0: no curl timer */
+    int64_t eng_due;   /* the earliest queued request's start (0: none) */
+    int64_t told_due;  /* what the timer callback was told last (-2: nothing yet) */
+    int depth;         /* inside the engine's processing */
+    ocisbx_engine_socket_fn sock_fn;
+    void *sock_ud;
+    ocisbx_engine_timer_fn timer_fn;
+    void *timer_ud;
+
+    uint64_t throttled, attempts;
+};
+
+/* ---- sched.c ---- */
+/* A request of op's sandbox (op->sb, or sb for a create not yet
+ * answered), queued; r is taken (freed with the request). */
+int eng_req_queue(ocisbx_engine *e, eng_op *op, ocisbx_http_request *r, int64_t not_before,
+                  void (*done)(eng_req *q, int rc, ocisbx_http_response *resp), eng_req **out);
+/* Takes the request out of its queue or out of flight, without a result. */
+void eng_req_drop(eng_req *q);
+/* Starts what the bounds allow, round robin over the sandboxes; the
+ * earliest time something queued may start (0: nothing waits). */
+int64_t eng_pump(ocisbx_engine *e);
+/* The transfers curl has finished: each one's next attempt or its result. */
+void eng_reap(ocisbx_engine *e);
+
+/* ---- engine.c ---- */
+/* Processing after an event: results, the queue, the timer told. */
+void eng_process(ocisbx_engine *e);
+/* After a start outside the engine's processing: the queue pumped, the
+ * timer told. */
+void eng_kick(ocisbx_engine *e);
+void eng_sandbox_free(ocisbx_engine_sandbox *sb);
+ocisbx_engine_sandbox *eng_sandbox_new(ocisbx_engine *e);
+/* The sandbox's backend (the exec plan's settings), made once its id is known. */
+int eng_sandbox_backend(ocisbx_engine_sandbox *sb);
+
+/* ---- ops.c ---- */
+void eng_op_abandon(eng_op *op);
+/* Ends the operations whose end is due (a start or cancel outside the
+ * loop decided it); 1 when one is due. */
+void eng_ops_due(ocisbx_engine *e);
+int eng_ops_soon(const ocisbx_engine *e);
+
+#endif

@@ -1,0 +1,291 @@
+/* ocisbx fleet exec against the test tenancy: the JSON's shape and field
+ * names, OCISBX_FLEET_INDEX, table output, a failing create on its own row
+ * while the others go on, --sandbox-ids closes nothing, and SIGINT half way
+ * leaves no sandbox (the tenancy's list after). */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <cmocka.h>
+
+#include "cli_run.h"
+#include "emu_fixture.h"
+#include "ocisbx/util.h"
+
+static emu_fixture *plain, *faulty;
+
+static void start(emu_fixture *e, const char *const *args, cli_proc *p)
+{
+    const char *argv[64];
+    int n = 0;
+    argv[n++] = "--config-file";
+    argv[n++] = emu_fixture_config_path(e);
+    argv[n++] = "--endpoint";
+    argv[n++] = emu_fixture_url(e);
+    for (const char *const *a = args; *a && n < 63; a++)
+        argv[n++] = *a;
+    argv[n] = NULL;
+    static const char *const env[] = {"OCI_SANDBOX_ENDPOINT", "OCI_SANDBOX_REGION", "OCI_SANDBOX_PROJECT_ID", NULL};
+    cli_run_options o = {0};
+    o.env = env;
+    o.timeout_s = 300;
+    assert_int_equal(cli_run_start(argv, &o, p), 0);
+}
+
+#define RUN(r, e, ...)                                   \
+    do {                                                 \
+        const char *const args_[] = {__VA_ARGS__, NULL}; \
+        cli_proc p_;                                     \
+        start(e, args_, &p_);                            \
+        assert_int_equal(cli_run_finish(&p_, r), 0);     \
+    } while (0)
+
+static int live(emu_fixture *e)
+{
+    cJSON *j = NULL;
+    char path[256];
+    snprintf(path, sizeof path, "/sandboxes?projectId=%s&limit=1000", EMU_FIXTURE_PROJECT);
+    if (emu_fixture_json(e, "GET", path, NULL, 200, &j) != 0)
+        return -1;
+    int n = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(j, "items"))
+    {
+        const cJSON *st = cJSON_GetObjectItemCaseSensitive(it, "lifecycleState");
+        if (!cJSON_IsString(st) || strcmp(st->valuestring, "DELETED") != 0)
+            n++;
+    }
+    cJSON_Delete(j);
+    return n;
+}
+
+static const cJSON *field(const cJSON *o, const char *name)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    if (!v)
+        fail_msg("no field %s", name);
+    return v;
+}
+
+/* Exactly these keys, in this order. */
+static void keys_are(const cJSON *o, const char *const *names)
+{
+    const cJSON *c = o->child;
+    for (const char *const *n = names; *n; n++, c = c->next) {
+        assert_non_null(c);
+        assert_string_equal(c->string, *n);
+    }
+    assert_null(c);
+}
+
+static const char *const row_keys[] = {"index",  "sandbox_id", "exit_code", "timed_out", "truncated",
+                                       "output", "duration_ms", "error",    NULL};
+static const char *const summary_keys[] = {"ok",          "failed",      "wall_ms",    "create_p50_ms",
+                                           "create_p99_ms", "exec_p50_ms", "exec_p99_ms", "throttled", NULL};
+
+static void json_shape_and_index(void **state)
+{
+    (void)state;
+    cli_result r;
+    RUN(&r, plain, "fleet", "exec", "--project-id", EMU_FIXTURE_PROJECT, "--count", "6", "--concurrency", "3",
+        "--env", "GREETING=hi", "--", "echo $GREETING-$OCISBX_FLEET_INDEX");
+    if (r.status != 0)
+        fail_msg("exit %d: %s", r.status, r.err);
+    cJSON *j = cJSON_Parse(r.out);
+    assert_non_null(j);
+    keys_are(j, (const char *const[]){"sandboxes", "summary", NULL});
+    const cJSON *rows = field(j, "sandboxes");
+    assert_int_equal(cJSON_GetArraySize(rows), 6);
+    int i = 0;
+    const cJSON *row;
+    cJSON_ArrayForEach(row, rows)
+    {
+        keys_are(row, row_keys);
+        assert_int_equal(field(row, "index")->valueint, i);
+        assert_true(cJSON_IsString(field(row, "sandbox_id")));
+        assert_int_equal(field(row, "exit_code")->valueint, 0);
+        assert_true(cJSON_IsFalse(field(row, "timed_out")));
+        assert_true(cJSON_IsFalse(field(row, "truncated")));
+        char want[32];
+        snprintf(want, sizeof want, "hi-%d\n", i);
+        assert_string_equal(field(row, "output")->valuestring, want);
+        assert_true(cJSON_IsNumber(field(row, "duration_ms")));
+        assert_true(cJSON_IsNull(field(row, "error")));
+        i++;
+    }
+    const cJSON *s = field(j, "summary");
+    keys_are(s, summary_keys);
+    assert_int_equal(field(s, "ok")->valueint, 6);
+    assert_int_equal(field(s, "failed")->valueint, 0);
+    assert_true(field(s, "create_p99_ms")->valuedouble >= field(s, "create_p50_ms")->valuedouble);
+    assert_true(field(s, "exec_p99_ms")->valuedouble >= field(s, "exec_p50_ms")->valuedouble);
+    assert_true(field(s, "wall_ms")->valuedouble > 0);
+    assert_int_equal(field(s, "throttled")->valueint, 0);
+    assert_true(strstr(r.err, "fleet:") == NULL); /* no progress line off a terminal */
+    cJSON_Delete(j);
+    cli_result_free(&r);
+    assert_int_equal(live(plain), 0);
+}
+
+/* An argv command; one of them exits 3: exit 1, its row says 3; table output. */
+static void table_and_a_failing_command(void **state)
+{
+    (void)state;
+    cli_result r;
+    RUN(&r, plain, "fleet", "exec", "--project-id", EMU_FIXTURE_PROJECT, "--count", "4", "--output", "table", "--",
+        "sh", "-c", "echo row-$OCISBX_FLEET_INDEX; [ $OCISBX_FLEET_INDEX != 2 ] || exit 3");
+    assert_int_equal(r.status, 1);
+    int lines = 0;
+    for (const char *p = r.out; *p; p++)
+        lines += *p == '\n';
+    assert_int_equal(lines, 1 + 4 + 1); /* the header, a line a sandbox, the summary */
+    assert_non_null(strstr(r.out, "INDEX"));
+    assert_non_null(strstr(r.out, "row-0"));
+    assert_non_null(strstr(r.out, "row-3"));
+    const char *two = strstr(r.out, "\n2 ");
+    assert_non_null(two);
+    assert_non_null(strstr(two, " 3 "));
+    assert_non_null(strstr(r.out, "ok 3, failed 1"));
+    cli_result_free(&r);
+    assert_int_equal(live(plain), 0);
+}
+
+/* The tenancy refuses one create (a fault, 400): that row has the error,
+ * the others run and close. */
+static void failing_create_on_its_row(void **state)
+{
+    (void)state;
+    cli_result r;
+    RUN(&r, faulty, "fleet", "exec", "--project-id", EMU_FIXTURE_PROJECT, "--count", "5", "--concurrency", "1", "--",
+        "echo ok");
+    assert_int_equal(r.status, 1);
+    cJSON *j = cJSON_Parse(r.out);
+    assert_non_null(j);
+    int failed = 0;
+    const cJSON *row;
+    cJSON_ArrayForEach(row, field(j, "sandboxes"))
+    {
+        const cJSON *e = field(row, "error");
+        if (cJSON_IsNull(e)) {
+            assert_string_equal(field(row, "output")->valuestring, "ok\n");
+            continue;
+        }
+        failed++;
+        keys_are(e, (const char *const[]){"code", "message", "status", "request_id", NULL});
+        assert_int_equal(field(e, "status")->valueint, 400);
+        assert_true(cJSON_IsString(field(e, "code")) && field(e, "code")->valuestring[0]);
+        assert_true(cJSON_IsString(field(e, "request_id")));
+        assert_true(cJSON_IsNull(field(row, "sandbox_id")));
+        assert_true(cJSON_IsNull(field(row, "exit_code")));
+    }
+    assert_int_equal(failed, 1);
+    assert_int_equal(field(field(j, "summary"), "ok")->valueint, 4);
+    cJSON_Delete(j);
+    cli_result_free(&r);
+    assert_int_equal(live(faulty), 0);
+}
+
+/* --sandbox-ids: the command runs in those, and none is closed. */
+static void sandbox_ids_closes_none(void **state)
+{
+    (void)state;
+    char a[128], b[128], path[] = "/tmp/ocisbx-it-fleet-ids-XXXXXX";
+    assert_int_equal(emu_fixture_new_sandbox(plain, NULL, NULL, a, sizeof a), 0);
+    assert_int_equal(emu_fixture_new_sandbox(plain, NULL, NULL, b, sizeof b), 0);
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *fp = fdopen(fd, "w");
+    fprintf(fp, "%s\n\n  %s  \n", a, b);
+    fclose(fp);
+    cli_result r;
+    RUN(&r, plain, "fleet", "exec", "--sandbox-ids", path, "--", "echo in-$OCISBX_FLEET_INDEX");
+    if (r.status != 0)
+        fail_msg("exit %d: %s", r.status, r.err);
+    cJSON *j = cJSON_Parse(r.out);
+    const cJSON *rows = field(j, "sandboxes");
+    assert_int_equal(cJSON_GetArraySize(rows), 2);
+    assert_string_equal(field(cJSON_GetArrayItem(rows, 0), "sandbox_id")->valuestring, a);
+    assert_string_equal(field(cJSON_GetArrayItem(rows, 1), "sandbox_id")->valuestring, b);
+    assert_string_equal(field(cJSON_GetArrayItem(rows, 1), "output")->valuestring, "in-1\n");
+    cJSON_Delete(j);
+    cli_result_free(&r);
+    unlink(path);
+    assert_int_equal(live(plain), 2);
+    char del[200];
+    snprintf(del, sizeof del, "/sandboxes/%s", a);
+    assert_int_equal(emu_fixture_json(plain, "DELETE", del, NULL, 204, NULL), 0);
+    snprintf(del, sizeof del, "/sandboxes/%s", b);
+    assert_int_equal(emu_fixture_json(plain, "DELETE", del, NULL, 204, NULL), 0);
+    assert_int_equal(live(plain), 0);
+}
+
+/* SIGINT while sandboxes run: exit 130 within 30 s, none left. */
+static void sigint_half_way_leaves_nothing(void **state)
+{
+    (void)state;
+    const char *const args[] = {"fleet", "exec", "--project-id", EMU_FIXTURE_PROJECT, "--count", "30",
+                                "--concurrency", "4", "--", "sleep 30", NULL};
+    cli_proc p;
+    start(plain, args, &p);
+    int64_t end = ocisbx_time_monotonic_ms() + 120000;
+    while (live(plain) < 3) {
+        assert_true(ocisbx_time_monotonic_ms() < end);
+        usleep(50 * 1000);
+    }
+    int64_t t0 = ocisbx_time_monotonic_ms();
+    assert_int_equal(kill(p.pid, SIGINT), 0);
+    cli_result r;
+    assert_int_equal(cli_run_finish(&p, &r), 0);
+    int64_t took = ocisbx_time_monotonic_ms() - t0;
+    fprintf(stderr, "interrupted fleet: exit %d after %lld ms\n", r.status, (long long)took);
+    assert_int_equal(r.status, 130);
+    assert_true(took < 30000);
+    assert_non_null(strstr(r.err, "interrupted"));
+    cJSON *j = cJSON_Parse(r.out);
+    assert_non_null(j);
+    assert_true(field(field(j, "summary"), "failed")->valueint > 0);
+    cJSON_Delete(j);
+    cli_result_free(&r);
+    assert_int_equal(live(plain), 0);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    emu_fixture_options o = {0};
+    o.extra_yaml = "limits:\n  create_delay_ms: 50\n  stop_delay_ms: 20\n";
+    if (emu_fixture_start(&o, &plain) != 0)
+        return -1;
+    o.extra_yaml = "limits:\n  create_delay_ms: 50\n  stop_delay_ms: 20\n"
+                   "faults:\n  rules:\n    - match: {method: POST, path: \"/sandboxes\"}\n      respond: 400\n"
+                   "      times: 1\n";
+    return emu_fixture_start(&o, &faulty);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    int rc = emu_fixture_stop(plain) | emu_fixture_stop(faulty);
+    emu_fixture_free(plain);
+    emu_fixture_free(faulty);
+    return rc == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(json_shape_and_index),
+        cmocka_unit_test(table_and_a_failing_command),
+        cmocka_unit_test(failing_create_on_its_row),
+        cmocka_unit_test(sandbox_ids_closes_none),
+        cmocka_unit_test(sigint_half_way_leaves_nothing),
+    };
+    return cmocka_run_group_tests_name("cli_fleet", tests, setup, teardown);
+}
