@@ -3,6 +3,7 @@
  * the client built from the result. The backend, the CLI (doctor too), the
  * examples and the bindings all come here. */
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "api/client_internal.h"
@@ -207,9 +208,16 @@ static int load_file(ocisbx_settings *s)
 {
     slot *file = named(s, "config_file"), *profile = named(s, "profile");
     int rc = ocisbx_config_load(file->value, profile->value, &s->cfg);
-    if (rc && profile->src == OCISBX_SETTING_ENV)
+    if (!rc)
+        return 0;
+    /* a missing profile is the fault of whoever named the profile, not of
+     * the variable that named the file */
+    bool about_profile = strstr(ocisbx_error_message(ocisbx_error_last()), "profile [") != NULL;
+    if (profile->src == OCISBX_SETTING_ENV)
         ocisbx_error_wrap("%s=%s: ", profile->origin, OCISBX_SHOWN(profile->value));
-    else if (rc && file->src == OCISBX_SETTING_ENV)
+    else if (profile->src == OCISBX_SETTING_OPTION && about_profile)
+        ocisbx_error_wrap("option %s=%s: ", profile->origin, OCISBX_SHOWN(profile->value));
+    else if (file->src == OCISBX_SETTING_ENV)
         ocisbx_error_wrap("%s: ", file->origin);
     return rc;
 }

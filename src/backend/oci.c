@@ -414,8 +414,8 @@ static int end_sandbox(ocisbx_backend *b, oci_impl *oi)
         b->close_flags |= OCISBX_CLOSE_DELETED;
     if (sv) {
         ocisbx_error_restore(sv);
-        return drc ? ocisbx_error_wrap("(and deleting sandbox %s failed too) ", b->sandbox_id)
-                   : ocisbx_error_wrap("(sandbox %s deleted anyway) ", b->sandbox_id);
+        return drc ? ocisbx_error_append(" (and deleting sandbox %s failed too)", b->sandbox_id)
+                   : ocisbx_error_append(" (sandbox %s deleted anyway)", b->sandbox_id);
     }
     return drc ? ocisbx_error_wrap("close: deleting sandbox %s: ", b->sandbox_id) : 0;
 }
@@ -681,7 +681,7 @@ static int create_sandbox(ocisbx_backend *b, oci_impl *oi, const char *project_i
         int drc = delete_sandbox(oi, b->sandbox_id);
         ocisbx_error_restore(sv);
         if (drc)
-            ocisbx_error_wrap("(and deleting sandbox %s failed too) ", b->sandbox_id);
+            ocisbx_error_append(" (and deleting sandbox %s failed too)", b->sandbox_id);
         oi->owned = false;
     }
     return rc;

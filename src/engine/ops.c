@@ -492,8 +492,8 @@ static void close_deleted(eng_op *op, int rc)
     if (op->err) {
         ocisbx_error_restore(op->err);
         op->err = NULL;
-        rc = rc ? ocisbx_error_wrap("(and deleting sandbox %s failed too) ", id)
-                : ocisbx_error_wrap("(sandbox %s deleted anyway) ", id);
+        rc = rc ? ocisbx_error_append(" (and deleting sandbox %s failed too)", id)
+                : ocisbx_error_append(" (sandbox %s deleted anyway)", id);
     } else if (rc) {
         rc = ocisbx_error_wrap("close: deleting sandbox %s: ", id);
     }

@@ -132,6 +132,19 @@ int ocisbx_error_wrap(const char *fmt, ...)
     return last_error.code;
 }
 
+int ocisbx_error_append(const char *fmt, ...)
+{
+    size_t used = strnlen(last_error.message, MSG_CAP - 1);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error.message + used, MSG_CAP - used, fmt, ap);
+    va_end(ap);
+    ocisbx_log_redact(last_error.message);
+    if (last_error.code == OCISBX_OK)
+        last_error.code = OCISBX_EINVAL;
+    return last_error.code;
+}
+
 void ocisbx_error_set_attempts(int attempts)
 {
     if (last_error.code != OCISBX_OK && attempts > 0)

@@ -152,6 +152,9 @@ int ocisbx_fail_http(int code, int http_status, const char *svc_code, const char
 /* Prefixes the current error message with context ("writing /workspace/a: ").
  * Returns the current code (so: return ocisbx_error_wrap("...") ). */
 int ocisbx_error_wrap(const char *fmt, ...) OCISBX_PRINTF(1, 2);
+/* The same, the text added after the current message (a note on what
+ * happened next, such as " (the sandbox was deleted anyway)"). */
+int ocisbx_error_append(const char *fmt, ...) OCISBX_PRINTF(1, 2);
 /* Adds what is known about the call to the current error when it lacks it:
  * the HTTP status of an answer that was received (e.g. a 200 whose body failed
  * a check) and the call's opc-request-id. NULL / 0 leave a field as it is. */

@@ -149,6 +149,18 @@ static void test_profile_variables(void **state)
     run(&r, args2, env_with("OCI_CLI_PROFILE=Nope", "OCI_SANDBOX_PROFILE=Wrong", NULL));
     assert_int_equal(r.status, 0);
     cli_result_free(&r);
+    /* a wrong profile from the flag is the flag's fault, not that of the
+     * variable that named the file */
+    char cfg_var[600];
+    snprintf(cfg_var, sizeof cfg_var, "OCI_CONFIG_FILE=%s", emu_fixture_config_path(emu));
+    const char *const args3[] = {"--profile", "Nope", "--endpoint", emu_fixture_url(emu), "sandbox-collection",
+                                 "list", "--project-id", EMU_FIXTURE_PROJECT, NULL};
+    run(&r, args3, env_with(cfg_var, NULL, NULL));
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "profile=Nope"));
+    assert_non_null(strstr(r.err, "profile [Nope] not found"));
+    assert_null(strstr(r.err, "OCI_CONFIG_FILE"));
+    cli_result_free(&r);
 }
 
 /* doctor: where each value came from (flag, variable, file, default). */

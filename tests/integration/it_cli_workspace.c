@@ -243,6 +243,8 @@ static void close_stops_then_deletes(void **state)
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.err, "not STOPPED within 1000 ms"));
     assert_non_null(strstr(r.err, "deleted anyway"));
+    /* what happened first, then what was done about it */
+    assert_true(strstr(r.err, "not STOPPED within 1000 ms") < strstr(r.err, "deleted anyway)"));
     assert_int_equal(sandbox_status(w, id), 404);
     cli_result_free(&r);
     /* the same from the setting's variable */

@@ -177,6 +177,9 @@ static void test_error_wrap(void **state)
     assert_string_equal(ocisbx_error_request_id(e), "R1");
     ocisbx_error_wrap("outer: ");
     assert_string_equal(ocisbx_error_message(e), "outer: writing /workspace/a: sandbox is STOPPED");
+    assert_int_equal(ocisbx_error_append(" (%s)", "deleted anyway"), OCISBX_ECONFLICT);
+    assert_string_equal(ocisbx_error_message(e), "outer: writing /workspace/a: sandbox is STOPPED (deleted anyway)");
+    assert_string_equal(ocisbx_error_request_id(e), "R1");
 
     /* Long messages are cut, never overflowed, and stay terminated. */
     char big[3000];
@@ -186,6 +189,8 @@ static void test_error_wrap(void **state)
     size_t n = strlen(ocisbx_error_message(ocisbx_error_last()));
     assert_true(n > 500 && n < sizeof big);
     ocisbx_error_wrap("%s", big);
+    assert_true(strlen(ocisbx_error_message(ocisbx_error_last())) <= n);
+    ocisbx_error_append("%s", big); /* appended past the cap: cut, terminated */
     assert_true(strlen(ocisbx_error_message(ocisbx_error_last())) <= n);
     ocisbx_fail(OCISBX_EIO, "tail");
     ocisbx_error_wrap("%s: ", big);
