@@ -19,6 +19,15 @@
 #define STR(x) STR_(x)
 #define LINE_MAX_TEXT STR(OCISBX_BACKEND_LINE_MAX)
 
+/* The most edits one edit call takes. */
+#define EDITS_MAX 1000
+
+static const harness_param EDIT_ITEMS[] = {
+    {"old_string", HARNESS_STRING, REQUIRED, MIN(1), .help = "The exact text to replace"},
+    {"new_string", HARNESS_STRING, REQUIRED, .help = "The text to put instead"},
+    {"replace_all", HARNESS_BOOLEAN, DEFAULT(0), .help = "Replace every occurrence instead of exactly one"},
+    {0}};
+
 static const harness_tool TOOLS[] = {
     {"read", "workspace.read",
      "Read a text file of the workspace. The content comes back as numbered lines (the line number right-aligned "
@@ -42,13 +51,20 @@ static const harness_tool TOOLS[] = {
      "Replace text in a file: `old_string` must occur exactly once (error not_unique when it occurs several times: "
      "add surrounding lines to make it unique, or set replace_all), or the error no_match when it does not occur "
      "(read the file again and copy the text exactly, including indentation). Line endings: a file with CRLF "
-     "endings matches an LF old_string and keeps its CRLF. With `expected_sha256` (from an earlier write or edit) "
-     "the edit is refused with the error conflict when the file changed since. Nothing changes on any error. "
-     "Returns the number of replacements and the new SHA-256.",
+     "endings matches an LF old_string and keeps its CRLF. Several changes to one file at once: `edits` instead "
+     "of old_string/new_string, applied in order, each to the result of the ones before; one failing edit changes "
+     "nothing and the error names its index (edits[i]). dry_run=true writes nothing and shows the diff. With "
+     "`expected_sha256` (from an earlier write or edit) the edit is refused with the error conflict when the file "
+     "changed since. Nothing changes on any error. Returns the number of replacements, the new SHA-256 and a "
+     "unified diff of the change.",
      PARAMS({"path", HARNESS_PATH, REQUIRED, MIN(1), .help = "The file to edit"},
-            {"old_string", HARNESS_STRING, REQUIRED, MIN(1), .help = "The exact text to replace"},
-            {"new_string", HARNESS_STRING, REQUIRED, .help = "The text to put instead"},
-            {"replace_all", HARNESS_BOOLEAN, DEFAULT(0), .help = "Replace every occurrence instead of exactly one"},
+            {"old_string", HARNESS_STRING, MIN(1), .help = "The exact text to replace (not with edits)"},
+            {"new_string", HARNESS_STRING, .help = "The text to put instead (not with edits)"},
+            {"replace_all", HARNESS_BOOLEAN, DEFAULT(0),
+             .help = "Replace every occurrence of old_string instead of exactly one"},
+            {"edits", HARNESS_LIST, MIN(1), MAX(EDITS_MAX), .items = EDIT_ITEMS,
+             .help = "Several edits, applied in order, all or none (instead of old_string/new_string)"},
+            {"dry_run", HARNESS_BOOLEAN, DEFAULT(0), .help = "Write nothing: return the diff the edit would make"},
             {"expected_sha256", HARNESS_STRING, MIN(64),
              .help = "Refuse the edit unless the file's SHA-256 (hex) is this"}),
      harness_tool_edit, 0},
@@ -100,6 +116,19 @@ static const harness_tool TOOLS[] = {
             {"action", HARNESS_STRING, REQUIRED, CHOICES("status", "output", "kill"), .help = "What to do"},
             {"offset", HARNESS_INTEGER, MIN(0), DEFAULT(0), .help = "For output: the byte offset to read from"}),
      harness_tool_job, 0},
+    {"apply_patch", "workspace.write",
+     "Change several files at once with a patch: `*** Begin Patch`, then operations, then `*** End Patch`. "
+     "`*** Add File: PATH` then the new file's lines, each starting with +. `*** Delete File: PATH`. "
+     "`*** Update File: PATH`, optionally `*** Move to: NEWPATH`, then hunks: each starts with `@@` (or `@@ TEXT` "
+     "naming a line above the change, such as a def or class line), then lines starting with a space (context, "
+     "unchanged), - (removed) or + (added); give about 3 lines of context around each change and end a hunk "
+     "that reaches the end of the file with `*** End of File`. Paths are relative to /workspace (or absolute "
+     "under it). Atomic: every hunk of every file is checked first; on any error nothing is changed. Returns "
+     "the files changed ({path, action: add|update|delete|move, moved_to}) and a unified diff. Errors: "
+     "invalid_patch (the line and what was expected), no_match (the hunk's lines are not in the file: read it "
+     "again), not_found, is_directory, outside_workspace, conflict (one file in two operations).",
+     PARAMS({"patch", HARNESS_PATCH, REQUIRED, MIN(1), .help = "The whole patch, *** Begin Patch to *** End Patch"}),
+     harness_tool_apply_patch, 0},
 };
 
 const harness_tool *harness_tools(size_t *n)

@@ -170,7 +170,8 @@ static int teardown(void **state)
 static void tools_formats(void **state)
 {
     (void)state;
-    static const char *const names[] = {"read", "write", "edit", "search", "glob", "ls", "exec", "job"};
+    static const char *const names[] = {"read", "write", "edit", "search",     "glob",
+                                        "ls",   "exec",  "job",  "apply_patch"};
     static const char *const formats[] = {NULL, "openai", "anthropic"};
     for (size_t f = 0; f < 3; f++) {
         cli_result r;
@@ -181,8 +182,8 @@ static void tools_formats(void **state)
         expect_status(&r, 0, formats[f] ? formats[f] : "ours");
         cJSON *j = cJSON_Parse(r.out);
         assert_true(cJSON_IsArray(j));
-        assert_int_equal(cJSON_GetArraySize(j), 8);
-        for (int i = 0; i < 8; i++) {
+        assert_int_equal(cJSON_GetArraySize(j), 9);
+        for (int i = 0; i < 9; i++) {
             const cJSON *t = cJSON_GetArrayItem(j, i), *fn = t;
             if (f == 1) {
                 assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "type")), "function");
