@@ -23,7 +23,7 @@ import unittest
 
 import ocisbx
 
-TOOLS = {"read", "write", "edit", "search", "glob", "ls", "exec", "job"}
+TOOLS = {"read", "write", "edit", "search", "glob", "ls", "exec", "job", "apply_patch"}
 NOBODY = 65534
 
 
@@ -65,7 +65,7 @@ class HarnessContract:
         h = ocisbx.Harness(self.b, gate=lambda call: "allow")
         tools = h.tools
         self.assertIsInstance(tools, list)
-        self.assertEqual(len(tools), 8)
+        self.assertEqual(len(tools), 9)
         self.assertEqual({t["name"] for t in tools}, TOOLS)
         for t in tools:
             self.assertIsInstance(t, dict)
