@@ -119,6 +119,9 @@ static int edit_options(harness_call *c, const cJSON *edits, ocisbx_edit_options
     if (edits && (old || neu))
         return call_error(c, "invalid_arguments", OCISBX_EINVAL,
                           "edit: give either old_string and new_string, or edits, not both");
+    if (edits && call_bool(c, "replace_all"))
+        return call_error(c, "invalid_arguments", OCISBX_EINVAL,
+                          "edit: with edits, replace_all goes in each edit ({old_string, new_string, replace_all})");
     if (!edits && (!old || !neu))
         return call_error(c, "invalid_arguments", OCISBX_EINVAL,
                           "edit: missing required argument \"%s\" (or give edits: [{old_string, new_string}])",
@@ -192,10 +195,17 @@ int harness_tool_edit(harness_call *c)
     return 0;
 }
 
-int harness_tool_search(harness_call *c)
+static int search_options(harness_call *c, ocisbx_search_options **out)
 {
+    const char *mode = call_str(c, "output_mode");
+    ocisbx_search_mode m = !strcmp(mode, "count")                ? OCISBX_SEARCH_COUNT
+                           : !strcmp(mode, "files_with_matches") ? OCISBX_SEARCH_FILES_WITH_MATCHES
+                                                                 : OCISBX_SEARCH_CONTENT;
+    /* max_results has no default: given, it is head_limit's older name */
+    const cJSON *older = cJSON_GetObjectItemCaseSensitive(c->args, "max_results");
+    int64_t limit = older ? call_int(c, "max_results") : call_int(c, "head_limit");
+    size_t ctx = (size_t)call_int(c, "context");
     ocisbx_search_options *o = NULL;
-    ocisbx_search_result *r = NULL;
     int rc = ocisbx_search_options_new(&o);
     if (!rc)
         rc = ocisbx_search_options_set_path(o, call_target(c));
@@ -206,27 +216,81 @@ int harness_tool_search(harness_call *c)
     if (!rc && call_str(c, "glob"))
         rc = ocisbx_search_options_set_glob(o, call_str(c, "glob"));
     if (!rc)
-        rc = ocisbx_search_options_set_max_results(o, (size_t)call_int(c, "max_results"));
+        rc = ocisbx_search_options_set_output_mode(o, m);
+    if (!rc)
+        rc = ocisbx_search_options_set_context(o, ctx, ctx);
+    if (!rc)
+        rc = ocisbx_search_options_set_head_limit(o, (size_t)limit);
+    if (!rc)
+        rc = ocisbx_search_options_set_offset(o, (uint64_t)call_int(c, "offset"));
+    if (rc) {
+        ocisbx_search_options_free(o);
+        return rc;
+    }
+    *out = o;
+    return 0;
+}
+
+/* lines j of match i's before (or after) lines, redacted. */
+static cJSON *context_lines(harness_call *c, const ocisbx_search_result *r, size_t i, bool after)
+{
+    cJSON *a = cJSON_CreateArray();
+    size_t n = after ? ocisbx_search_result_after_count(r, i) : ocisbx_search_result_before_count(r, i);
+    for (size_t j = 0; a && j < n; j++) {
+        const char *l = after ? ocisbx_search_result_after(r, i, j) : ocisbx_search_result_before(r, i, j);
+        cJSON_AddItemToArray(a, call_redacted_string(c->h, l ? l : ""));
+    }
+    return a;
+}
+
+/* One entry of a search result in its mode's shape. */
+static void search_entry(harness_call *c, const ocisbx_search_result *r, size_t i, cJSON *list, bool ctx)
+{
+    const char *path = ocisbx_search_result_path(r, i);
+    ocisbx_search_mode m = ocisbx_search_result_mode(r);
+    if (m == OCISBX_SEARCH_FILES_WITH_MATCHES) {
+        cJSON_AddItemToArray(list, call_redacted_string(c->h, path));
+        return;
+    }
+    cJSON *e = cJSON_CreateObject();
+    call_add_redacted(c->h, e, "path", path);
+    if (m == OCISBX_SEARCH_COUNT) {
+        cJSON_AddNumberToObject(e, "count", (double)ocisbx_search_result_matches(r, i));
+    } else {
+        cJSON_AddNumberToObject(e, "line", (double)ocisbx_search_result_line(r, i));
+        call_add_redacted(c->h, e, "text", ocisbx_search_result_text(r, i));
+        if (ctx) {
+            cJSON_AddItemToObject(e, "before", context_lines(c, r, i, false));
+            cJSON_AddItemToObject(e, "after", context_lines(c, r, i, true));
+        }
+    }
+    cJSON_AddItemToArray(list, e);
+}
+
+int harness_tool_search(harness_call *c)
+{
+    ocisbx_search_options *o = NULL;
+    ocisbx_search_result *r = NULL;
+    int rc = search_options(c, &o);
     if (!rc)
         rc = ocisbx_backend_search(c->h->b, call_str(c, "pattern"), o, &r);
     ocisbx_search_options_free(o);
     if (rc)
         return call_backend_failure(c, rc);
-    cJSON *m = cJSON_AddArrayToObject(c->result, "matches");
-    for (size_t i = 0; i < ocisbx_search_result_count(r); i++) {
-        if (!gate_path_visible(c, ocisbx_search_result_path(r, i)))
-            continue;
-        cJSON *e = cJSON_CreateObject();
-        const char *text = ocisbx_search_result_text(r, i);
-        char *shown = call_redact(c->h, text, strlen(text), NULL);
-        call_add_redacted(c->h, e, "path", ocisbx_search_result_path(r, i));
-        cJSON_AddNumberToObject(e, "line", (double)ocisbx_search_result_line(r, i));
-        cJSON_AddStringToObject(e, "text", shown ? shown : "");
-        free(shown);
-        cJSON_AddItemToArray(m, e);
-    }
+    ocisbx_search_mode m = ocisbx_search_result_mode(r);
+    const char *key = m == OCISBX_SEARCH_COUNT                ? "counts"
+                      : m == OCISBX_SEARCH_FILES_WITH_MATCHES ? "files"
+                                                              : "matches";
+    cJSON *list = cJSON_AddArrayToObject(c->result, key);
+    size_t n = ocisbx_search_result_count(r);
+    bool ctx = call_int(c, "context") > 0;
+    for (size_t i = 0; list && i < n; i++)
+        if (gate_path_visible(c, ocisbx_search_result_path(r, i)))
+            search_entry(c, r, i, list, ctx);
     c->ev.truncated = ocisbx_search_result_truncated(r) != 0;
     cJSON_AddBoolToObject(c->result, "truncated", c->ev.truncated);
+    if (c->ev.truncated)
+        cJSON_AddNumberToObject(c->result, "next_offset", (double)(call_int(c, "offset") + (int64_t)n));
     gate_add_denied_paths(c);
     ocisbx_search_result_free(r);
     return 0;
@@ -265,7 +329,8 @@ static bool entry_visible(harness_call *c, const char *name)
 int harness_tool_ls(harness_call *c)
 {
     ocisbx_entry_list *l = NULL;
-    int rc = ocisbx_backend_ls(c->h->b, call_target(c), &l);
+    int64_t offset = call_int(c, "offset");
+    int rc = ocisbx_backend_ls_page(c->h->b, call_target(c), (uint64_t)offset, (size_t)call_int(c, "limit"), &l);
     if (rc)
         return call_backend_failure(c, rc);
     cJSON *a = cJSON_AddArrayToObject(c->result, "entries");
@@ -279,6 +344,10 @@ int harness_tool_ls(harness_call *c)
         cJSON_AddNumberToObject(e, "size", (double)ocisbx_entry_list_size(l, i));
         cJSON_AddItemToArray(a, e);
     }
+    c->ev.truncated = ocisbx_entry_list_truncated(l) != 0;
+    cJSON_AddBoolToObject(c->result, "truncated", c->ev.truncated);
+    if (c->ev.truncated)
+        cJSON_AddNumberToObject(c->result, "next_offset", (double)(offset + (int64_t)ocisbx_entry_list_count(l)));
     gate_add_denied_paths(c);
     ocisbx_entry_list_free(l);
     return 0;

@@ -19,6 +19,9 @@
 #define STR(x) STR_(x)
 #define LINE_MAX_TEXT STR(OCISBX_BACKEND_LINE_MAX)
 
+/* exec's yield_ms and job's wait_ms: the longest (10 minutes), and wait's default. */
+#define JOB_WAIT_MAX_MS 600000
+#define JOB_WAIT_DEFAULT_MS 30000
 /* The most edits one edit call takes. */
 #define EDITS_MAX 1000
 
@@ -71,16 +74,27 @@ static const harness_tool TOOLS[] = {
     {"search", "workspace.read",
      "Search file contents under `path` for a POSIX extended regular expression (as grep -E), or for a literal "
      "string with literal=true. `glob` limits the files searched by name (e.g. *.py, matched at any depth; "
-     "src/**/*.c with a slash). Returns up to max_results matches as {path, line, text} with absolute paths; "
-     "`truncated` is true when there were more: narrow the pattern or the path. /workspace/.ocisbx is skipped.",
+     "src/**/*.c with a slash). output_mode content (default): matching lines as {path, line, text} with "
+     "absolute paths, and with `context` N also the N lines before and after each (before, after); "
+     "files_with_matches: just the files ({files}); count: matching lines per file ({counts: [{path, count}]}). "
+     "At most head_limit entries from entry `offset`: `truncated` is true when more remain; page on with "
+     "offset = next_offset, or narrow the pattern or the path. /workspace/.ocisbx is skipped.",
      PARAMS({"pattern", HARNESS_STRING, REQUIRED, MIN(1), .help = "Regular expression (or literal text)"},
             {"path", HARNESS_PATH, MIN(1), .implied = "/workspace",
              .help = "Directory or file to search (default /workspace)"},
             {"glob", HARNESS_STRING, MIN(1), .help = "Only files whose name matches this glob"},
             {"literal", HARNESS_BOOLEAN, DEFAULT(0), .help = "Treat pattern as plain text"},
             {"ignore_case", HARNESS_BOOLEAN, DEFAULT(0), .help = "Match case-insensitively"},
-            {"max_results", HARNESS_INTEGER, MIN(1), MAX(10000), DEFAULT(OCISBX_BACKEND_DEFAULT_SEARCH_RESULTS),
-             .help = "Most matches returned"}),
+            {"output_mode", HARNESS_STRING, CHOICES("content", "files_with_matches", "count"), .has_default = true,
+             .def_str = "content",
+             .help = "content: matching lines; files_with_matches: the files; count: matches per file"},
+            {"context", HARNESS_INTEGER, MIN(0), MAX(OCISBX_SEARCH_MAX_CONTEXT), DEFAULT(0),
+             .help = "content mode: lines of context before and after each match"},
+            {"head_limit", HARNESS_INTEGER, MIN(1), MAX(OCISBX_SEARCH_MAX_LIMIT),
+             DEFAULT(OCISBX_BACKEND_DEFAULT_SEARCH_RESULTS), .help = "Most entries returned"},
+            {"offset", HARNESS_INTEGER, MIN(0), DEFAULT(0), .help = "Entries to skip first (paging)"},
+            {"max_results", HARNESS_INTEGER, MIN(1), MAX(OCISBX_SEARCH_MAX_LIMIT),
+             .help = "The older name of head_limit: when given, the most entries returned"}),
      harness_tool_search, HARNESS_TOOL_LISTS_PATHS},
     {"glob", "workspace.read",
      "Find files by name pattern under `path`: * and ? stay within one directory level, ** crosses any number of "
@@ -91,30 +105,44 @@ static const harness_tool TOOLS[] = {
              .help = "Directory to search from (default /workspace)"}),
      harness_tool_glob, HARNESS_TOOL_LISTS_PATHS},
     {"ls", "workspace.read",
-     "List a directory of the workspace: each entry's name, type (file, dir, link or other) and size in bytes.",
-     PARAMS({"path", HARNESS_PATH, REQUIRED, MIN(1), .help = "The directory, e.g. /workspace"}), harness_tool_ls,
-     HARNESS_TOOL_LISTS_PATHS},
+     "List a directory of the workspace: each entry's name, type (file, dir, link or other) and size in bytes, "
+     "in byte order of the names, at most `limit` from entry `offset`; `truncated` is true when more follow "
+     "(list on with offset = next_offset).",
+     PARAMS({"path", HARNESS_PATH, REQUIRED, MIN(1), .help = "The directory, e.g. /workspace"},
+            {"limit", HARNESS_INTEGER, MIN(1), MAX(OCISBX_SEARCH_MAX_LIMIT), DEFAULT(OCISBX_BACKEND_LS_DEFAULT_LIMIT),
+             .help = "Most entries returned"},
+            {"offset", HARNESS_INTEGER, MIN(0), DEFAULT(0), .help = "Entries to skip first (paging)"}),
+     harness_tool_ls, HARNESS_TOOL_LISTS_PATHS},
     {"exec", "workspace.exec",
      "Run a shell command (sh -c) in the workspace, cwd /workspace unless `cwd` says otherwise. The command is "
      "stopped at `timeout` seconds (TERM, then KILL): it then has no exit_code and timed_out is true; split long "
      "work or run it in the background. stdout and stderr come back merged, in the order written, as `output`; "
      "long output is cut to its head and tail with a note giving the number of bytes left out (truncated is "
      "true): redirect to a file and read or search it instead. With background=true the command keeps running "
-     "and you get a job_id for the job tool. The network may be unavailable.",
+     "and you get a job_id for the job tool. With yield_ms the call waits at most that long: a command still "
+     "running then goes on as a background job and you get {job_id, running: true, output so far, truncated}; "
+     "follow it with the job tool (action wait). The network may be unavailable.",
      PARAMS({"command", HARNESS_COMMAND, REQUIRED, MIN(1), .help = "The shell command line"},
             {"timeout", HARNESS_INTEGER, MIN(1), MAX(86400), DEFAULT(OCISBX_BACKEND_DEFAULT_EXEC_TIMEOUT_MS / 1000),
              .help = "Seconds before the command is stopped"},
             {"cwd", HARNESS_PATH, MIN(1), .help = "Working directory under /workspace"},
             {"env", HARNESS_ENV, .help = "Extra environment variables, name to value"},
-            {"background", HARNESS_BOOLEAN, DEFAULT(0), .help = "Start it and return a job_id at once"}),
+            {"background", HARNESS_BOOLEAN, DEFAULT(0), .help = "Start it and return a job_id at once"},
+            {"yield_ms", HARNESS_INTEGER, MIN(1), MAX(JOB_WAIT_MAX_MS),
+             .help = "Return after this many milliseconds if still running; it then goes on as a job"}),
      harness_tool_exec, 0},
     {"job", "workspace.exec",
-     "Manage a background command started by exec with background=true. action status: whether it still runs, "
-     "its exit_code and timed_out, its duration; output: its output from byte `offset` (use next_offset for the "
-     "next call; truncated is true when more is there); kill: stop it and everything it started.",
+     "Manage a background command started by exec (background=true, or one that outlived yield_ms). action "
+     "status: whether it still runs, its exit_code and timed_out, its duration; wait: wait until it ends or "
+     "wait_ms passes, then its status and the output since the last read (running, exit_code, timed_out, "
+     "output, next_offset); output: its output from byte `offset` (use next_offset for the next call; "
+     "truncated is true when more is there); kill: stop it and everything it started.",
      PARAMS({"job_id", HARNESS_STRING, REQUIRED, MIN(1), .help = "The job_id exec returned"},
-            {"action", HARNESS_STRING, REQUIRED, CHOICES("status", "output", "kill"), .help = "What to do"},
-            {"offset", HARNESS_INTEGER, MIN(0), DEFAULT(0), .help = "For output: the byte offset to read from"}),
+            {"action", HARNESS_STRING, REQUIRED, CHOICES("status", "output", "wait", "kill"), .help = "What to do"},
+            {"offset", HARNESS_INTEGER, MIN(0), DEFAULT(0),
+             .help = "For output (and wait, when not 0): the byte offset to read from"},
+            {"wait_ms", HARNESS_INTEGER, MIN(0), MAX(JOB_WAIT_MAX_MS), DEFAULT(JOB_WAIT_DEFAULT_MS),
+             .help = "For wait: the most milliseconds to wait"}),
      harness_tool_job, 0},
     {"apply_patch", "workspace.write",
      "Change several files at once with a patch: `*** Begin Patch`, then operations, then `*** End Patch`. "

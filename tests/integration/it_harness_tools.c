@@ -194,7 +194,7 @@ static void apply_patch_is_atomic(void **state)
                      "*** Add File: at/brand-new.txt\n+new\n"
                      "*** Add File: at/plain/inner.txt\n+cannot be written: its parent is a file\n"
                      "*** End Patch\n",
-                      ANY_ERROR);
+                     ANY_ERROR);
     assert_non_null(harness_world_err_code(j));
     assert_true(has_text(j, "the patch was not applied: the files already changed were restored"));
     cJSON_Delete(j);
@@ -248,14 +248,14 @@ static void apply_patch_paths_refused(void **state)
     cJSON *j = apply(h,
                      "*** Begin Patch\n*** Update File: out/keep.txt\n@@\n-keep\n+changed\n"
                      "*** Add File: .git/config\n+[evil]\n*** End Patch\n",
-                      ANY_ERROR);
+                     ANY_ERROR);
     assert_string_equal(harness_world_err_code(j), "denied");
     assert_true(has_text(j, "read-only"));
     cJSON_Delete(j);
     j = apply(h,
               "*** Begin Patch\n*** Update File: out/keep.txt\n*** Move to: .git/hooks/pre-commit\n@@\n-keep\n+x\n"
               "*** End Patch\n",
-               ANY_ERROR);
+              ANY_ERROR);
     assert_string_equal(harness_world_err_code(j), "denied");
     cJSON_Delete(j);
     /* through a symlink: the resolved path is what the rules see */
@@ -294,7 +294,8 @@ static void apply_patch_errors(void **state)
     assert_content(w, "/workspace/er/f.txt", "alpha\nbeta\n");
     /* tolerant matching and the final newline, through the backend */
     put(w, "/workspace/er/g.txt", "x = 1   \ny = 2");
-    cJSON_Delete(apply(h, "*** Begin Patch\n*** Update File: er/g.txt\n@@\n x = 1\n-y = 2\n+y = 3\n*** End Patch\n", 0));
+    cJSON_Delete(
+        apply(h, "*** Begin Patch\n*** Update File: er/g.txt\n@@\n x = 1\n-y = 2\n+y = 3\n*** End Patch\n", 0));
     assert_content(w, "/workspace/er/g.txt", "x = 1   \ny = 3\n");
     ocisbx_harness_free(h);
 }
@@ -329,12 +330,11 @@ static void edit_several_dry_run_diff(void **state)
     j = call(h, "edit",
              "{\"path\":\"ed/m.c\",\"edits\":[{\"old_string\":\"int c\",\"new_string\":\"short c\"},"
              "{\"old_string\":\"nowhere\",\"new_string\":\"x\"},{\"old_string\":\"long\",\"new_string\":\"int\"}]}",
-              ANY_ERROR);
+             ANY_ERROR);
     assert_string_equal(harness_world_err_code(j), "no_match");
     assert_true(has_text(j, "edits[1]"));
     cJSON_Delete(j);
-    j = call(h, "edit",
-             "{\"path\":\"ed/m.c\",\"edits\":[{\"old_string\":\"int\",\"new_string\":\"x\"}]}", ANY_ERROR);
+    j = call(h, "edit", "{\"path\":\"ed/m.c\",\"edits\":[{\"old_string\":\"int\",\"new_string\":\"x\"}]}", ANY_ERROR);
     assert_string_equal(harness_world_err_code(j), "not_unique");
     assert_true(has_text(j, "edits[0]"));
     cJSON_Delete(j);
@@ -351,6 +351,9 @@ static void edit_several_dry_run_diff(void **state)
     expect_error(h, "edit",
                  "{\"path\":\"ed/m.c\",\"old_string\":\"a\",\"new_string\":\"b\",\"edits\":[{\"old_string\":\"a\","
                  "\"new_string\":\"b\"}]}",
+                 "invalid_arguments");
+    expect_error(h, "edit",
+                 "{\"path\":\"ed/m.c\",\"replace_all\":true,\"edits\":[{\"old_string\":\"a\",\"new_string\":\"b\"}]}",
                  "invalid_arguments");
     ocisbx_harness_free(h);
 }
@@ -387,12 +390,190 @@ static void write_has_a_diff(void **state)
     ocisbx_harness_free(h);
 }
 
+static const cJSON *item(const cJSON *j, const char *list, int i)
+{
+    return cJSON_GetArrayItem(cJSON_GetObjectItem(j, list), i);
+}
+
+static const char *str_of(const cJSON *o, const char *name)
+{
+    return cJSON_GetStringValue(cJSON_GetObjectItem(o, name));
+}
+
+/* The last record is of this tool and allowed. */
+static void rec_has_tool(world *w, const char *tool)
+{
+    cJSON *rec = cJSON_Parse(w->last_record);
+    assert_string_equal(str_of(rec, "tool"), tool);
+    assert_string_equal(str_of(rec, "decision"), "allow");
+    cJSON_Delete(rec);
+}
+
+static void search_modes_context_paging(void **state)
+{
+    world *w = *state;
+    ocisbx_harness *h = harness_world_harness(w, NULL);
+    put(w, "/workspace/s/a.txt", "x1\nfoo one\nx3\nfoo two\n");
+    put(w, "/workspace/s/b.txt", "foo three\n");
+    put(w, "/workspace/s/c.txt", "nothing\n");
+    cJSON *j = call(h, "search", "{\"pattern\":\"foo\",\"path\":\"s\",\"context\":1}", 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "matches")), 3);
+    const cJSON *m = item(j, "matches", 0);
+    assert_string_equal(str_of(m, "path"), "/workspace/s/a.txt");
+    assert_int_equal(cJSON_GetObjectItem(m, "line")->valueint, 2);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(cJSON_GetObjectItem(m, "before"), 0)), "x1");
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(cJSON_GetObjectItem(m, "after"), 0)), "x3");
+    m = item(j, "matches", 2); /* b.txt has one line: no context around it */
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(m, "before")), 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(m, "after")), 0);
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(j, "truncated")));
+    cJSON_Delete(j);
+    j = call(h, "search", "{\"pattern\":\"foo\",\"path\":\"s\"}", 0);
+    assert_null(cJSON_GetObjectItem(item(j, "matches", 0), "before")); /* no context asked: as before */
+    cJSON_Delete(j);
+    j = call(h, "search", "{\"pattern\":\"foo\",\"path\":\"s\",\"output_mode\":\"files_with_matches\"}", 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "files")), 2);
+    assert_string_equal(cJSON_GetStringValue(item(j, "files", 1)), "/workspace/s/b.txt");
+    assert_null(cJSON_GetObjectItem(j, "matches"));
+    cJSON_Delete(j);
+    j = call(h, "search", "{\"pattern\":\"foo\",\"path\":\"s\",\"output_mode\":\"count\"}", 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "counts")), 2);
+    assert_string_equal(str_of(item(j, "counts", 0), "path"), "/workspace/s/a.txt");
+    assert_int_equal(cJSON_GetObjectItem(item(j, "counts", 0), "count")->valueint, 2);
+    assert_int_equal(cJSON_GetObjectItem(item(j, "counts", 1), "count")->valueint, 1);
+    cJSON_Delete(j);
+    /* paging: head_limit and offset; max_results is head_limit's synonym */
+    j = call(h, "search", "{\"pattern\":\"foo\",\"path\":\"s\",\"head_limit\":2}", 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "matches")), 2);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "truncated")));
+    assert_int_equal(cJSON_GetObjectItem(j, "next_offset")->valueint, 2);
+    cJSON_Delete(j);
+    j = call(h, "search", "{\"pattern\":\"foo\",\"path\":\"s\",\"head_limit\":2,\"offset\":2}", 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "matches")), 1);
+    assert_string_equal(str_of(item(j, "matches", 0), "text"), "foo three");
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(j, "truncated")));
+    cJSON_Delete(j);
+    j = call(h, "search", "{\"pattern\":\"foo\",\"path\":\"s\",\"max_results\":1}", 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "matches")), 1);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "truncated")));
+    cJSON_Delete(j);
+    j = call(h, "search",
+             "{\"pattern\":\"foo\",\"path\":\"s\",\"output_mode\":\"files_with_matches\",\"head_limit\":1}", 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "files")), 1);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "truncated")));
+    cJSON_Delete(j);
+    j = call(h, "search", "{\"pattern\":\"foo\",\"path\":\"s\",\"offset\":10}", 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "matches")), 0);
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(j, "truncated")));
+    cJSON_Delete(j);
+    expect_error(h, "search", "{\"pattern\":\"foo\",\"output_mode\":\"lines\"}", "invalid_arguments");
+    ocisbx_harness_free(h);
+}
+
+static void ls_paging(void **state)
+{
+    world *w = *state;
+    ocisbx_harness *h = harness_world_harness(w, NULL);
+    for (int i = 0; i < 5; i++) {
+        char p[64];
+        snprintf(p, sizeof p, "/workspace/l/f%d", i);
+        put(w, p, "x");
+    }
+    cJSON *j = call(h, "ls", "{\"path\":\"l\",\"limit\":2}", 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "entries")), 2);
+    assert_string_equal(str_of(item(j, "entries", 1), "name"), "f1");
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "truncated")));
+    assert_int_equal(cJSON_GetObjectItem(j, "next_offset")->valueint, 2);
+    cJSON_Delete(j);
+    j = call(h, "ls", "{\"path\":\"l\",\"limit\":2,\"offset\":4}", 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "entries")), 1);
+    assert_string_equal(str_of(item(j, "entries", 0), "name"), "f4");
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(j, "truncated")));
+    cJSON_Delete(j);
+    j = call(h, "ls", "{\"path\":\"l\"}", 0);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "entries")), 5);
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(j, "truncated")));
+    cJSON_Delete(j);
+    ocisbx_harness_free(h);
+}
+
+/* exec with yield_ms: a quick command as before; a long one comes back as
+ * a job whose output job wait continues from where the yield left off. */
+static void exec_yields_job_waits(void **state)
+{
+    world *w = *state;
+    ocisbx_harness *h = harness_world_harness(w, NULL);
+    cJSON *j = call(h, "exec", "{\"command\":\"echo quick\",\"yield_ms\":60000}", 0);
+    assert_int_equal(cJSON_GetObjectItem(j, "exit_code")->valueint, 0);
+    assert_string_equal(str_of(j, "output"), "quick\n");
+    assert_null(cJSON_GetObjectItem(j, "job_id"));
+    cJSON_Delete(j);
+    j = call(h, "exec",
+             "{\"command\":\"echo early; while [ ! -e yw/go ]; do sleep 0.1; done; echo late\",\"yield_ms\":1000}",
+             0);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "running")));
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(j, "truncated")));
+    assert_null(cJSON_GetObjectItem(j, "exit_code"));
+    char job[64], seen[256];
+    snprintf(job, sizeof job, "%s", str_of(j, "job_id"));
+    snprintf(seen, sizeof seen, "%s", str_of(j, "output"));
+    assert_int_equal(strncmp(seen, "early\n", strlen(seen)), 0); /* what it wrote so far */
+    cJSON_Delete(j);
+    rec_has_tool(w, "exec");
+    char args[256];
+    snprintf(args, sizeof args, "{\"job_id\":\"%s\",\"action\":\"wait\",\"wait_ms\":100}", job);
+    j = call(h, "job", args, 0);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "running")));
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(j, "exit_code")));
+    strncat(seen, str_of(j, "output"), sizeof seen - strlen(seen) - 1);
+    cJSON_Delete(j);
+    put(w, "/workspace/yw/go", "");
+    snprintf(args, sizeof args, "{\"job_id\":\"%s\",\"action\":\"wait\",\"wait_ms\":120000}", job);
+    j = call(h, "job", args, 0);
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(j, "running")));
+    assert_int_equal(cJSON_GetObjectItem(j, "exit_code")->valueint, 0);
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(j, "timed_out")));
+    strncat(seen, str_of(j, "output"), sizeof seen - strlen(seen) - 1);
+    assert_string_equal(seen, "early\nlate\n"); /* each byte once, in order */
+    assert_int_equal(cJSON_GetObjectItem(j, "next_offset")->valueint, 11);
+    cJSON_Delete(j);
+    /* output with an offset as before */
+    snprintf(args, sizeof args, "{\"job_id\":\"%s\",\"action\":\"output\",\"offset\":6}", job);
+    j = call(h, "job", args, 0);
+    assert_string_equal(str_of(j, "output"), "late\n");
+    cJSON_Delete(j);
+    ocisbx_harness_free(h);
+}
+
+/* The prompt fragment names the new tool and parameters (from the rows). */
+static void prompt_names_them(void **state)
+{
+    world *w = *state;
+    ocisbx_harness *h = harness_world_harness(w, NULL);
+    char *p = NULL;
+    assert_int_equal(ocisbx_harness_prompt(h, &p), 0);
+    static const char *const want[] = {"- apply_patch (workspace.write): ",
+                                       "*** Begin Patch",
+                                       "yield_ms",
+                                       "output_mode",
+                                       "head_limit",
+                                       "dry_run",
+                                       "action wait"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (!strstr(p, want[i]))
+            fail_msg("the prompt lacks \"%s\"", want[i]);
+    ocisbx_free(p);
+    ocisbx_harness_free(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest t[] = {
-        cmocka_unit_test(apply_patch_every_action),  cmocka_unit_test(apply_patch_is_atomic),
-        cmocka_unit_test(apply_patch_paths_refused), cmocka_unit_test(apply_patch_errors),
-        cmocka_unit_test(edit_several_dry_run_diff), cmocka_unit_test(write_has_a_diff),
+        cmocka_unit_test(apply_patch_every_action),    cmocka_unit_test(apply_patch_is_atomic),
+        cmocka_unit_test(apply_patch_paths_refused),   cmocka_unit_test(apply_patch_errors),
+        cmocka_unit_test(edit_several_dry_run_diff),   cmocka_unit_test(write_has_a_diff),
+        cmocka_unit_test(search_modes_context_paging), cmocka_unit_test(ls_paging),
+        cmocka_unit_test(exec_yields_job_waits),       cmocka_unit_test(prompt_names_them),
     };
     int rc = cmocka_run_group_tests_name("local", t, harness_world_setup_local, harness_world_teardown);
     rc |= cmocka_run_group_tests_name("oci", t, harness_world_setup_oci, harness_world_teardown);

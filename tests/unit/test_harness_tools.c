@@ -116,7 +116,8 @@ static void bad_arguments(void **state)
     check_bad("read", "{\"path\":\"a\",\"path\":\"b\"}", "given twice");
     check_bad("edit", "{\"path\":\"a\",\"old_string\":\"x\",\"new_string\":\"y\",\"replace_all\":1}",
               "must be true or false");
-    check_bad("job", "{\"job_id\":\"j\",\"action\":\"stop\"}", "must be one of status, output, kill, not \"stop\"");
+    check_bad("job", "{\"job_id\":\"j\",\"action\":\"stop\"}",
+              "must be one of status, output, wait, kill, not \"stop\"");
     check_bad("exec", "{\"command\":\"ls\",\"env\":{\"A\":1}}", "the value of \"A\" must be a string");
     check_bad("exec", "{\"command\":\"ls\",\"env\":{\"A B\":\"1\"}}", "not a valid variable name");
     check_bad("exec", "{\"command\":\"ls\",\"env\":[]}", "must be an object");
@@ -152,7 +153,7 @@ static void defaults_come_from_the_backend(void **state)
     } cases[] = {
         {"exec", "timeout", OCISBX_BACKEND_DEFAULT_EXEC_TIMEOUT_MS / 1000},
         {"read", "limit", OCISBX_BACKEND_READ_LIMIT},
-        {"search", "max_results", OCISBX_BACKEND_DEFAULT_SEARCH_RESULTS},
+        {"search", "head_limit", OCISBX_BACKEND_DEFAULT_SEARCH_RESULTS},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const harness_tool *t = harness_tool_find(cases[i].tool);
@@ -271,6 +272,28 @@ static void issue18_rows_in_every_format(void **state)
         assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(items, "required")), 2);
         assert_true(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(props, "dry_run"), "default")));
         assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(s, "required")), 1); /* path only */
+        props = cJSON_GetObjectItem(schema_in(l, f, "search"), "properties");
+        const cJSON *mode = cJSON_GetObjectItem(props, "output_mode");
+        assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(mode, "enum")), 3);
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(mode, "default")), "content");
+        assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(props, "context"), "maximum")->valueint,
+                         OCISBX_SEARCH_MAX_CONTEXT);
+        assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(props, "head_limit"), "maximum")->valueint,
+                         OCISBX_SEARCH_MAX_LIMIT);
+        assert_non_null(cJSON_GetObjectItem(props, "offset"));
+        assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(props, "max_results"), "default"));
+        props = cJSON_GetObjectItem(schema_in(l, f, "ls"), "properties");
+        assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(props, "limit"), "default")->valueint,
+                         OCISBX_BACKEND_LS_DEFAULT_LIMIT);
+        assert_non_null(cJSON_GetObjectItem(props, "offset"));
+        props = cJSON_GetObjectItem(schema_in(l, f, "exec"), "properties");
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(props, "yield_ms"), "type")),
+                            "integer");
+        props = cJSON_GetObjectItem(schema_in(l, f, "job"), "properties");
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(
+                                cJSON_GetObjectItem(cJSON_GetObjectItem(props, "action"), "enum"), 2)),
+                            "wait");
+        assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(props, "wait_ms"), "default"));
         cJSON_Delete(l);
     }
     cJSON *a = NULL;
@@ -279,6 +302,13 @@ static void issue18_rows_in_every_format(void **state)
     assert_int_equal(harness_args_check(harness_tool_find("edit"), ok, strlen(ok), &a, msg, sizeof msg), 0);
     cJSON_Delete(a);
     check_bad("apply_patch", "{}", "missing required argument \"patch\"");
+    check_bad("search", "{\"pattern\":\"x\",\"output_mode\":\"lines\"}",
+              "must be one of content, files_with_matches, count");
+    check_bad("search", "{\"pattern\":\"x\",\"context\":101}", "argument \"context\"");
+    check_bad("search", "{\"pattern\":\"x\",\"offset\":-1}", "argument \"offset\" must be at least 0");
+    check_bad("ls", "{\"path\":\"a\",\"limit\":0}", "argument \"limit\" must be from 1 to 100000, not 0");
+    check_bad("exec", "{\"command\":\"ls\",\"yield_ms\":0}", "argument \"yield_ms\" must be from 1 to 600000, not 0");
+    check_bad("job", "{\"job_id\":\"j\",\"action\":\"wait\",\"wait_ms\":600001}", "argument \"wait_ms\"");
     check_bad("edit", "{\"path\":\"a\",\"edits\":[{\"old_string\":\"x\"}]}",
               "missing required argument \"edits[0].new_string\"");
 }
