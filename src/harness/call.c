@@ -31,7 +31,7 @@ static int normalise(harness_call *c, const char *in, char **out)
 static int resolve(harness_call *c)
 {
     ocisbx_policy *p = c->h->policy;
-    if (!c->path || !p || !harness_policy_has_path_rules(p))
+    if (!c->path || c->resolved || !p || !harness_policy_has_path_rules(p))
         return 0;
     char *r = NULL;
     int rc = ocisbx_backend_resolve_path(c->h->b, c->path, &r);
@@ -59,6 +59,9 @@ static int prepare(harness_call *c, const char *args_json)
         if (p->type == HARNESS_PATH && (v || p->implied)) {
             char **to = !strcmp(p->name, "cwd") ? &c->cwd : &c->path;
             if ((rc = normalise(c, v ? v : p->implied, to)))
+                return rc;
+        } else if (p->type == HARNESS_PATCH && v) {
+            if ((rc = call_patch_paths(c, v)))
                 return rc;
         } else if (p->type == HARNESS_COMMAND && !c->command) {
             c->command = v;
@@ -94,6 +97,11 @@ static void fill_record(harness_call *c, const char *decision, const char *reaso
         c->ev_resolved = call_redact(h, c->resolved, strlen(c->resolved), NULL);
     e->path = c->ev_path;
     e->resolved_path = c->ev_resolved;
+    if (c->n_paths && !c->ev_paths && (c->ev_paths = calloc(c->n_paths, sizeof *c->ev_paths)))
+        for (size_t i = 0; i < c->n_paths; i++)
+            c->ev_paths[i] = call_redact(h, c->paths[i].path, strlen(c->paths[i].path), NULL);
+    e->paths = (const char *const *)c->ev_paths;
+    e->n_paths = c->ev_paths ? c->n_paths : 0;
     e->output_sha256 = c->ev_out_sha;
     e->sha256_before = c->ev_before;
     e->sha256_after = c->ev_after;
@@ -179,6 +187,7 @@ static void call_free(harness_call *c)
     free(c->ev_before);
     free(c->ev_after);
     free(c->ev_cmd_id);
+    call_paths_free(c);
 }
 
 /* The gate decides; the record is made ready (nothing runs when it

@@ -13,8 +13,18 @@
 
 #include "harness/evidence.h"
 #include "harness/harness_int.h"
+#include "harness/patch.h"
 #include "harness/tools.h"
+#include "ocisbx/backend.h"
 #include "util/internal.h"
+
+/* A file path a call names inside an argument (apply_patch's patch): as
+ * written, normalised, resolved (when the policy has path rules). */
+typedef struct call_path {
+    const char *given; /* points into the parsed patch */
+    char *path;
+    char *resolved;
+} call_path;
 
 typedef struct harness_call {
     ocisbx_harness *h;
@@ -27,6 +37,10 @@ typedef struct harness_call {
     size_t denied_paths;      /* listed paths left out by the path rules */
     const char *command;      /* the command argument (in args), or NULL */
     ocisbx_env_list call_env; /* the env argument (not secret) */
+    patch *patch;             /* apply_patch: the parsed patch argument */
+    call_path *paths;         /* apply_patch: every path and Move target, in order (each once) */
+    size_t n_paths;
+    char **ev_paths; /* their normalised forms, redacted, for the record */
     cJSON *result;
     const char *err_code;
     char err_msg[1024];
@@ -75,6 +89,24 @@ void call_set_hex(char **dst, const char *hex);
 /* What the model got (len bytes): returned_bytes and returned_sha256. */
 void call_returned(harness_call *c, const char *data, size_t len);
 
+/* ---- apply_patch's paths (tool_patch.c) ---- */
+/* Parses the patch argument (invalid_patch with its line) and takes its
+ * paths before the gate: each normalised (outside_workspace) and, when the
+ * policy has path rules, resolved; c->path and c->resolved become the
+ * first one's, c->paths all of them. */
+int call_patch_paths(harness_call *c, const char *text);
+void call_paths_free(harness_call *c);
+
+/* ---- reading and diffs (tool_patch.c) ---- */
+/* A whole file into *data (malloc'd, NUL-terminated, *len bytes): at most
+ * max bytes (more: OCISBX_ETOOLARGE), else the backend's codes. */
+int call_read_file(harness_call *c, const char *path, size_t max, char **data, size_t *len);
+/* The diff's header name of a /workspace path: prefix + the path below
+ * /workspace (free()). */
+char *call_diff_label(const char *prefix, const char *path);
+/* The most bytes of a result's diff (its note included). */
+#define CALL_DIFF_MAX OCISBX_BACKEND_DEFAULT_MAX_DIFF_BYTES
+
 /* ---- the gate (gate.c) ---- */
 /* The decision of the ready policies, the policy file and the gate
  * callback (the strictest wins); *reason (free()) the deciding one's. */
@@ -100,5 +132,6 @@ int harness_tool_glob(harness_call *c);
 int harness_tool_ls(harness_call *c);
 int harness_tool_exec(harness_call *c);
 int harness_tool_job(harness_call *c);
+int harness_tool_apply_patch(harness_call *c);
 
 #endif

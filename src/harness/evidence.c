@@ -51,6 +51,18 @@ static bool add_bool(cJSON *o, const char *name, int v)
     return (v < 0 ? cJSON_AddNullToObject(o, name) : cJSON_AddBoolToObject(o, name, v)) != NULL;
 }
 
+/* The paths an apply_patch names, or null. */
+static bool add_paths(cJSON *o, const evidence_fields *f)
+{
+    if (!f->n_paths)
+        return cJSON_AddNullToObject(o, "paths") != NULL;
+    cJSON *a = cJSON_AddArrayToObject(o, "paths");
+    bool ok = a != NULL;
+    for (size_t i = 0; ok && i < f->n_paths; i++)
+        ok = add_str(a, "", f->paths[i] ? f->paths[i] : "");
+    return ok;
+}
+
 int evidence_line(const evidence_fields *f, const char *prev_hex, char **line)
 {
     *line = NULL;
@@ -58,9 +70,9 @@ int evidence_line(const evidence_fields *f, const char *prev_hex, char **line)
     bool ok =
         o && add_str(o, "tool", f->tool) && add_str(o, "label", f->label) && add_str(o, "decision", f->decision) &&
         add_str(o, "reason", f->reason) && add_str(o, "command", f->command) && add_str(o, "path", f->path) &&
-        add_str(o, "resolved_path", f->resolved_path) && add_int(o, "exit_code", f->has_exit_code, f->exit_code) &&
-        add_bool(o, "timed_out", f->timed_out) && add_bool(o, "truncated", f->truncated) &&
-        add_int(o, "duration_ms", f->duration_ms >= 0, f->duration_ms) &&
+        add_str(o, "resolved_path", f->resolved_path) && add_paths(o, f) &&
+        add_int(o, "exit_code", f->has_exit_code, f->exit_code) && add_bool(o, "timed_out", f->timed_out) &&
+        add_bool(o, "truncated", f->truncated) && add_int(o, "duration_ms", f->duration_ms >= 0, f->duration_ms) &&
         add_int(o, "output_bytes", f->output_bytes >= 0, f->output_bytes) &&
         add_str(o, "output_sha256", f->output_sha256) &&
         add_int(o, "returned_bytes", f->returned_bytes >= 0, f->returned_bytes) &&

@@ -15,6 +15,8 @@ typedef struct evidence_fields {
     const char *command;       /* exec; secret values already redacted */
     const char *path;          /* file tools: the path as given (normalised) */
     const char *resolved_path; /* its symlinks resolved, when the gate decided on it */
+    const char *const *paths;  /* apply_patch: every file it names (normalised); n_paths 0: null */
+    size_t n_paths;
     bool has_exit_code;
     int exit_code;
     int timed_out, truncated;             /* 0/1, or -1: null */

@@ -13,17 +13,33 @@ static int rank(int d)
     return d == OCISBX_GATE_DENY ? 2 : d == OCISBX_GATE_HOLD ? 1 : 0;
 }
 
-/* The policy file's decision: on the given path and on the resolved one,
- * the strictest (a symlink does not walk around a rule, nor does a rule on
- * the link's own name stop applying). */
-static int policy_step(harness_call *c, int *d, const char **why)
+/* The policy file's decision on one path: on the given path and on the
+ * resolved one, the strictest (a symlink does not walk around a rule, nor
+ * does a rule on the link's own name stop applying). */
+static int policy_on(harness_call *c, const char *path, const char *resolved, const char **why)
 {
     ocisbx_harness *h = c->h;
     const char *tool = c->tool->name, *label = c->tool->label;
-    int p = ocisbx_policy_decide(h->policy, tool, label, c->command, c->path, why);
-    if (p >= 0 && c->resolved && strcmp(c->resolved, c->path ? c->path : "")) {
+    int p = ocisbx_policy_decide(h->policy, tool, label, c->command, path, why);
+    if (p >= 0 && resolved && strcmp(resolved, path ? path : "")) {
         const char *why2 = NULL;
-        int p2 = ocisbx_policy_decide(h->policy, tool, label, c->command, c->resolved, &why2);
+        int p2 = ocisbx_policy_decide(h->policy, tool, label, c->command, resolved, &why2);
+        if (p2 < 0 || rank(p2) > rank(p)) {
+            p = p2;
+            *why = why2;
+        }
+    }
+    return p;
+}
+
+/* The policy file's decision: on the call's path, and on every further
+ * path it names (apply_patch's files), the strictest. */
+static int policy_step(harness_call *c, int *d, const char **why)
+{
+    int p = policy_on(c, c->path, c->resolved, why);
+    for (size_t i = 1; p >= 0 && i < c->n_paths; i++) {
+        const char *why2 = NULL;
+        int p2 = policy_on(c, c->paths[i].path, c->paths[i].resolved, &why2);
         if (p2 < 0 || rank(p2) > rank(p)) {
             p = p2;
             *why = why2;

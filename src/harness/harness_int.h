@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "harness/evidence.h"
 #include "ocisbx/harness.h"
@@ -20,6 +21,14 @@ typedef struct label_list {
     size_t n;
 } label_list;
 
+/* Where the next read of a job's output starts (job wait reads on from
+ * the last output or wait of that job). */
+#define HARNESS_JOB_READS 32
+typedef struct job_read {
+    char id[48];
+    uint64_t next;
+} job_read;
+
 struct ocisbx_harness {
     ocisbx_backend *b;
     ocisbx_env_list env;
@@ -34,6 +43,8 @@ struct ocisbx_harness {
     ocisbx_evidence_fn on_record;
     void *record_ud;
     bool warned; /* the host-shell warning, once */
+    job_read job_reads[HARNESS_JOB_READS];
+    unsigned job_reads_slot; /* the slot a job not yet remembered takes (round robin) */
 };
 
 struct ocisbx_gate_reply {

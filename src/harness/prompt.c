@@ -65,7 +65,10 @@ int ocisbx_harness_prompt(const ocisbx_harness *h, char **out)
                        "\nCommands (exec) run with sh -c, stdout and stderr merged in the order written. Output "
                        "above %zu bytes is cut to its head and tail with a note giving the number of bytes left out. "
                        "A command is stopped at its timeout (%lld seconds unless you give one): it then has no "
-                       "exit_code and timed_out is true. Use background=true and the job tool for long work.\n"
+                       "exit_code and timed_out is true. For long work give yield_ms (the call comes back after that "
+                       "long and the command goes on as a job) or background=true, then use the job tool (action "
+                       "wait). To change files, prefer edit (several edits at once with edits) or apply_patch (many "
+                       "files at once); each change comes back as a diff.\n"
                        "Some calls need a person's approval or are denied by policy: a denied call returns the "
                        "error denied with the reason; do not retry it unchanged.\n",
                        ocisbx_backend_max_output_bytes(h->b), exec_timeout_default());

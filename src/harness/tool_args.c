@@ -34,7 +34,7 @@ static bool fail(const checker *k, const char *fmt, ...)
 
 static bool is_string_type(harness_type t)
 {
-    return t == HARNESS_STRING || t == HARNESS_PATH || t == HARNESS_COMMAND;
+    return t == HARNESS_STRING || t == HARNESS_PATH || t == HARNESS_COMMAND || t == HARNESS_PATCH;
 }
 
 static bool check_params(const checker *k, const harness_param *params, const cJSON *a, const char *prefix);

@@ -117,7 +117,7 @@ static const char *type_name(harness_type t)
 /* The names of the bounds of a type. */
 static void bound_names(harness_type t, const char **min, const char **max)
 {
-    bool str = t == HARNESS_STRING || t == HARNESS_PATH || t == HARNESS_COMMAND;
+    bool str = t == HARNESS_STRING || t == HARNESS_PATH || t == HARNESS_COMMAND || t == HARNESS_PATCH;
     *min = str ? "minLength" : t == HARNESS_LIST ? "minItems" : "minimum";
     *max = str ? "maxLength" : t == HARNESS_LIST ? "maxItems" : "maximum";
 }

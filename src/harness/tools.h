@@ -28,6 +28,8 @@ typedef enum harness_type {
     HARNESS_INTEGER, /* "integer" (an exact integer: |v| <= 2^53) */
     HARNESS_BOOLEAN, /* "boolean" */
     HARNESS_ENV,     /* "object" of variable names (shell names) to string values */
+    HARNESS_PATCH,   /* "string": a patch (apply_patch) whose file paths are normalised, resolved and decided
+                      * by the gate as a path argument is (call.c) */
     HARNESS_LIST     /* "array" of objects, each described by items */
 } harness_type;
 

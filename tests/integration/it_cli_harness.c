@@ -170,7 +170,8 @@ static int teardown(void **state)
 static void tools_formats(void **state)
 {
     (void)state;
-    static const char *const names[] = {"read", "write", "edit", "search", "glob", "ls", "exec", "job"};
+    static const char *const names[] = {"read", "write", "edit", "search",     "glob",
+                                        "ls",   "exec",  "job",  "apply_patch"};
     static const char *const formats[] = {NULL, "openai", "anthropic"};
     for (size_t f = 0; f < 3; f++) {
         cli_result r;
@@ -181,8 +182,8 @@ static void tools_formats(void **state)
         expect_status(&r, 0, formats[f] ? formats[f] : "ours");
         cJSON *j = cJSON_Parse(r.out);
         assert_true(cJSON_IsArray(j));
-        assert_int_equal(cJSON_GetArraySize(j), 8);
-        for (int i = 0; i < 8; i++) {
+        assert_int_equal(cJSON_GetArraySize(j), 9);
+        for (int i = 0; i < 9; i++) {
             const cJSON *t = cJSON_GetArrayItem(j, i), *fn = t;
             if (f == 1) {
                 assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(t, "type")), "function");
@@ -675,6 +676,68 @@ static void torn_evidence_refuses(void **state)
         fail_msg("the command ran although its record could not be written");
     unlink(evidence);
 }
+/* Issue 18 through the CLI: apply_patch (atomic), edit with several edits,
+ * search output modes, and an exec that yields to a job that a later
+ * process waits for (the CLI detaches its jobs). */
+static void patch_edits_yield(void **state)
+{
+    world *w = *state;
+    cli_result r;
+    CALL(w, &r, "apply_patch",
+         "{\"patch\": \"*** Begin Patch\\n*** Add File: cp/a.txt\\n+alpha\\n*** Add File: cp/b.txt\\n+beta\\n"
+         "*** End Patch\\n\"}");
+    expect_status(&r, 0, "apply_patch");
+    cJSON *j = result(&r);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "files")), 2);
+    assert_non_null(strstr(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "diff")), "+++ b/cp/b.txt"));
+    cJSON_Delete(j);
+    cli_result_free(&r);
+    CALL(w, &r, "apply_patch",
+         "{\"patch\": \"*** Begin Patch\\n*** Update File: cp/a.txt\\n@@\\n-alpha\\n+ALPHA\\n"
+         "*** Update File: cp/b.txt\\n@@\\n-gamma\\n+x\\n*** End Patch\\n\"}");
+    expect_status(&r, 1, "apply_patch that does not match");
+    j = result(&r);
+    assert_string_equal(error_code(j), "no_match");
+    cJSON_Delete(j);
+    cli_result_free(&r);
+    char *bytes = ws_file(w, "cp/a.txt");
+    assert_string_equal(bytes, "alpha\n");
+    free(bytes);
+    CALL(w, &r, "edit",
+         "{\"path\": \"cp/a.txt\", \"edits\": [{\"old_string\": \"alpha\", \"new_string\": \"al\"}, "
+         "{\"old_string\": \"al\\n\", \"new_string\": \"al!\\n\"}]}");
+    expect_status(&r, 0, "edit with edits");
+    cli_result_free(&r);
+    bytes = ws_file(w, "cp/a.txt");
+    assert_string_equal(bytes, "al!\n");
+    free(bytes);
+    CALL(w, &r, "search", "{\"pattern\": \"a\", \"path\": \"cp\", \"output_mode\": \"files_with_matches\"}");
+    expect_status(&r, 0, "search files_with_matches");
+    j = result(&r);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(j, "files")), 2);
+    cJSON_Delete(j);
+    cli_result_free(&r);
+    CALL(w, &r, "exec", "{\"command\": \"while [ ! -e cp/go ]; do sleep 0.1; done; echo late\", \"yield_ms\": 500}");
+    expect_status(&r, 0, "exec that yields");
+    j = result(&r);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "running")));
+    char args[256];
+    snprintf(args, sizeof args, "{\"job_id\": \"%s\", \"action\": \"wait\", \"wait_ms\": 120000}",
+             cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "job_id")));
+    cJSON_Delete(j);
+    cli_result_free(&r);
+    CALL(w, &r, "write", "{\"path\": \"cp/go\", \"content\": \"\"}");
+    expect_status(&r, 0, "write go");
+    cli_result_free(&r);
+    CALL(w, &r, "job", args);
+    expect_status(&r, 0, "job wait");
+    j = result(&r);
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(j, "running")));
+    assert_int_equal(cJSON_GetObjectItemCaseSensitive(j, "exit_code")->valueint, 0);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "output")), "late\n");
+    cJSON_Delete(j);
+    cli_result_free(&r);
+}
 
 int main(void)
 {
@@ -692,6 +755,7 @@ int main(void)
         cmocka_unit_test(secret_and_evidence),
         cmocka_unit_test(torn_evidence_refuses),
         cmocka_unit_test(secret_in_a_path),
+        cmocka_unit_test(patch_edits_yield),
     };
     int rc = cmocka_run_group_tests_name("harness CLI", plain, NULL, NULL);
     rc |= cmocka_run_group_tests_name("harness CLI, local directory", tests, setup_local, teardown);

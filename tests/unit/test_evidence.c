@@ -19,10 +19,10 @@
 #include "ocisbx/harness.h"
 
 static const char *const FIELDS[] = {
-    "tool",           "label",           "decision",      "reason",       "command",      "path",
-    "exit_code",      "timed_out",       "truncated",     "duration_ms",  "output_bytes", "output_sha256",
-    "returned_bytes", "returned_sha256", "sha256_before", "sha256_after", "backend",      "sandbox_id",
-    "command_id",     "started_at",      "prev_sha256",   "resolved_path"};
+    "tool",           "label",           "decision",      "reason",        "command",      "path",
+    "exit_code",      "timed_out",       "truncated",     "duration_ms",   "output_bytes", "output_sha256",
+    "returned_bytes", "returned_sha256", "sha256_before", "sha256_after",  "backend",      "sandbox_id",
+    "command_id",     "started_at",      "prev_sha256",   "resolved_path", "paths"};
 #define NFIELDS (sizeof FIELDS / sizeof FIELDS[0])
 
 typedef struct fx {

@@ -19,10 +19,11 @@
 static void table_is_complete(void **state)
 {
     (void)state;
-    static const char *const want[][2] = {{"read", OCISBX_LABEL_READ},  {"write", OCISBX_LABEL_WRITE},
-                                          {"edit", OCISBX_LABEL_WRITE}, {"search", OCISBX_LABEL_READ},
-                                          {"glob", OCISBX_LABEL_READ},  {"ls", OCISBX_LABEL_READ},
-                                          {"exec", OCISBX_LABEL_EXEC},  {"job", OCISBX_LABEL_EXEC}};
+    static const char *const want[][2] = {{"read", OCISBX_LABEL_READ},        {"write", OCISBX_LABEL_WRITE},
+                                          {"edit", OCISBX_LABEL_WRITE},       {"search", OCISBX_LABEL_READ},
+                                          {"glob", OCISBX_LABEL_READ},        {"ls", OCISBX_LABEL_READ},
+                                          {"exec", OCISBX_LABEL_EXEC},        {"job", OCISBX_LABEL_EXEC},
+                                          {"apply_patch", OCISBX_LABEL_WRITE}};
     size_t n;
     const harness_tool *t = harness_tools(&n);
     assert_int_equal(n, sizeof want / sizeof want[0]);
@@ -115,7 +116,8 @@ static void bad_arguments(void **state)
     check_bad("read", "{\"path\":\"a\",\"path\":\"b\"}", "given twice");
     check_bad("edit", "{\"path\":\"a\",\"old_string\":\"x\",\"new_string\":\"y\",\"replace_all\":1}",
               "must be true or false");
-    check_bad("job", "{\"job_id\":\"j\",\"action\":\"stop\"}", "must be one of status, output, kill, not \"stop\"");
+    check_bad("job", "{\"job_id\":\"j\",\"action\":\"stop\"}",
+              "must be one of status, output, wait, kill, not \"stop\"");
     check_bad("exec", "{\"command\":\"ls\",\"env\":{\"A\":1}}", "the value of \"A\" must be a string");
     check_bad("exec", "{\"command\":\"ls\",\"env\":{\"A B\":\"1\"}}", "not a valid variable name");
     check_bad("exec", "{\"command\":\"ls\",\"env\":[]}", "must be an object");
@@ -151,7 +153,7 @@ static void defaults_come_from_the_backend(void **state)
     } cases[] = {
         {"exec", "timeout", OCISBX_BACKEND_DEFAULT_EXEC_TIMEOUT_MS / 1000},
         {"read", "limit", OCISBX_BACKEND_READ_LIMIT},
-        {"search", "max_results", OCISBX_BACKEND_DEFAULT_SEARCH_RESULTS},
+        {"search", "head_limit", OCISBX_BACKEND_DEFAULT_SEARCH_RESULTS},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const harness_tool *t = harness_tool_find(cases[i].tool);
@@ -231,6 +233,84 @@ static void list_parameters(void **state)
     assert_int_equal(harness_args_check(&LIST_TOOL, ok, strlen(ok), &a, msg, sizeof msg), 0);
     assert_string_equal(cJSON_GetObjectItem(a, "mode")->valuestring, "apply");
     cJSON_Delete(a);
+}
+
+/* The property of a tool's schema in the given format's list. */
+static cJSON *schema_in(cJSON *list, int format, const char *tool)
+{
+    cJSON *t;
+    cJSON_ArrayForEach(t, list)
+    {
+        cJSON *fn = format == HARNESS_FORMAT_OPENAI ? cJSON_GetObjectItem(t, "function") : t;
+        if (!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(fn, "name")), tool))
+            return cJSON_GetObjectItem(fn, format == HARNESS_FORMAT_ANTHROPIC ? "input_schema" : "parameters");
+    }
+    fail_msg("%s is not in format %d", tool, format);
+    return NULL;
+}
+
+/* Issue 18's tools and parameters are in every format, generated from the
+ * rows: apply_patch {patch}, edit's edits (items), dry_run. */
+static void issue18_rows_in_every_format(void **state)
+{
+    (void)state;
+    for (int f = 0; f < 3; f++) {
+        char *text = NULL;
+        assert_int_equal(harness_tools_json(f, &text), 0);
+        cJSON *l = cJSON_Parse(text);
+        free(text);
+        cJSON *s = schema_in(l, f, "apply_patch");
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(cJSON_GetObjectItem(s, "required"), 0)), "patch");
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(
+                                cJSON_GetObjectItem(cJSON_GetObjectItem(s, "properties"), "patch"), "type")),
+                            "string");
+        s = schema_in(l, f, "edit");
+        const cJSON *props = cJSON_GetObjectItem(s, "properties");
+        const cJSON *items = cJSON_GetObjectItem(cJSON_GetObjectItem(props, "edits"), "items");
+        assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(items, "properties"), "old_string"));
+        assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(items, "properties"), "replace_all"));
+        assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(items, "required")), 2);
+        assert_true(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(props, "dry_run"), "default")));
+        assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(s, "required")), 1); /* path only */
+        props = cJSON_GetObjectItem(schema_in(l, f, "search"), "properties");
+        const cJSON *mode = cJSON_GetObjectItem(props, "output_mode");
+        assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(mode, "enum")), 3);
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(mode, "default")), "content");
+        assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(props, "context"), "maximum")->valueint,
+                         OCISBX_SEARCH_MAX_CONTEXT);
+        assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(props, "head_limit"), "maximum")->valueint,
+                         OCISBX_SEARCH_MAX_LIMIT);
+        assert_non_null(cJSON_GetObjectItem(props, "offset"));
+        assert_null(cJSON_GetObjectItem(cJSON_GetObjectItem(props, "max_results"), "default"));
+        props = cJSON_GetObjectItem(schema_in(l, f, "ls"), "properties");
+        assert_int_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(props, "limit"), "default")->valueint,
+                         OCISBX_BACKEND_LS_DEFAULT_LIMIT);
+        assert_non_null(cJSON_GetObjectItem(props, "offset"));
+        props = cJSON_GetObjectItem(schema_in(l, f, "exec"), "properties");
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(props, "yield_ms"), "type")),
+                            "integer");
+        props = cJSON_GetObjectItem(schema_in(l, f, "job"), "properties");
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(
+                                cJSON_GetObjectItem(cJSON_GetObjectItem(props, "action"), "enum"), 2)),
+                            "wait");
+        assert_non_null(cJSON_GetObjectItem(cJSON_GetObjectItem(props, "wait_ms"), "default"));
+        cJSON_Delete(l);
+    }
+    cJSON *a = NULL;
+    char msg[256];
+    const char *ok = "{\"path\":\"a\",\"edits\":[{\"old_string\":\"x\",\"new_string\":\"y\"}]}";
+    assert_int_equal(harness_args_check(harness_tool_find("edit"), ok, strlen(ok), &a, msg, sizeof msg), 0);
+    cJSON_Delete(a);
+    check_bad("apply_patch", "{}", "missing required argument \"patch\"");
+    check_bad("search", "{\"pattern\":\"x\",\"output_mode\":\"lines\"}",
+              "must be one of content, files_with_matches, count");
+    check_bad("search", "{\"pattern\":\"x\",\"context\":101}", "argument \"context\"");
+    check_bad("search", "{\"pattern\":\"x\",\"offset\":-1}", "argument \"offset\" must be at least 0");
+    check_bad("ls", "{\"path\":\"a\",\"limit\":0}", "argument \"limit\" must be from 1 to 100000, not 0");
+    check_bad("exec", "{\"command\":\"ls\",\"yield_ms\":0}", "argument \"yield_ms\" must be from 1 to 600000, not 0");
+    check_bad("job", "{\"job_id\":\"j\",\"action\":\"wait\",\"wait_ms\":600001}", "argument \"wait_ms\"");
+    check_bad("edit", "{\"path\":\"a\",\"edits\":[{\"old_string\":\"x\"}]}",
+              "missing required argument \"edits[0].new_string\"");
 }
 
 /* Numbers past the exact integers are "too large" (or small) with the
@@ -336,6 +416,7 @@ int main(void)
         cmocka_unit_test(defaults_are_filled),
         cmocka_unit_test(defaults_come_from_the_backend),
         cmocka_unit_test(list_parameters),
+        cmocka_unit_test(issue18_rows_in_every_format),
         cmocka_unit_test(huge_integers),
         cmocka_unit_test(docs_table_matches_rows),
         cmocka_unit_test(error_codes_for_the_model),

@@ -130,7 +130,7 @@ static void bad_files_name_file_line_and_key(void **state)
          "policy.yaml:4: rules[1].label: \"*.exce\" matches no action label"},
         {"rules:\n  - label: workspace.exec\n    tool: exce\n    decision: hold\n",
          "policy.yaml:3: rules[0].tool: \"exce\" matches no tool name (read, write, edit, search, glob, ls, exec, "
-         "job)"},
+         "job, apply_patch)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         ocisbx_policy *p = (ocisbx_policy *)1;

@@ -23,7 +23,7 @@ import unittest
 
 import ocisbx
 
-TOOLS = {"read", "write", "edit", "search", "glob", "ls", "exec", "job"}
+TOOLS = {"read", "write", "edit", "search", "glob", "ls", "exec", "job", "apply_patch"}
 
 
 def have_tenancy():
@@ -64,7 +64,7 @@ class HarnessContract:
         h = ocisbx.Harness(self.b, gate=lambda call: "allow")
         tools = h.tools
         self.assertIsInstance(tools, list)
-        self.assertEqual(len(tools), 8)
+        self.assertEqual(len(tools), 9)
         self.assertEqual({t["name"] for t in tools}, TOOLS)
         for t in tools:
             self.assertIsInstance(t, dict)
@@ -137,6 +137,45 @@ class HarnessContract:
         self.assertIsNone(st["exit_code"])
         with self.assertRaises(ocisbx.Error):
             self.b.job_status("no-such-job")
+
+    def test_apply_patch_edits_search_yield(self):
+        h = ocisbx.Harness(self.b, gate=lambda call: "allow")
+        h.call("write", {"path": "pp/a.txt", "content": "one\ntwo\n"})
+        r = h.apply_patch("*** Begin Patch\n*** Update File: pp/a.txt\n@@\n one\n-two\n+2\n"
+                          "*** Add File: pp/b.txt\n+bee\n*** End Patch\n")
+        self.assertNotIn("error", r)
+        self.assertEqual([(f["path"], f["action"]) for f in r["files"]],
+                         [("/workspace/pp/a.txt", "update"), ("/workspace/pp/b.txt", "add")])
+        self.assertIn("+2\n", r["diff"])
+        # atomic: the second file's hunk fails, the first stays as it was
+        r = h.apply_patch("*** Begin Patch\n*** Update File: pp/a.txt\n@@\n-one\n+1\n"
+                          "*** Update File: pp/b.txt\n@@\n-nope\n+x\n*** End Patch\n")
+        self.assertEqual(r["error"]["code"], "no_match")
+        self.assertEqual(self.b.read_bytes("pp/a.txt"), b"one\n2\n")
+        r = h.apply_patch("*** Begin Patch\n*** Add File: ../out.txt\n+x\n*** End Patch\n")
+        self.assertEqual(r["error"]["code"], "outside_workspace")
+        r = h.edit("pp/a.txt", edits=[{"old_string": "one", "new_string": "1"},
+                                      {"old_string": "1\n2", "new_string": "1\n22"}], dry_run=True)
+        self.assertTrue(r["dry_run"], r)
+        self.assertIn("+22\n", r["diff"])
+        self.assertEqual(self.b.read_bytes("pp/a.txt"), b"one\n2\n")
+        r = h.edit("pp/a.txt", edits=[{"old_string": "one", "new_string": "1"},
+                                      {"old_string": "zzz", "new_string": "x"}])
+        self.assertEqual(r["error"]["code"], "no_match")
+        self.assertIn("edits[1]", r["error"]["message"])
+        r = h.search("e", path="pp", output_mode="files_with_matches")
+        self.assertEqual(r["files"], ["/workspace/pp/a.txt", "/workspace/pp/b.txt"])
+        r = h.search("e", path="pp", output_mode="count", head_limit=1)
+        self.assertEqual(r["counts"], [{"path": "/workspace/pp/a.txt", "count": 1}])
+        self.assertTrue(r["truncated"])
+        r = h.exec("while [ ! -e pp/go ]; do sleep 0.1; done; echo done", yield_ms=500)
+        self.assertTrue(r["running"], r)
+        self.b.write("pp/go", b"")
+        w = h.job_wait(r["job_id"], wait_ms=120000)
+        self.assertFalse(w["running"], w)
+        self.assertEqual(w["exit_code"], 0)
+        self.assertEqual(w["output"], "done\n")
+        h.close()
 
     def test_tool_error_is_a_result(self):
         h = ocisbx.Harness(self.b)

@@ -203,6 +203,44 @@ class Harness:
             raise err if err is not None else Error("harness call: no result", errno=-2)
         return json.loads(result)
 
+    # ---- typed shortcuts for the tools of docs/harness.md (each is call()) ----
+    def apply_patch(self, patch: str) -> Dict[str, Any]:
+        """apply_patch: {files: [{path, action, moved_to}], diff}, or {error}.
+        Atomic: on any error no file changed."""
+        return self.call("apply_patch", {"patch": patch})
+
+    def edit(self, path: str, old_string: Optional[str] = None, new_string: Optional[str] = None, *,
+             edits: Optional[Iterable[Dict[str, Any]]] = None, replace_all: bool = False, dry_run: bool = False,
+             expected_sha256: Optional[str] = None) -> Dict[str, Any]:
+        """edit: one change (old_string, new_string) or several (edits:
+        [{old_string, new_string, replace_all?}], in order, all or none);
+        dry_run writes nothing. {replacements, sha256, dry_run, diff}."""
+        a: Dict[str, Any] = {"path": path, "dry_run": dry_run}
+        if edits is not None:
+            a["edits"] = list(edits)
+        else:
+            a.update(old_string=old_string, new_string=new_string, replace_all=replace_all)
+        if expected_sha256 is not None:
+            a["expected_sha256"] = expected_sha256
+        return self.call("edit", a)
+
+    def search(self, pattern: str, **options: Any) -> Dict[str, Any]:
+        """search with its options (path, glob, literal, ignore_case,
+        output_mode "content"|"files_with_matches"|"count", context,
+        head_limit, offset)."""
+        return self.call("search", dict(options, pattern=pattern))
+
+    def exec(self, command: str, **options: Any) -> Dict[str, Any]:
+        """exec with its options (timeout, cwd, env, background, yield_ms):
+        with yield_ms a command still running comes back as
+        {job_id, running: True, output, truncated}."""
+        return self.call("exec", dict(options, command=command))
+
+    def job_wait(self, job_id: str, wait_ms: int = 30000, offset: int = 0) -> Dict[str, Any]:
+        """job action "wait": {running, exit_code, timed_out, output,
+        next_offset}, the output since this harness last read the job's."""
+        return self.call("job", {"job_id": job_id, "action": "wait", "wait_ms": wait_ms, "offset": offset})
+
     def close(self) -> None:
         """Frees the C harness, then releases the callbacks. Idempotent."""
         h, self._h = self._h, None
