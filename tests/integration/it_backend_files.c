@@ -522,33 +522,19 @@ static void test_ls_paging(void **state)
 }
 
 /* ---- chunked writes and their failures ----
- * Each case runs for every write mode: a mode sets up the backend that
- * writes: the parts one after the other, or several in flight at once
- * (a sandbox's backend; a local one writes them in order whatever it is
- * told). */
+ * Each case runs for every write mode: the parts one after the other, or
+ * several in flight at once (a sandbox's backend; a local one writes them
+ * in order whatever it is told). parts: ocisbx_backend_options_set_parallel_parts
+ * (0: the default, the world's own backend). */
 typedef struct write_mode {
     const char *name;
-    /* parts in flight (ocisbx_backend_options_set_parallel_parts); 0: the
-     * default, the world's own backend */
     int parts;
 } write_mode;
 
-static const write_mode write_modes[] = {
-    {"sequential", 1},
-    {"parallel, 2 parts at once", 2},
-    {"parallel, the default (4)", 0},
-};
+static const write_mode write_modes[] = {{"sequential", 1}, {"parallel, 2 at once", 2}, {"parallel, default", 0}};
 #define N_WRITE_MODES (sizeof write_modes / sizeof write_modes[0])
-
-static int mode_parts(const write_mode *m)
-{
-    return m->parts ? m->parts : OCISBX_BACKEND_DEFAULT_PARALLEL_PARTS;
-}
-
-static int mode_options(const write_mode *m, ocisbx_backend_options *o)
-{
-    return m->parts ? ocisbx_backend_options_set_parallel_parts(o, m->parts) : 0;
-}
+#define mode_parts(m) ((m)->parts ? (m)->parts : OCISBX_BACKEND_DEFAULT_PARALLEL_PARTS)
+#define mode_options(m, o) ((m)->parts ? ocisbx_backend_options_set_parallel_parts((o), (m)->parts) : 0)
 
 /* A backend on w's workspace in mode m (the world's own when the mode
  * needs nothing). */
