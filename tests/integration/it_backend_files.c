@@ -314,17 +314,22 @@ static long long vm_hwm_kb(void)
     return v;
 }
 
-/* Issue 20 item 14: a file over the limit is refused before it is read. */
+/* Issue 20 item 14: a file over the limit is refused before it is read: the
+ * peak memory (VmHWM, reset first where Linux allows) grows by less than it. */
 static void test_edit_too_large(void **state)
 {
     world *w = *state;
     sh(w, "truncate -s 1500M ed-big.bin && printf needle >> ed-big.bin");
+    FILE *cr = fopen("/proc/self/clear_refs", "w");
+    bool reset = cr && fputs("5", cr) >= 0;
+    reset = cr && fclose(cr) == 0 && reset;
+    long long base = reset ? vm_hwm_kb() : 0;
     size_t c = 0;
     assert_int_equal(ocisbx_backend_edit(w->b, "ed-big.bin", "needle", "x", 0, NULL, &c), OCISBX_ETOOLARGE);
     const char *m = last_message();
     assert_non_null(strstr(m, "1572864006 bytes"));
     assert_non_null(strstr(m, "67108864"));
-    assert_true(vm_hwm_kb() < 256 * 1024);
+    assert_true(vm_hwm_kb() - base < (reset ? 64 : 256) * 1024);
     /* the limit is an option */
     put(w, "ed/small.txt", "0123456789");
     ocisbx_edit_options *o = NULL;
@@ -522,36 +527,21 @@ static void test_ls_paging(void **state)
 }
 
 /* ---- chunked writes and their failures ----
- * Each case runs for every write mode: a mode sets up the backend that
- * writes: the parts one after the other, or several in flight at once
- * (a sandbox's backend; a local one writes them in order whatever it is
- * told). */
+ * Each case runs for every write mode: the parts one after the other, or
+ * several in flight at once (a sandbox's backend; a local one writes them
+ * in order whatever it is told). parts: ocisbx_backend_options_set_parallel_parts
+ * (0: the default, the world's own backend). */
 typedef struct write_mode {
     const char *name;
-    /* parts in flight (ocisbx_backend_options_set_parallel_parts); 0: the
-     * default, the world's own backend */
     int parts;
 } write_mode;
 
-static const write_mode write_modes[] = {
-    {"sequential", 1},
-    {"parallel, 2 parts at once", 2},
-    {"parallel, the default (4)", 0},
-};
+static const write_mode write_modes[] = {{"sequential", 1}, {"parallel, 2 at once", 2}, {"parallel, default", 0}};
 #define N_WRITE_MODES (sizeof write_modes / sizeof write_modes[0])
+#define mode_parts(m) ((m)->parts ? (m)->parts : OCISBX_BACKEND_DEFAULT_PARALLEL_PARTS)
+#define mode_options(m, o) ((m)->parts ? ocisbx_backend_options_set_parallel_parts((o), (m)->parts) : 0)
 
-static int mode_parts(const write_mode *m)
-{
-    return m->parts ? m->parts : OCISBX_BACKEND_DEFAULT_PARALLEL_PARTS;
-}
-
-static int mode_options(const write_mode *m, ocisbx_backend_options *o)
-{
-    return m->parts ? ocisbx_backend_options_set_parallel_parts(o, m->parts) : 0;
-}
-
-/* A backend on w's workspace in mode m (the world's own when the mode
- * needs nothing). */
+/* A backend on w's workspace in mode m (the world's own for the default). */
 static ocisbx_backend *mode_backend(world *w, const write_mode *m)
 {
     if (!m->parts)
@@ -678,8 +668,7 @@ static void test_write_client_killed(void **state)
                              ocisbx_backend_connect(ocisbx_backend_sandbox_id(w->b), o, &b)
                        : ocisbx_backend_local(w->dir, o, &b))
                 _exit(2);
-            /* paused at the start of part K: K parts read, and (in flight
-             * K at a time) at least one of them in */
+            /* paused at the start of part K: K read, one of them in at least */
             size_t k = (size_t)mode_parts(&write_modes[i]);
             pattern_src p = {(k + 1) * OCISBX_BACKEND_PART_SIZE + 12345, 0, fds[1],
                              (size_t)OCISBX_BACKEND_PART_SIZE * (k > 2 ? k : 2) + 1};
@@ -727,9 +716,8 @@ static void test_write_part_refused(void **state)
     for (size_t i = 0; i < N_WRITE_MODES; i++) {
         check(ocisbx_backend_options_set_parallel_parts(o, mode_parts(&write_modes[i])), write_modes[i].name);
         check(ocisbx_backend_create(EMU_FIXTURE_PROJECT, o, &small), "create a MEDIUM sandbox");
-        /* K in flight: when part j starts, j - (K - 1) parts at least are
-         * in (the tenancy measures the workspace while others may still be
-         * arriving): part K + 1 is refused whatever the order */
+        /* K in flight: when part j starts, j - (K - 1) at least are in (the
+         * tenancy measures while others arrive): part K + 1 is refused */
         size_t k = (size_t)mode_parts(&write_modes[i]);
         pattern_src p = {(size_t)OCISBX_BACKEND_PART_SIZE * (k + 2) + 5, 0, -1, 0};
         int rc = ocisbx_backend_write_from_callback(small, "refused.bin", pattern_read, &p);
