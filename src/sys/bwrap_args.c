@@ -89,7 +89,8 @@ int ocisbx_bwrap_argv(const ocisbx_bwrap_opts *o, char ***out)
     *out = NULL;
     if (!o || !o->bwrap || !o->workspace_src || !o->cwd || !o->shell_command || !o->info_fd || !o->seccomp_fd)
         return ocisbx_fail(OCISBX_EINVAL, "bwrap argv: an option is missing");
-    if (o->host_root && !o->etc_view)
+    const char *etc_src = o->etc_src ? o->etc_src : "/etc";
+    if (o->host_root && !o->etc_view && strcmp(etc_src, "/etc") == 0)
         return ocisbx_fail(OCISBX_EINVAL, "bwrap argv: as host root /etc must be a view");
     strv a = {0};
     push(&a, o->bwrap);
@@ -110,8 +111,9 @@ int ocisbx_bwrap_argv(const ocisbx_bwrap_opts *o, char ***out)
     if (o->etc_view) {
         push_entries(&a, o->etc_view);
     } else {
-        static const char *const etc[] = {"--ro-bind", "/etc", "/etc", NULL};
-        push_all(&a, etc);
+        push(&a, "--ro-bind");
+        push(&a, etc_src);
+        push(&a, "/etc");
     }
     static const char *const proc[] = {"--proc", "/proc", NULL};
     push_all(&a, proc);
@@ -338,4 +340,128 @@ int ocisbx_bwrap_scan_etc(const char *host_etc, ocisbx_bw_list *out)
     if (rc)
         ocisbx_bw_list_free(out);
     return rc;
+}
+
+/* ---- the /etc view as an overlay ---------------------------------------------------------- */
+
+/* Appends a copy of str to the NULL-terminated *v (n entries). */
+static int strv_add(char ***v, size_t *n, const char *str)
+{
+    char **nv = realloc(*v, (*n + 2) * sizeof *nv);
+    if (!nv)
+        return ocisbx_fail_nomem();
+    *v = nv;
+    if (!(nv[*n] = ocisbx_strdup(str)))
+        return ocisbx_fail_nomem();
+    nv[++*n] = NULL;
+    return 0;
+}
+
+typedef struct hidden_scan {
+    char path[PATH_MAX];
+    size_t rel_at;
+    char **out;
+    size_t n;
+} hidden_scan;
+
+static int hidden_dir(hidden_scan *s, int depth)
+{
+    if (depth > OCISBX_BW_ETC_MAX_DEPTH)
+        return ocisbx_fail(OCISBX_ETOOLARGE, "bwrap: %s is deeper than %d levels", s->path, OCISBX_BW_ETC_MAX_DEPTH);
+    DIR *d = opendir(s->path);
+    if (!d)
+        return ocisbx_fail(OCISBX_EIO, "bwrap: cannot read %s: %s", s->path, strerror(errno));
+    size_t len = strlen(s->path);
+    int rc = 0;
+    struct dirent *de;
+    while (!rc && (de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        if (len + strlen(de->d_name) + 2 > sizeof s->path) {
+            rc = ocisbx_fail(OCISBX_ETOOLARGE, "bwrap: a path under %s is too long", s->path);
+            break;
+        }
+        snprintf(s->path + len, sizeof s->path - len, "/%s", de->d_name);
+        struct stat st;
+        if (lstat(s->path, &st) == 0) {
+            if (ocisbx_bwrap_etc_hides(s->path + s->rel_at, (unsigned)st.st_mode))
+                rc = s->n >= OCISBX_BW_ETC_MAX_ENTRIES
+                         ? ocisbx_fail(OCISBX_ETOOLARGE, "bwrap: more than %d entries to hide",
+                                       OCISBX_BW_ETC_MAX_ENTRIES)
+                         : strv_add(&s->out, &s->n, s->path + s->rel_at);
+            else if (S_ISDIR(st.st_mode))
+                rc = hidden_dir(s, depth + 1);
+        }
+        s->path[len] = '\0';
+    }
+    closedir(d);
+    return rc;
+}
+
+int ocisbx_bwrap_scan_etc_hidden(const char *host_etc, char ***out)
+{
+    *out = NULL;
+    hidden_scan *s = calloc(1, sizeof *s);
+    if (!s)
+        return ocisbx_fail_nomem();
+    int rc = 0;
+    if ((size_t)snprintf(s->path, sizeof s->path, "%s", host_etc) >= sizeof s->path)
+        rc = ocisbx_fail(OCISBX_ETOOLARGE, "bwrap: the /etc path is too long");
+    s->rel_at = strlen(s->path) + 1;
+    if (!rc && !(s->out = calloc(1, sizeof *s->out)))
+        rc = ocisbx_fail_nomem();
+    if (!rc)
+        rc = hidden_dir(s, 0);
+    if (rc)
+        ocisbx_strv_free(s->out, false);
+    else
+        *out = s->out;
+    free(s);
+    return rc;
+}
+
+/* A mountinfo path field with its octal escapes (\040 for a space) decoded. */
+static void unescape(char *f)
+{
+    char *w = f;
+    for (const char *r = f; *r; r++) {
+        if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' && r[3] >= '0' && r[3] <= '7') {
+            *w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+            r += 3;
+        } else {
+            *w++ = *r;
+        }
+    }
+    *w = '\0';
+}
+
+int ocisbx_bwrap_etc_submounts(const char *mountinfo, char ***out)
+{
+    *out = NULL;
+    FILE *f = fopen(mountinfo, "re");
+    if (!f)
+        return ocisbx_fail(OCISBX_EIO, "bwrap: cannot read %s: %s", mountinfo, strerror(errno));
+    char **v = calloc(1, sizeof *v);
+    size_t n = 0;
+    int rc = v ? 0 : ocisbx_fail_nomem();
+    char line[8192];
+    while (!rc && fgets(line, sizeof line, f)) {
+        /* id parent major:minor root mount-point ... */
+        char *save = NULL, *tok = strtok_r(line, " ", &save);
+        for (int i = 0; tok && i < 4; i++)
+            tok = strtok_r(NULL, " ", &save);
+        if (!tok)
+            continue;
+        unescape(tok);
+        if (strncmp(tok, "/etc/", 5) == 0 && tok[5])
+            rc = n >= OCISBX_BW_ETC_MAX_ENTRIES ? ocisbx_fail(OCISBX_ETOOLARGE, "bwrap: too many mounts under /etc")
+                                                : strv_add(&v, &n, tok + 5);
+    }
+    fclose(f);
+    if (rc) {
+        ocisbx_strv_free(v, false);
+        return rc;
+    }
+    *out = v;
+    return 0;
 }

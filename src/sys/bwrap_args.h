@@ -47,13 +47,14 @@ typedef struct ocisbx_bwrap_opts {
     bool detach;                     /* a job that outlives the caller: no --die-with-parent */
     bool host_root;                  /* see above */
     const ocisbx_bw_list *host_dirs; /* from ocisbx_bwrap_scan_host_dirs; NULL: none */
-    const ocisbx_bw_list *etc_view;  /* NULL: the host's /etc, read-only, whole */
+    const ocisbx_bw_list *etc_view;  /* NULL: etc_src, read-only, whole */
+    const char *etc_src;             /* NULL: "/etc"; as host root, a staged view (an overlay) */
     const char *info_fd;             /* --info-fd value ("3") */
     const char *seccomp_fd;          /* --seccomp value ("5") */
 } ocisbx_bwrap_opts;
 
 /* The NULL-terminated argv (free with ocisbx_strv_free). 0 or OCISBX_EINVAL
- * (a missing option, a host_root run without an /etc view) or
+ * (a missing option, a host_root run given the host's /etc whole) or
  * OCISBX_ENOMEM. */
 int ocisbx_bwrap_argv(const ocisbx_bwrap_opts *o, char ***out);
 
@@ -77,6 +78,18 @@ bool ocisbx_bwrap_etc_hides(const char *rel, unsigned mode);
  * regular files, directories and symlinks are shown. OCISBX_EIO when
  * host_etc cannot be read, OCISBX_ETOOLARGE past the caps above. */
 int ocisbx_bwrap_scan_etc(const char *host_etc, ocisbx_bw_list *out);
+
+/* The same rule for an overlay view (the runner stages it as host root: a
+ * whiteout for each of these over the host's /etc): the paths, relative to
+ * host_etc, of what it leaves out, none of them inside another
+ * (NULL-terminated, ocisbx_strv_free). Errors as ocisbx_bwrap_scan_etc. */
+int ocisbx_bwrap_scan_etc_hidden(const char *host_etc, char ***out);
+
+/* The mount points under /etc in mountinfo (a /proc/<pid>/mountinfo file),
+ * relative to /etc ("hosts", "resolv.conf" in a container), in the order
+ * mounted: an overlay of /etc shows the file system below them, so the
+ * runner binds them again on top (NULL-terminated, ocisbx_strv_free). */
+int ocisbx_bwrap_etc_submounts(const char *mountinfo, char ***out);
 
 void ocisbx_bw_list_free(ocisbx_bw_list *l);
 

@@ -178,6 +178,90 @@ int ocisbx_proc_root_workspace_check(char *why, size_t why_len)
     return ocisbx_fail(OCISBX_EUNSUPPORTED, "runner: %s", msg);
 }
 
+/* ---- as root: the /etc overlay ---------------------------------------------------------- */
+
+static pthread_mutex_t g_ovl_mu = PTHREAD_MUTEX_INITIALIZER;
+static int g_ovl_state; /* 0 unknown, 1 usable, -1 not */
+
+/* The child's test: the stage's tmpfs, a whiteout, the overlay over /etc. */
+static void overlay_probe_child(void)
+{
+    if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+        mount("ocisbx-probe", OCISBX_PROC_STAGE_DIR, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0 ||
+        mkdir(OCISBX_PROC_STAGE_WO, 0755) != 0 || mkdir(OCISBX_PROC_STAGE_ETC, 0755) != 0 ||
+        mknod(OCISBX_PROC_STAGE_WO "/ocisbx-probe", S_IFCHR, 0) != 0 ||
+        mount("ocisbx-etc", OCISBX_PROC_STAGE_ETC, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV,
+              OCISBX_PROC_OVERLAY_OPTS) != 0)
+        _exit(1);
+    _exit(0);
+}
+
+/* Whether this system mounts the /etc view as an overlay (tried once, in a
+ * child); else bubblewrap binds it entry by entry (slower to start). */
+static bool overlay_usable(void)
+{
+    pthread_mutex_lock(&g_ovl_mu);
+    if (!g_ovl_state) {
+        pid_t pid = fork();
+        if (pid == 0)
+            overlay_probe_child();
+        int status = 1 << 8;
+        while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        g_ovl_state = pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 1 : -1;
+        if (g_ovl_state < 0)
+            ocisbx_log(OCISBX_LOG_DEBUG, "runner: no overlay for the /etc view here: bubblewrap binds it");
+    }
+    bool ok = g_ovl_state > 0;
+    pthread_mutex_unlock(&g_ovl_mu);
+    return ok;
+}
+
+/* Whether a is b or inside it (paths relative to /etc). */
+static bool within(const char *a, const char *b)
+{
+    size_t n = strlen(b);
+    return strncmp(a, b, n) == 0 && (a[n] == '\0' || a[n] == '/');
+}
+
+/* The overlay's whiteouts and the binds on top of it, for the child. */
+static int prepare_etc_overlay(ocisbx_proc *p)
+{
+    char **hidden = NULL, **mounts = NULL;
+    int rc = ocisbx_bwrap_scan_etc_hidden("/etc", &hidden);
+    if (!rc)
+        rc = ocisbx_bwrap_etc_submounts("/proc/self/mountinfo", &mounts);
+    size_t nh = 0, nm = 0;
+    while (hidden && hidden[nh])
+        nh++;
+    while (mounts && mounts[nm])
+        nm++;
+    if (!rc && (!(p->wo_paths = calloc(nh + 1, sizeof *p->wo_paths)) ||
+                !(p->etc_binds = calloc(2 * nm + 1, sizeof *p->etc_binds))))
+        rc = ocisbx_fail_nomem();
+    for (size_t i = 0; !rc && i < nh; i++)
+        if (!(p->wo_paths[i] = ocisbx_asprintf("%s/%s", OCISBX_PROC_STAGE_WO, hidden[i])))
+            rc = ocisbx_fail_nomem();
+    size_t k = 0;
+    for (size_t i = 0; !rc && i < nm; i++) {
+        bool touches = false; /* a mount on or above a hidden path would show it again */
+        for (size_t h = 0; h < nh && !touches; h++)
+            touches = within(mounts[i], hidden[h]) || within(hidden[h], mounts[i]);
+        if (touches)
+            continue;
+        p->etc_binds[k] = ocisbx_asprintf("/etc/%s", mounts[i]);
+        p->etc_binds[k + 1] = ocisbx_asprintf("%s/%s", OCISBX_PROC_STAGE_ETC, mounts[i]);
+        if (!p->etc_binds[k] || !p->etc_binds[k + 1])
+            rc = ocisbx_fail_nomem();
+        k += 2;
+    }
+    ocisbx_strv_free(hidden, false);
+    ocisbx_strv_free(mounts, false);
+    if (!rc)
+        p->etc_overlay = true;
+    return rc;
+}
+
 /* ---- start ------------------------------------------------------------------------- */
 
 static void proc_release(ocisbx_proc *p)
@@ -187,6 +271,8 @@ static void proc_release(ocisbx_proc *p)
     ocisbx_strv_free(p->envp, true);
     free(p->exe);
     free(p->host_ws);
+    ocisbx_strv_free(p->wo_paths, false);
+    ocisbx_strv_free(p->etc_binds, false);
     free(p->start_err);
     if (p->ns_fd >= 0)
         close(p->ns_fd);
@@ -260,16 +346,18 @@ static int prepare_bwrap(ocisbx_proc *p, const ocisbx_proc_spec *spec, const cha
     ocisbx_bw_list dirs = {0}, etc = {0};
     int rc = ocisbx_bwrap_scan_host_dirs("", &dirs);
     if (!rc && p->host_root)
-        rc = ocisbx_bwrap_scan_etc("/etc", &etc);
+        rc = overlay_usable() ? prepare_etc_overlay(p) : ocisbx_bwrap_scan_etc("/etc", &etc);
+    const char *ws = !p->stage ? spec->workspace_dir : p->etc_overlay ? OCISBX_PROC_STAGE_WS : OCISBX_PROC_STAGE_DIR;
     ocisbx_bwrap_opts o = {.bwrap = bwrap,
-                           .workspace_src = p->stage ? OCISBX_PROC_STAGE_DIR : spec->workspace_dir,
+                           .workspace_src = ws,
                            .cwd = cwd,
                            .shell_command = spec->shell_command,
                            .allow_network = spec->allow_network,
                            .detach = spec->detach,
                            .host_root = p->host_root,
                            .host_dirs = &dirs,
-                           .etc_view = p->host_root ? &etc : NULL,
+                           .etc_view = p->host_root && !p->etc_overlay ? &etc : NULL,
+                           .etc_src = p->etc_overlay ? OCISBX_PROC_STAGE_ETC : NULL,
                            .info_fd = "3",
                            .seccomp_fd = OCISBX_PROC_SECCOMP_FD_STR};
     if (!rc)

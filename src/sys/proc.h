@@ -134,7 +134,7 @@ typedef void (*ocisbx_proc_output_fn)(int stream, const char *data, size_t len, 
  * ocisbx_proc_signal, kill_all); a command that kills itself reports 128+N.
  * timed_out is true when the timeout backstop fired. When the command's shell
  * exits, whatever it left running in the background is killed (the PID
- * namespace ends with it; unisolated, its process group). */
+ * namespace ends with it; unisolated, the keeper KILLs every descendant). */
 typedef void (*ocisbx_proc_exit_fn)(int exit_code, int term_signal, bool timed_out, void *user_data);
 
 /* Spawns and returns at once (*out set). The spec and its strings are copied.

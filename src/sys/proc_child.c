@@ -76,11 +76,54 @@ static int child_fds(int devnull, int out_w, int err_w, int info_w, int exec_w)
     return ew;
 }
 
+/* Makes the directories leading to path (under the stage's tmpfs). */
+static bool make_parents(const char *path)
+{
+    char buf[4096];
+    size_t len = strlen(path);
+    if (len >= sizeof buf)
+        return false;
+    memcpy(buf, path, len + 1);
+    for (size_t i = strlen(OCISBX_PROC_STAGE_WO) + 1; i < len; i++) {
+        if (buf[i] != '/')
+            continue;
+        buf[i] = '\0';
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+            return false;
+        buf[i] = '/';
+    }
+    return true;
+}
+
+/* As host root: a tmpfs on the stage with the whiteout layer (a 0/0
+ * character device for each path the view leaves out) and the read-only
+ * overlay of it over the host's /etc, the host's mounts under /etc bound
+ * again on top (an overlay shows the file system below them). */
+static bool stage_etc(const ocisbx_proc *p)
+{
+    if (mount("ocisbx-stage", OCISBX_PROC_STAGE_DIR, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
+        return false;
+    const char *dirs[] = {OCISBX_PROC_STAGE_WS, OCISBX_PROC_STAGE_WO, OCISBX_PROC_STAGE_ETC};
+    for (size_t i = 0; i < 3; i++)
+        if (mkdir(dirs[i], 0755) != 0)
+            return false;
+    for (size_t i = 0; p->wo_paths && p->wo_paths[i]; i++)
+        if (!make_parents(p->wo_paths[i]) || mknod(p->wo_paths[i], S_IFCHR, 0) != 0)
+            return false;
+    if (mount("ocisbx-etc", OCISBX_PROC_STAGE_ETC, "overlay", MS_RDONLY | MS_NOSUID | MS_NODEV,
+              OCISBX_PROC_OVERLAY_OPTS) != 0)
+        return false;
+    for (size_t i = 0; p->etc_binds && p->etc_binds[i] && p->etc_binds[i + 1]; i += 2)
+        if (mount(p->etc_binds[i], p->etc_binds[i + 1], NULL, MS_BIND | MS_REC, NULL) != 0)
+            return false;
+    return true;
+}
+
 /* The workspace staged in a private mount namespace (no propagation back to
- * the host) at OCISBX_PROC_STAGE_DIR, nosuid and nodev: the very directory
- * start() examined (same device and inode), opened here so that a path
- * swapped meanwhile (a symlink put in its place) is not what gets mounted;
- * mounted through its fd, which belongs to this namespace. */
+ * the host), nosuid and nodev: the very directory start() examined (same
+ * device and inode), opened here so that a path swapped meanwhile (a
+ * symlink put in its place) is not what gets mounted; mounted through its
+ * fd, which belongs to this namespace. */
 static bool child_stage(const ocisbx_proc *p)
 {
     if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
@@ -102,9 +145,12 @@ static bool child_stage(const ocisbx_proc *p)
     while (nd > 0)
         src[len++] = digits[--nd];
     src[len] = '\0';
-    if (mount(src, OCISBX_PROC_STAGE_DIR, NULL, MS_BIND | MS_REC, NULL) != 0 ||
-        mount(NULL, OCISBX_PROC_STAGE_DIR, NULL, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV | p->ws_mount_flags,
-              NULL) != 0)
+    /* the workspace is open already: a stage over its path hides nothing */
+    if (p->etc_overlay && !stage_etc(p))
+        return false;
+    const char *at = p->etc_overlay ? OCISBX_PROC_STAGE_WS : OCISBX_PROC_STAGE_DIR;
+    if (mount(src, at, NULL, MS_BIND | MS_REC, NULL) != 0 ||
+        mount(NULL, at, NULL, MS_REMOUNT | MS_BIND | MS_NOSUID | MS_NODEV | p->ws_mount_flags, NULL) != 0)
         return false;
     close(ws);
     return true;

@@ -30,6 +30,12 @@
  * own root is a fresh tmpfs, so nothing of the host's /tmp is lost, and the
  * sandbox's command line shows this name, not the host path. */
 #define OCISBX_PROC_STAGE_DIR "/tmp"
+/* As host root with the /etc overlay, the stage is a tmpfs holding the
+ * workspace, the whiteout layer and the overlay (see proc_child.c). */
+#define OCISBX_PROC_STAGE_WS OCISBX_PROC_STAGE_DIR "/ws"
+#define OCISBX_PROC_STAGE_WO OCISBX_PROC_STAGE_DIR "/wo"
+#define OCISBX_PROC_STAGE_ETC OCISBX_PROC_STAGE_DIR "/etc"
+#define OCISBX_PROC_OVERLAY_OPTS "lowerdir=" OCISBX_PROC_STAGE_WO ":/etc"
 /* bwrap reads the filter from this fd: after 0-2, the info fd 3 and the
  * exec-error fd 4. */
 #define OCISBX_PROC_SECCOMP_FD 5
@@ -66,6 +72,11 @@ struct ocisbx_proc {
     unsigned long ws_mount_flags; /* MS_RDONLY / MS_NOEXEC kept from the host mount */
     dev_t ws_dev;                 /* the workspace start() examined */
     ino_t ws_ino;
+    /* host_root: the /etc view, an overlay the child stages (etc_overlay)
+     * or, where overlays cannot be mounted, bubblewrap's binds */
+    bool etc_overlay;
+    char **wo_paths;    /* the whiteouts to make, full paths under the stage */
+    char **etc_binds;   /* flat pairs: a host mount under /etc, its place on the overlay */
     bool bwrap_setuid;  /* then no PR_SET_NO_NEW_PRIVS, it would break it */
     uint64_t mem_limit; /* RLIMIT_AS, 0: none */
     int max_procs;      /* RLIMIT_NPROC, 0: none */

@@ -4,8 +4,8 @@
  * makes belongs to root, and it cannot set a setuid bit, read /etc/shadow,
  * /root or the user's ~/.oci, write outside /workspace or write the host's
  * /proc/sys. Without isolation, `ocisbx exec --no-isolation` leaves nothing
- * running after its timeout or its exit (a setsid() child, a child that
- * ignores TERM). Tests that need root skip with a line saying so. */
+ * running after its timeout, its exit or its being killed (a setsid()
+ * child, a child that ignores TERM). Tests that need root skip with a line saying so. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,6 +225,27 @@ static void t_cli_unisolated_leaves_nothing(void **state)
         cli_result_free(&r);
         assert_true(none_within(mark, 10000));
     }
+    /* the CLI killed (SIGKILL, no cleanup of its own): the keeper ends the tree */
+    char mark[64], cmd[512];
+    snprintf(mark, sizeof mark, "1000.%d9", (int)getpid());
+    snprintf(cmd, sizeof cmd,
+             "M=%s; setsid sleep $M >/dev/null 2>&1 & (trap '' TERM; exec sleep $M) >/dev/null 2>&1 & "
+             "sleep $M",
+             mark);
+    const char *args[] = {"exec", "--local-dir", dir, "--no-isolation", "--", cmd, NULL};
+    cli_proc cp;
+    assert_int_equal(cli_run_start(args, NULL, &cp), 0);
+    for (int i = 0; i < 1200 && count_marked(mark) < 3; i++) {
+        struct timespec ts = {0, 50 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    assert_int_equal(count_marked(mark), 3);
+    assert_int_equal(kill(cp.pid, SIGKILL), 0);
+    cli_result r;
+    assert_int_equal(cli_run_finish(&cp, &r), 0);
+    assert_int_equal(r.signal, SIGKILL);
+    cli_result_free(&r);
+    assert_true(none_within(mark, 10000));
     rm_rf(dir);
 }
 

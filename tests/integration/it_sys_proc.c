@@ -3,7 +3,10 @@
  * resume, the environment and cwd, and the bubblewrap isolation (read-only
  * host, /tmp and /etc, symlink escapes, no network under deny, own PID
  * namespace, no leaked descriptors), 50 processes at once, and no process
- * left when the emulator dies. Exit 77 (skipped) only when bwrap is missing. */
+ * left when the emulator dies; unisolated, every descendant of the keeper
+ * ends (setsid, double fork, TERM ignored); as root, a root-owned workspace
+ * runs with the host-root rules, and the /etc view bubblewrap binds itself
+ * leaves the shadow files out. Exit 77 (skipped) only when bwrap is missing. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,7 +30,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sys/bwrap_args.h"
 #include "sys/proc.h"
+#include "sys/seccomp.h"
 
 /* Upper bound for anything to happen; never reached unless the runner is
  * broken (these are guards, not timed assertions). */
@@ -1224,7 +1229,8 @@ static const char k_root_script[] =
     "try mknod-chr 'mknod dev c 1 3'\n"
     "try mknod-blk 'mknod blk b 7 0'\n"
     "mkfifo fifo && echo fifo ok\n"
-    "try sysctl 'v=$(cat /proc/sys/kernel/printk_ratelimit); printf \"%s\\n\" \"$v\" > /proc/sys/kernel/printk_ratelimit'\n"
+    "try sysctl 'v=$(cat /proc/sys/kernel/printk_ratelimit); printf \"%s\\n\" \"$v\" > "
+    "/proc/sys/kernel/printk_ratelimit'\n"
     "test -w /proc/sysrq-trigger && echo sysrq WRITABLE || echo sysrq refused\n"
     "try etc 'echo x > /etc/it-root-probe'\n"
     "try passwd 'echo x >> /etc/passwd'\n"
@@ -1238,7 +1244,8 @@ static const char k_root_script[] =
     "cat /etc/passwd > /dev/null && echo passwd readable\n"
     "grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb)' /proc/self/status | cut -f2 | sort -u\n"
     "grep -E '^(NoNewPrivs|Seccomp):' /proc/self/status | cut -f2 | tr '\\n' ' '; echo\n"
-    "awk '$5 == \"/workspace\" { print $6 }' /proc/self/mountinfo | tr ',' '\\n' | grep -x -e nosuid -e nodev | sort\n"
+    "awk '$5 == \"/workspace\" { print $6 }' /proc/self/mountinfo | tr ',' '\\n' | grep -x -e nosuid -e nodev | "
+    "sort\n"
     "find / \\( -path /workspace -o -path /proc -o -path /dev \\) -prune -o -writable ! -type l -print 2>/dev/null\n"
     "echo end\n";
 
@@ -1259,7 +1266,7 @@ static void t_root_owned_workspace(void **state)
     char *ws = make_ws();
     assert_int_equal(chown(ws, 0, 0), 0);
     const char *home = getenv("HOME") && *getenv("HOME") && strcmp(getenv("HOME"), "/") != 0 ? getenv("HOME")
-                                                                                              : "/root";
+                                                                                             : "/root";
     char home_env[600];
     snprintf(home_env, sizeof home_env, "HOST_HOME=%s", home);
     const char *env[] = {"PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", home_env, NULL};
@@ -1297,6 +1304,88 @@ static void t_root_owned_workspace(void **state)
     assert_int_equal(lstat(path, &st), -1);
     assert_int_equal(stat(ws, &st), 0);
     assert_int_equal(st.st_uid, 0);
+    rm_rf(ws);
+    free(ws);
+}
+
+/* The /etc view bubblewrap builds itself (where the runner cannot mount its
+ * overlay): the builder's argv with the list from ocisbx_bwrap_scan_etc,
+ * run as it is, as root: the shadow files and TLS private keys are absent,
+ * the rest of /etc is there. */
+static void t_etc_view_binds(void **state)
+{
+    (void)state;
+    if (geteuid() != 0 || ocisbx_proc_root_workspace_check(NULL, 0) != 0) {
+        fprintf(stderr, "it_sys_proc: t_etc_view_binds SKIPPED: needs root and user namespaces\n");
+        skip();
+        return;
+    }
+    char bwrap[4096] = "";
+    const char *path = getenv("PATH");
+    for (const char *s = path ? path : ""; s && *s;) {
+        const char *colon = strchr(s, ':');
+        size_t n = colon ? (size_t)(colon - s) : strlen(s);
+        snprintf(bwrap, sizeof bwrap, "%.*s/bwrap", (int)n, s);
+        if (access(bwrap, X_OK) == 0)
+            break;
+        s = colon ? colon + 1 : NULL;
+    }
+    char *ws = make_ws();
+    assert_int_equal(chown(ws, 0, 0), 0);
+    ocisbx_bw_list dirs, etc;
+    assert_int_equal(ocisbx_bwrap_scan_host_dirs("", &dirs), 0);
+    assert_int_equal(ocisbx_bwrap_scan_etc("/etc", &etc), 0);
+    assert_true(etc.n > 1); /* this host's /etc has something to leave out */
+    ocisbx_bwrap_opts o = {.bwrap = bwrap,
+                           .workspace_src = ws,
+                           .cwd = "/workspace",
+                           .shell_command = "for f in /etc/shadow /etc/gshadow /etc/ssl/private /etc/passwd; do "
+                                            "test -e $f && echo $f present || echo $f absent; done; "
+                                            "cat /etc/passwd | grep -c '^root:'",
+                           .host_root = true,
+                           .host_dirs = &dirs,
+                           .etc_view = &etc,
+                           .info_fd = "3",
+                           .seccomp_fd = "5"};
+    char **argv = NULL;
+    assert_int_equal(ocisbx_bwrap_argv(&o, &argv), 0);
+    struct sock_filter filter[OCISBX_SECCOMP_MAX_INSNS];
+    size_t n = ocisbx_seccomp_build(true, filter, OCISBX_SECCOMP_MAX_INSNS);
+    assert_true(n > 0);
+    int sp[2], out[2];
+    assert_int_equal(pipe(sp), 0);
+    assert_int_equal(write(sp[1], filter, n * sizeof *filter), (ssize_t)(n * sizeof *filter));
+    close(sp[1]);
+    assert_int_equal(pipe(out), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        /* moved above 9 first, so that no dup2 below overwrites another's source */
+        int nul = fcntl(open("/dev/null", O_RDWR), F_DUPFD, 10);
+        int f = fcntl(sp[0], F_DUPFD, 10), w = fcntl(out[1], F_DUPFD, 10);
+        if (nul < 0 || f < 0 || w < 0 || dup2(w, 1) < 0 || dup2(f, 5) < 0 || dup2(nul, 3) < 0)
+            _exit(126);
+        execv(bwrap, argv);
+        _exit(127);
+    }
+    close(out[1]);
+    close(sp[0]);
+    char buf[1024];
+    size_t len = 0;
+    ssize_t r;
+    while (len < sizeof buf - 1 && (r = read(out[0], buf + len, sizeof buf - 1 - len)) > 0)
+        len += (size_t)r;
+    buf[len] = '\0';
+    close(out[0]);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_string_equal(buf, "/etc/shadow absent\n/etc/gshadow absent\n/etc/ssl/private absent\n"
+                             "/etc/passwd present\n1\n");
+    ocisbx_strv_free(argv, false);
+    ocisbx_bw_list_free(&dirs);
+    ocisbx_bw_list_free(&etc);
     rm_rf(ws);
     free(ws);
 }
@@ -1365,6 +1454,7 @@ int main(void)
         cmocka_unit_test(t_sigchld_ignored),
         cmocka_unit_test(t_root_safety),
         cmocka_unit_test(t_root_owned_workspace),
+        cmocka_unit_test(t_etc_view_binds),
         cmocka_unit_test(t_limits_need_isolation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -162,6 +162,16 @@ static void t_argv_host_root(void **state)
     assert_int_equal(index_of(v, "--unshare-net"), -1);
     assert_int_equal(index_of(v, "--die-with-parent"), -1);
     ocisbx_strv_free(v, false);
+    /* a staged view (the runner's overlay) in place of the list */
+    o = base_opts();
+    o.host_root = true;
+    o.etc_src = "/etc";
+    assert_int_equal(ocisbx_bwrap_argv(&o, &v), OCISBX_EINVAL); /* the host's /etc whole: never as root */
+    o.etc_src = "/tmp/etc";
+    assert_int_equal(ocisbx_bwrap_argv(&o, &v), 0);
+    assert_true(has_seq(v, "--ro-bind", "/tmp/etc", "/etc"));
+    assert_true(has_seq(v, "--ro-bind-try", "/proc/sys", "/proc/sys"));
+    ocisbx_strv_free(v, false);
     /* and the ordinary run has none of the covers */
     o = base_opts();
     assert_int_equal(ocisbx_bwrap_argv(&o, &v), 0);
@@ -357,6 +367,72 @@ static void t_host_dirs(void **state)
     rm_fx();
 }
 
+static bool strv_has(char **v, const char *s)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        if (strcmp(v[i], s) == 0)
+            return true;
+    return false;
+}
+
+static void t_etc_hidden(void **state)
+{
+    (void)state;
+    snprintf(g_fx, sizeof g_fx, "/tmp/test_sys_bwrap_XXXXXX");
+    assert_non_null(mkdtemp(g_fx));
+    put("passwd", 0644);
+    put("shadow", 0640);
+    dir("ssh", 0755);
+    put("ssh/ssh_config", 0644);
+    put("ssh/ssh_host_rsa_key", 0600);
+    dir("ssl", 0755);
+    dir("ssl/private", 0700);
+    put("ssl/private/k.pem", 0600);
+    dir("app", 0755);
+    dir("app/deep", 0755);
+    put("app/deep/token", 0600);
+    char **h = NULL;
+    assert_int_equal(ocisbx_bwrap_scan_etc_hidden(g_fx, &h), 0);
+    size_t n = 0;
+    while (h[n])
+        n++;
+    assert_int_equal(n, 4);
+    assert_true(strv_has(h, "shadow"));
+    assert_true(strv_has(h, "ssh/ssh_host_rsa_key"));
+    assert_true(strv_has(h, "ssl/private")); /* not also what is inside it */
+    assert_true(strv_has(h, "app/deep/token"));
+    ocisbx_strv_free(h, false);
+    rm_fx();
+    assert_int_equal(ocisbx_bwrap_scan_etc_hidden("/nonexistent-etc-for-test", &h), OCISBX_EIO);
+    assert_null(h);
+}
+
+static void t_etc_submounts(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/test_sys_bwrap_mi_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    const char *mi = "22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n"
+                     "30 22 254:0 /docker/hosts /etc/hosts rw - ext4 /dev/vda rw\n"
+                     "31 22 254:0 /x /etc/with\\040space rw - ext4 /dev/vda rw\n"
+                     "32 22 0:5 / /etcetera rw - tmpfs none rw\n"
+                     "33 22 0:6 / /etc rw - tmpfs none rw\n"
+                     "34 22 254:0 /docker/resolv /etc/resolv.conf rw - ext4 /dev/vda rw\n";
+    assert_int_equal(write(fd, mi, strlen(mi)), (ssize_t)strlen(mi));
+    close(fd);
+    char **v = NULL;
+    assert_int_equal(ocisbx_bwrap_etc_submounts(path, &v), 0);
+    assert_non_null(v[0]);
+    assert_string_equal(v[0], "hosts");
+    assert_string_equal(v[1], "with space");
+    assert_string_equal(v[2], "resolv.conf"); /* not /etcetera, not /etc itself */
+    assert_null(v[3]);
+    ocisbx_strv_free(v, false);
+    unlink(path);
+    assert_int_equal(ocisbx_bwrap_etc_submounts(path, &v), OCISBX_EIO);
+}
+
 /* ---- the filter, run by a cBPF interpreter --------------------------------------- */
 
 /* Runs prog over d: the filter's return value. Only the instructions the
@@ -476,7 +552,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(t_argv_plain),       cmocka_unit_test(t_argv_host_root), cmocka_unit_test(t_etc_hides),
         cmocka_unit_test(t_etc_view),         cmocka_unit_test(t_host_dirs),      cmocka_unit_test(t_filter_plain),
-        cmocka_unit_test(t_filter_host_root),
+        cmocka_unit_test(t_filter_host_root), cmocka_unit_test(t_etc_hidden),     cmocka_unit_test(t_etc_submounts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
