@@ -204,6 +204,16 @@ static bool throttled(emu_server *s, size_t who, bool create, emu_response *resp
     return true;
 }
 
+/* The cancel question of a fault's delay: the server is stopping. */
+static int server_stopping(void *ud)
+{
+    emu_server *s = ud;
+    pthread_mutex_lock(&s->mu);
+    bool stopping = s->stopping;
+    pthread_mutex_unlock(&s->mu);
+    return stopping;
+}
+
 void emu_handle(emu_server *s, const emu_request *req, emu_response *resp)
 {
     const char *rid = emu_request_header(req, "opc-request-id");
@@ -245,8 +255,11 @@ void emu_handle(emu_server *s, const emu_request *req, emu_response *resp)
         emu_error(resp, status, status_code_name(status), "injected fault (tenancy file rule)");
         return;
     }
-    if (delay > 0)
-        ocisbx_sys_sleep_ms(delay, NULL, NULL); /* the one sleep (src/sys) */
+    /* the one sleep (src/sys), cut short when the server stops */
+    if (delay > 0 && ocisbx_sys_sleep_ms(delay, server_stopping, s) == OCISBX_ECANCELED) {
+        emu_error(resp, 503, "ServiceUnavailable", "the emulator is shutting down");
+        return;
+    }
 
     if (req->body_too_large) {
         emu_error(resp, 413, "PayloadTooLarge", "the request body is larger than %lld bytes",

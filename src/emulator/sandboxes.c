@@ -152,8 +152,23 @@ static int if_match(const emu_request *req, const emu_sandbox *b, emu_response *
     return -1;
 }
 
+/* The values of environment variables are secrets kept only so that a
+ * restarted sandbox still gives its commands their environment: a deleted
+ * sandbox runs nothing again, so its values (and its commands') go, from
+ * memory and, with the next save, from the state file. The names stay. */
+static void forget_env_values(emu_env *env, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        ocisbx_free_secret(env[i].value);
+        env[i].value = NULL;
+    }
+}
+
 void emu_sandbox_mark_deleted(emu_server *s, emu_sandbox *b)
 {
+    forget_env_values(b->env, b->n_env);
+    for (size_t i = 0; i < b->n_cmds; i++)
+        forget_env_values(b->cmds[i]->env, b->cmds[i]->n_env);
     char *dir = emu_workspace_dir(s, b->id);
     if (dir)
         emu_rmtree(dir);
