@@ -10,7 +10,7 @@
 #include <yaml.h>
 
 #include "auth/verify.h"
-#include "emulator/emu.h"
+#include "emulator/base.h"
 #include "ocisbx/api.h"
 #include "ocisbx/util.h"
 

@@ -7,7 +7,7 @@
  * (seq = index + 1) and an event once sent never changes. */
 #include <string.h>
 
-#include "emulator/emu.h"
+#include "emulator/model.h"
 
 emu_event *emu_command_add_output_event(emu_command *c, int kind)
 {
@@ -23,4 +23,17 @@ emu_event *emu_command_add_output_event(emu_command *c, int kind)
         }
     }
     return emu_command_add_event(c, kind);
+}
+
+emu_event *emu_command_add_event(emu_command *c, int kind)
+{
+    if (EMU_GROW(c->events, c->n_events, c->cap_events, 16) != 0)
+        return NULL;
+    emu_event *e = &c->events[c->n_events++];
+    memset(e, 0, sizeof *e);
+    e->seq = (int64_t)c->n_events;
+    e->ts_ms = emu_now_ms();
+    e->kind = kind;
+    e->exit_code = -1;
+    return e;
 }

@@ -13,7 +13,6 @@
 
 #include "emulator/emu.h"
 #include "ocisbx/util.h"
-#include "sys/proc.h"
 #include "sys/walk.h"
 
 /* Splits /workspace/a/b into the relative "a/b"; NULL (with a 400) when the
@@ -270,15 +269,6 @@ long emu_file_read_at(emu_file_body *fb, uint64_t pos, char *buf, size_t max)
     return (long)r;
 }
 
-void emu_file_body_free(emu_file_body *fb)
-{
-    if (!fb)
-        return;
-    if (fb->fd >= 0)
-        close(fb->fd);
-    free(fb);
-}
-
 static void do_read(int ws_fd, const char *rel, const char *fp, emu_response *resp)
 {
     ocisbx_walk_root root = {ws_fd, "/workspace"};
@@ -308,13 +298,11 @@ static void do_read(int ws_fd, const char *rel, const char *fp, emu_response *re
     resp->file = fb;
 }
 
-void emu_h_file(emu_server *s, const emu_request *req, const emu_route *rt, emu_response *resp)
+static void file_op(emu_server *s, const emu_request *req, const emu_route *rt, emu_response *resp)
 {
-    emu_sandbox *b = emu_sandbox_find(s, rt->sandbox_id);
-    if (!b) {
-        emu_error(resp, 404, "NotAuthorizedOrNotFound", "sandbox %s not found or not authorized", rt->sandbox_id);
+    emu_sandbox *b = emu_h_sandbox_of(s, rt, resp);
+    if (!b)
         return;
-    }
     bool bad = false;
     char *fp = emu_query_get(req->query, "filePath", &bad);
     char *rel = NULL, *ws = NULL, *norm = NULL;
@@ -353,68 +341,12 @@ out:
     free(norm);
 }
 
-/* The workspace watcher: the workspaces of the sandboxes that run commands
- * are measured without the lock (each walk bounded by EMU_WS_MAX_ENTRIES);
- * a workspace over its shape's limit that grew since the last measure has
- * its running commands stopped (KILL to each tree), each reported FAILED
- * without an exit code and with EMU_WS_STOPPED_FMT on its stderr. A
- * workspace that shrinks (a command removing files) is left alone. */
-void emu_workspace_watch(emu_server *s)
+void emu_h_file_write(emu_server *s, const emu_request *req, const emu_route *rt, emu_response *resp)
 {
-    typedef struct {
-        char id[32];
-        char *ws;
-        int64_t limit;
-        int64_t use;
-    } item;
-    item *it = NULL;
-    size_t n = 0, cap = 0;
-    for (size_t i = 0; i < s->n_sbx; i++) {
-        emu_sandbox *b = s->sbx[i];
-        const struct emu_shape_limits *sl = emu_shape_limits(s->cfg, b->shape);
-        if (!sl || sl->workspace_mib <= 0 || strcmp(b->state, "RUNNING") || !emu_commands_active(b))
-            continue;
-        if (EMU_GROW(it, n, cap, 8) != 0)
-            break;
-        snprintf(it[n].id, sizeof it[n].id, "%s", b->id);
-        it[n].ws = emu_workspace_dir(s, b->id);
-        it[n].limit = sl->workspace_mib << 20;
-        it[n].use = -1;
-        n++;
-    }
-    if (!n) {
-        free(it);
-        return;
-    }
-    pthread_mutex_unlock(&s->mu);
-    for (size_t i = 0; i < n; i++)
-        if (it[i].ws)
-            it[i].use = emu_tree_use(it[i].ws, EMU_WS_MAX_ENTRIES, NULL);
-    pthread_mutex_lock(&s->mu);
-    for (size_t i = 0; i < n; i++) {
-        emu_sandbox *b = emu_sandbox_find(s, it[i].id);
-        free(it[i].ws);
-        if (!b || it[i].use < 0)
-            continue;
-        int64_t prev = b->ws_last_use;
-        b->ws_last_use = it[i].use;
-        if (it[i].use <= it[i].limit || it[i].use <= prev)
-            continue;
-        ocisbx_log(OCISBX_LOG_INFO,
-                   "sandbox %s: the workspace holds %lld bytes, over its limit of %lld: "
-                   "stopping its commands",
-                   b->id, (long long)it[i].use, (long long)it[i].limit);
-        for (size_t j = 0; j < b->n_cmds; j++) {
-            emu_command *c = b->cmds[j];
-            if (c->finished || !c->proc)
-                continue;
-            c->ws_over = true;
-            if (c->ws_limit_mib <= 0) { /* started before the limit was known (older state) */
-                c->ws_limit_mib = it[i].limit >> 20;
-                snprintf(c->shape, sizeof c->shape, "%s", b->shape);
-            }
-            ocisbx_proc_terminate(c->proc, 0);
-        }
-    }
-    free(it);
+    file_op(s, req, rt, resp);
+}
+
+void emu_h_file_read(emu_server *s, const emu_request *req, const emu_route *rt, emu_response *resp)
+{
+    file_op(s, req, rt, resp);
 }

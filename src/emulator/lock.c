@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "emulator/emu.h"
+#include "emulator/base.h"
 
 static bool dir_is_empty(const char *path)
 {

@@ -1,5 +1,7 @@
 /* ocisbx-emulator: the local test tenancy (see docs/emulator.md). */
 #include <arpa/inet.h>
+#include <errno.h>
+#include <sys/resource.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,11 +62,16 @@ static bool version_ok(const char *v)
     return true;
 }
 
-int main(int argc, char **argv)
+typedef struct options {
+    const char *listen, *config, *state_dir, *cert, *key, *api_version;
+    bool isolate;
+} options;
+
+/* The command line into o: -1 to go on, else the exit status (help,
+ * version: 0; a usage error: 2). */
+static int parse_args(int argc, char **argv, options *o)
 {
-    const char *listen = "127.0.0.1:0", *config = NULL, *state_dir = NULL, *cert = NULL, *key = NULL;
-    const char *api_version = "20231130";
-    bool isolate = true;
+    *o = (options){"127.0.0.1:0", NULL, NULL, NULL, NULL, "20231130", true};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char **dst = NULL;
@@ -75,20 +82,20 @@ int main(int argc, char **argv)
             printf("ocisbx-emulator %s\n", ocisbx_version());
             return 0;
         } else if (!strcmp(a, "--no-isolation")) {
-            isolate = false;
+            o->isolate = false;
             continue;
         } else if (!strcmp(a, "--listen")) {
-            dst = &listen;
+            dst = &o->listen;
         } else if (!strcmp(a, "--config")) {
-            dst = &config;
+            dst = &o->config;
         } else if (!strcmp(a, "--state-dir")) {
-            dst = &state_dir;
+            dst = &o->state_dir;
         } else if (!strcmp(a, "--tls-cert")) {
-            dst = &cert;
+            dst = &o->cert;
         } else if (!strcmp(a, "--tls-key")) {
-            dst = &key;
+            dst = &o->key;
         } else if (!strcmp(a, "--api-version")) {
-            dst = &api_version;
+            dst = &o->api_version;
         } else {
             return usage_error("unknown", a);
         }
@@ -96,20 +103,40 @@ int main(int argc, char **argv)
             return usage_error("missing", a);
         *dst = argv[++i];
     }
-    if (!config)
+    if (!o->config)
         return usage_error("", "--config is required");
-    if (!state_dir)
+    if (!o->state_dir)
         return usage_error("", "--state-dir is required");
-    if (!cert != !key)
+    if (!o->cert != !o->key)
         return usage_error("", "--tls-cert and --tls-key go together");
-    if (!version_ok(api_version))
+    if (!version_ok(o->api_version))
         return usage_error("", "--api-version must be letters, digits, '.', '-' or '_'");
-    struct sockaddr_in addr;
-    if (emu_http_parse_listen(listen, &addr) != 0)
-        return usage_error("", ocisbx_error_message(ocisbx_error_last()));
+    return -1;
+}
 
-    ocisbx_set_log(log_stderr, OCISBX_LOG_WARN, NULL);
-    if (isolate) {
+static int fail_last(void)
+{
+    fprintf(stderr, "ocisbx-emulator: %s\n", ocisbx_error_message(ocisbx_error_last()));
+    return 1;
+}
+
+/* Each command holds a few descriptors (its pipes) and each connection
+ * one: a thousand sandboxes running commands pass the usual soft limit of
+ * 1024, so the soft limit goes up to the hard one. */
+static void raise_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+            ocisbx_log(OCISBX_LOG_WARN, "cannot raise the open file limit: %s", strerror(errno));
+    }
+}
+
+/* Checks, loads, listens, and serves until SIGTERM or SIGINT. */
+static int run(const options *o, const struct sockaddr_in *addr)
+{
+    if (o->isolate) {
         char why[512] = "";
         if (ocisbx_proc_isolation_check(why, sizeof why) != 0) {
             fprintf(stderr,
@@ -119,26 +146,16 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    if (ocisbx_global_init() != 0) {
-        fprintf(stderr, "ocisbx-emulator: %s\n", ocisbx_error_message(ocisbx_error_last()));
-        return 1;
-    }
-    if (cert && emu_tls_check(cert, key) != 0) {
-        fprintf(stderr, "ocisbx-emulator: %s\n", ocisbx_error_message(ocisbx_error_last()));
-        return 1;
-    }
+    if (ocisbx_global_init() != 0 || (o->cert && emu_tls_check(o->cert, o->key) != 0))
+        return fail_last();
     emu_config *cfg = NULL;
-    if (emu_config_load(config, &cfg) != 0) {
-        fprintf(stderr, "ocisbx-emulator: %s\n", ocisbx_error_message(ocisbx_error_last()));
-        return 1;
-    }
-
-    if (emu_state_lock(state_dir) != 0) {
-        fprintf(stderr, "ocisbx-emulator: %s\n", ocisbx_error_message(ocisbx_error_last()));
+    if (emu_config_load(o->config, &cfg) != 0)
+        return fail_last();
+    if (emu_state_lock(o->state_dir) != 0) {
         emu_config_free(cfg);
-        return 1;
+        return fail_last();
     }
-
+    raise_fd_limit();
     /* Signals are taken by sigwait in this thread only. */
     sigset_t set;
     sigemptyset(&set);
@@ -149,18 +166,18 @@ int main(int argc, char **argv)
 
     emu_server *srv = NULL;
     emu_http *http = NULL;
-    if (emu_server_new(cfg, state_dir, api_version, isolate, &srv) != 0 || emu_server_start_ticker(srv) != 0 ||
-        emu_http_start(srv, &addr, cert, key, &http) != 0) {
-        fprintf(stderr, "ocisbx-emulator: %s\n", ocisbx_error_message(ocisbx_error_last()));
+    if (emu_server_new(cfg, o->state_dir, o->api_version, o->isolate, &srv) != 0 ||
+        emu_server_start_ticker(srv) != 0 || emu_http_start(srv, addr, o->cert, o->key, &http) != 0) {
+        int rc = fail_last();
         if (srv)
             emu_server_shutdown(srv);
         emu_server_free(srv);
         emu_config_free(cfg);
-        return 1;
+        return rc;
     }
     char host[32];
-    snprintf(host, sizeof host, "%s", inet_ntoa(addr.sin_addr));
-    printf("listening on %s://%s:%d\n", cert ? "https" : "http", host, emu_http_port(http));
+    snprintf(host, sizeof host, "%s", inet_ntoa(addr->sin_addr));
+    printf("listening on %s://%s:%d\n", o->cert ? "https" : "http", host, emu_http_port(http));
     fflush(stdout);
 
     int sig = 0;
@@ -172,4 +189,17 @@ int main(int argc, char **argv)
     emu_config_free(cfg);
     ocisbx_global_cleanup();
     return 0;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    struct sockaddr_in addr;
+    if (emu_http_parse_listen(o.listen, &addr) != 0)
+        return usage_error("", ocisbx_error_message(ocisbx_error_last()));
+    ocisbx_set_log(log_stderr, OCISBX_LOG_WARN, NULL);
+    return run(&o, &addr);
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "emulator/emu.h"
 
@@ -123,6 +124,19 @@ int emu_error(emu_response *r, int status, const char *code, const char *fmt, ..
     return 0;
 }
 
+int emu_fail_answer(emu_response *r, int rc)
+{
+    const char *msg = ocisbx_error_message(ocisbx_error_last());
+    switch (rc) {
+    case OCISBX_EINVAL: return emu_error(r, 400, "InvalidParameter", "%s", msg);
+    case OCISBX_ENOTFOUND: return emu_error(r, 404, "NotAuthorizedOrNotFound", "%s", msg);
+    case OCISBX_ECONFLICT: return emu_error(r, 409, "IncorrectState", "%s", msg);
+    case OCISBX_ERATELIMIT: return emu_error(r, 429, "TooManyRequests", "%s", msg);
+    case OCISBX_ENOMEM: return emu_error(r, 500, "InternalServerError", "out of memory");
+    default: return emu_error(r, 500, "InternalServerError", "%s", msg);
+    }
+}
+
 int emu_json(emu_response *r, int status, cJSON *json)
 {
     r->status = status;
@@ -231,15 +245,6 @@ static bool env_name_ok(const char *n)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
             return false;
     return strlen(n) <= 256;
-}
-
-void emu_env_free(emu_env *env, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        free(env[i].name);
-        ocisbx_free_secret(env[i].value);
-    }
-    free(env);
 }
 
 int emu_json_env(const cJSON *obj, const char *name, emu_env **out, size_t *n, emu_response *resp)
@@ -352,4 +357,13 @@ void emu_page_next(emu_response *resp, size_t offset, size_t limit, size_t total
         snprintf(tok, sizeof tok, "pg-%zu", offset + limit);
         emu_response_header(resp, "opc-next-page", tok);
     }
+}
+
+void emu_file_body_free(emu_file_body *fb)
+{
+    if (!fb)
+        return;
+    if (fb->fd >= 0)
+        close(fb->fd);
+    free(fb);
 }

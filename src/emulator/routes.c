@@ -4,38 +4,39 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "emulator/emu.h"
+#include "emulator/base.h"
 
 typedef struct route_def {
     const char *method;
-    const char *pattern; /* {s} sandbox id, {c} command id, {n} snapshot id */
+    const char *pattern; /* {sandboxId}, {commandId}, {snapshotId}: as the client's table spells them */
     emu_route_id id;
+    const char *operation; /* the service's operation name */
 } route_def;
 
 static const route_def ROUTES[] = {
-    {"POST", "/sandboxes", EMU_R_SANDBOX_CREATE},
-    {"GET", "/sandboxes", EMU_R_SANDBOX_LIST},
-    {"GET", "/sandboxes/{s}", EMU_R_SANDBOX_GET},
-    {"PUT", "/sandboxes/{s}", EMU_R_SANDBOX_UPDATE},
-    {"DELETE", "/sandboxes/{s}", EMU_R_SANDBOX_DELETE},
-    {"POST", "/sandboxes/{s}/actions/stop", EMU_R_SANDBOX_STOP},
-    {"POST", "/sandboxes/{s}/actions/extend", EMU_R_SANDBOX_EXTEND},
-    {"POST", "/sandboxes/{s}/actions/suspend", EMU_R_SANDBOX_SUSPEND},
-    {"POST", "/sandboxes/{s}/actions/resume", EMU_R_SANDBOX_RESUME},
-    {"POST", "/sandboxes/{s}/commands", EMU_R_COMMAND_RUN},
-    {"GET", "/sandboxes/{s}/commands", EMU_R_COMMAND_LIST},
-    {"POST", "/sandboxes/{s}/commands/actions/runAndWait", EMU_R_COMMAND_RUN_WAIT},
-    {"POST", "/sandboxes/{s}/commands/actions/runAndStream", EMU_R_COMMAND_RUN_STREAM},
-    {"GET", "/sandboxes/{s}/commands/{c}", EMU_R_COMMAND_GET},
-    {"GET", "/sandboxes/{s}/commands/{c}/output", EMU_R_COMMAND_OUTPUT},
-    {"GET", "/sandboxes/{s}/commands/{c}/events", EMU_R_COMMAND_EVENTS},
-    {"POST", "/sandboxes/{s}/commands/{c}/actions/cancel", EMU_R_COMMAND_CANCEL},
-    {"PUT", "/sandboxes/{s}/files", EMU_R_FILE_WRITE},
-    {"GET", "/sandboxes/{s}/files", EMU_R_FILE_READ},
-    {"POST", "/sandboxSnapshots", EMU_R_SNAPSHOT_CREATE},
-    {"GET", "/sandboxSnapshots", EMU_R_SNAPSHOT_LIST},
-    {"GET", "/sandboxSnapshots/{n}", EMU_R_SNAPSHOT_GET},
-    {"DELETE", "/sandboxSnapshots/{n}", EMU_R_SNAPSHOT_DELETE},
+    {"POST", "/sandboxes", EMU_R_SANDBOX_CREATE, "CreateSandbox"},
+    {"GET", "/sandboxes", EMU_R_SANDBOX_LIST, "ListSandboxes"},
+    {"GET", "/sandboxes/{sandboxId}", EMU_R_SANDBOX_GET, "GetSandbox"},
+    {"PUT", "/sandboxes/{sandboxId}", EMU_R_SANDBOX_UPDATE, "UpdateSandbox"},
+    {"DELETE", "/sandboxes/{sandboxId}", EMU_R_SANDBOX_DELETE, "DeleteSandbox"},
+    {"POST", "/sandboxes/{sandboxId}/actions/stop", EMU_R_SANDBOX_STOP, "StopSandbox"},
+    {"POST", "/sandboxes/{sandboxId}/actions/extend", EMU_R_SANDBOX_EXTEND, "ExtendSandbox"},
+    {"POST", "/sandboxes/{sandboxId}/actions/suspend", EMU_R_SANDBOX_SUSPEND, "SuspendSandbox"},
+    {"POST", "/sandboxes/{sandboxId}/actions/resume", EMU_R_SANDBOX_RESUME, "ResumeSandbox"},
+    {"POST", "/sandboxes/{sandboxId}/commands", EMU_R_COMMAND_RUN, "RunSandboxCommand"},
+    {"GET", "/sandboxes/{sandboxId}/commands", EMU_R_COMMAND_LIST, "ListSandboxCommands"},
+    {"POST", "/sandboxes/{sandboxId}/commands/actions/runAndWait", EMU_R_COMMAND_RUN_WAIT, "RunSandboxCommandAndWait"},
+    {"POST", "/sandboxes/{sandboxId}/commands/actions/runAndStream", EMU_R_COMMAND_RUN_STREAM, "RunSandboxCommandAndStream"},
+    {"GET", "/sandboxes/{sandboxId}/commands/{commandId}", EMU_R_COMMAND_GET, "GetSandboxCommand"},
+    {"GET", "/sandboxes/{sandboxId}/commands/{commandId}/output", EMU_R_COMMAND_OUTPUT, "GetSandboxCommandOutput"},
+    {"GET", "/sandboxes/{sandboxId}/commands/{commandId}/events", EMU_R_COMMAND_EVENTS, "StreamSandboxCommandEvents"},
+    {"POST", "/sandboxes/{sandboxId}/commands/{commandId}/actions/cancel", EMU_R_COMMAND_CANCEL, "CancelSandboxCommand"},
+    {"PUT", "/sandboxes/{sandboxId}/files", EMU_R_FILE_WRITE, "WriteSandboxFile"},
+    {"GET", "/sandboxes/{sandboxId}/files", EMU_R_FILE_READ, "ReadSandboxFile"},
+    {"POST", "/sandboxSnapshots", EMU_R_SNAPSHOT_CREATE, "CreateSandboxSnapshot"},
+    {"GET", "/sandboxSnapshots", EMU_R_SNAPSHOT_LIST, "ListSandboxSnapshots"},
+    {"GET", "/sandboxSnapshots/{snapshotId}", EMU_R_SNAPSHOT_GET, "GetSandboxSnapshot"},
+    {"DELETE", "/sandboxSnapshots/{snapshotId}", EMU_R_SNAPSHOT_DELETE, "DeleteSandboxSnapshot"},
 };
 
 char *emu_percent_decode(const char *src, size_t len)
@@ -105,11 +106,13 @@ char *emu_query_get(const char *query, const char *name, bool *bad)
     return NULL;
 }
 
-/* Matches one segment pattern; copies a parameter segment into dst. */
+/* Matches one segment pattern; copies a parameter segment into its field. */
 static bool seg_match(const char *pat, size_t plen, const char *seg, size_t slen, emu_route *out)
 {
-    if (plen == 3 && pat[0] == '{') {
-        char *dst = pat[1] == 's' ? out->sandbox_id : pat[1] == 'c' ? out->command_id : out->snapshot_id;
+    if (plen > 2 && pat[0] == '{') {
+        char *dst = !strncmp(pat, "{sandboxId}", plen)   ? out->sandbox_id
+                    : !strncmp(pat, "{commandId}", plen) ? out->command_id
+                                                         : out->snapshot_id;
         if (slen == 0 || slen >= sizeof out->sandbox_id)
             return false;
         char *dec = emu_percent_decode(seg, slen);
@@ -159,4 +162,22 @@ int emu_route_match(const char *method, const char *rel_path, emu_route *out)
         }
     }
     return path_known ? 405 : 404;
+}
+
+const char *emu_route_operation(emu_route_id id)
+{
+    for (size_t i = 0; i < sizeof ROUTES / sizeof ROUTES[0]; i++)
+        if (ROUTES[i].id == id)
+            return ROUTES[i].operation;
+    return NULL;
+}
+
+int emu_route_at(size_t i, const char **method, const char **pattern, emu_route_id *id)
+{
+    if (i >= sizeof ROUTES / sizeof ROUTES[0])
+        return -1;
+    *method = ROUTES[i].method;
+    *pattern = ROUTES[i].pattern;
+    *id = ROUTES[i].id;
+    return 0;
 }

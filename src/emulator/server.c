@@ -7,19 +7,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "emulator/emu.h"
+#include "emulator/model.h"
 #include "emulator/throttle.h"
 #include "sys/proc.h"
 #include "sys/sleep.h"
 
 #define TICK_MS 50
 #define SAVE_EVERY_MS 250
-
-void emu_server_touch(emu_server *s)
-{
-    s->dirty = true;
-    pthread_cond_broadcast(&s->cv);
-}
 
 int emu_server_new(emu_config *cfg, const char *state_dir, const char *api_version, bool isolate, emu_server **out)
 {

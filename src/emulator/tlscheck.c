@@ -8,7 +8,7 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 
-#include "emulator/emu.h"
+#include "emulator/base.h"
 
 static int fail_ssl(const char *file, const char *what)
 {

@@ -12,7 +12,7 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
-#include "emulator/emu.h"
+#include "emulator/base.h"
 #include "ocisbx/util.h"
 #include "sys/proc.h"
 
@@ -94,10 +94,10 @@ void emu_new_id(const char *prefix, char *out, size_t cap)
     snprintf(out, cap, "%s%s", prefix, tail);
 }
 
-uint64_t emu_rand(emu_server *s)
+uint64_t emu_rand(uint64_t *state)
 {
     /* splitmix64: deterministic for a given seed and request order */
-    uint64_t z = (s->rng += 0x9E3779B97F4A7C15ull);
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);

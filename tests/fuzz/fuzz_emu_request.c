@@ -155,18 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         emu_response_init(&resp);
         pthread_mutex_lock(&g_s->mu);
         if (!skip) {
-            switch (rt.id) {
-            case EMU_R_FILE_READ: emu_h_file(g_s, &req, &rt, &resp); break;
-            case EMU_R_SNAPSHOT_LIST:
-            case EMU_R_SNAPSHOT_GET:
-            case EMU_R_SNAPSHOT_DELETE: emu_h_snapshot(g_s, &req, &rt, &resp); break;
-            case EMU_R_COMMAND_LIST:
-            case EMU_R_COMMAND_GET:
-            case EMU_R_COMMAND_OUTPUT:
-            case EMU_R_COMMAND_EVENTS:
-            case EMU_R_COMMAND_CANCEL: emu_h_command(g_s, &req, &rt, &resp); break;
-            default: emu_h_sandbox(g_s, &req, &rt, &resp);
-            }
+            emu_route_handler(rt.id)(g_s, &req, &rt, &resp); /* the dispatch table's handler */
         } else {
             /* the body parsers of the skipped routes */
             cJSON *body = NULL;

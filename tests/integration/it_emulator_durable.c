@@ -265,12 +265,90 @@ static void test_events_sent_are_stored_seq_not_reused(void **state)
     emu_fixture_free(f);
 }
 
+static char *read_state_file(emu_fixture *f)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/state.json", emu_fixture_state_dir(f));
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            cap = cap ? cap * 2 : 65536;
+            buf = realloc(buf, cap);
+            assert_non_null(buf);
+        }
+        size_t n = fread(buf + len, 1, 4096, fp);
+        len += n;
+        if (n == 0)
+            break;
+    }
+    fclose(fp);
+    buf[len] = 0;
+    return buf;
+}
+
+/* Secret values are kept in the state file for restarts only: once a
+ * sandbox is deleted, its values and its commands' are gone from the file
+ * (the names stay); a sandbox that still lives keeps its own. */
+static void test_deleted_sandbox_forgets_secret_values(void **state)
+{
+    (void)state;
+    emu_fixture *f = start();
+    char gone[64], kept[64], p[256];
+    assert_int_equal(emu_fixture_new_sandbox(f, NULL,
+                                             "\"environmentVariables\":[{\"name\":\"SBX_SECRET\",\"value\":"
+                                             "\"sandbox-secret-4711\"}]",
+                                             gone, sizeof gone),
+                     0);
+    assert_int_equal(emu_fixture_new_sandbox(f, NULL,
+                                             "\"environmentVariables\":[{\"name\":\"KEPT_SECRET\",\"value\":"
+                                             "\"kept-secret-0815\"}]",
+                                             kept, sizeof kept),
+                     0);
+    snprintf(p, sizeof p, "/sandboxes/%s/commands/actions/runAndWait", gone);
+    assert_int_equal(emu_fixture_json(f, "POST", p,
+                                      "{\"command\":\"true\",\"environmentVariables\":[{\"name\":\"CMD_SECRET\","
+                                      "\"value\":\"command-secret-1234\"}]}",
+                                      200, NULL),
+                     0);
+    char *text = read_state_file(f); /* answered: the state file is written */
+    assert_non_null(strstr(text, "sandbox-secret-4711"));
+    assert_non_null(strstr(text, "command-secret-1234"));
+    assert_non_null(strstr(text, "kept-secret-0815"));
+    free(text);
+
+    snprintf(p, sizeof p, "/sandboxes/%s", gone);
+    assert_int_equal(emu_fixture_json(f, "DELETE", p, NULL, 204, NULL), 0);
+    for (int round = 0; round < 2; round++) { /* as answered, and after a restart */
+        text = read_state_file(f);
+        assert_null(strstr(text, "sandbox-secret-4711"));
+        assert_null(strstr(text, "command-secret-1234"));
+        assert_non_null(strstr(text, "SBX_SECRET")); /* the names stay */
+        assert_non_null(strstr(text, "CMD_SECRET"));
+        assert_non_null(strstr(text, "kept-secret-0815"));
+        free(text);
+        if (round == 0)
+            assert_int_equal(emu_fixture_restart(f), 0);
+    }
+    /* the living sandbox still gives its commands the value */
+    snprintf(p, sizeof p, "/sandboxes/%s/commands/actions/runAndWait", kept);
+    cJSON *j = NULL;
+    assert_int_equal(emu_fixture_json(f, "POST", p, "{\"command\":\"printf %s \\\"$KEPT_SECRET\\\"\"}", 200, &j), 0);
+    assert_string_equal(jstr(cJSON_GetObjectItem(j, "output"), "stdout"), "kept-secret-0815");
+    cJSON_Delete(j);
+    assert_int_equal(emu_fixture_stop(f), 0);
+    emu_fixture_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_answered_creates_survive_kill9),
         cmocka_unit_test(test_retry_token_after_kill9_runs_once),
         cmocka_unit_test(test_events_sent_are_stored_seq_not_reused),
+        cmocka_unit_test(test_deleted_sandbox_forgets_secret_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
 /* ocisbx-emulator fault rules from the tenancy file: 503 n times, 429 with
  * retry-after, reset, delay, a stream cut after N events. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -144,6 +145,74 @@ static void test_delay_and_cut_stream(void **state)
     free(first);
 }
 
+static int thread_count(int pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", pid);
+    FILE *fp = fopen(path, "r");
+    int n = -1;
+    while (fp && fgets(line, sizeof line, fp))
+        if (!strncmp(line, "Threads:", 8))
+            n = atoi(line + 8);
+    if (fp)
+        fclose(fp);
+    return n;
+}
+
+typedef struct slow_req {
+    emu_fixture *f;
+    emu_fixture_result r;
+} slow_req;
+
+static void *send_slow(void *arg)
+{
+    slow_req *q = arg;
+    (void)emu_fixture_request(q->f, "GET", "/sandboxes", NULL, &q->r);
+    return NULL;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A request held by a 60 s fault delay does not hold the server's stop:
+ * the delay ends when the server stops (the answer is a 503 or none). */
+static void test_delay_cut_by_stop(void **state)
+{
+    (void)state;
+    emu_fixture_options o = {0};
+    o.extra_yaml = "faults:\n"
+                   "  rules:\n"
+                   "    - match: {method: GET, path: \"/sandboxes\"}\n"
+                   "      delay_ms: 60000\n";
+    emu_fixture *f = NULL;
+    assert_int_equal(emu_fixture_start(&o, &f), 0);
+    int before = thread_count(emu_fixture_pid(f));
+    assert_true(before > 0);
+    slow_req q;
+    memset(&q, 0, sizeof q);
+    q.f = f;
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, send_slow, &q), 0);
+    /* the connection's thread exists: the request is in (or about to enter) the delay */
+    for (int64_t t0 = now_ms(); thread_count(emu_fixture_pid(f)) <= before && now_ms() - t0 < 20000;) {
+        struct timespec ts = {0, 10 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    int64_t t0 = now_ms();
+    assert_int_equal(emu_fixture_stop(f), 0);
+    int64_t took = now_ms() - t0;
+    pthread_join(t, NULL);
+    fprintf(stderr, "stop with a request in a 60 s delay took %lld ms (answer %ld)\n", (long long)took, q.r.status);
+    assert_true(took < 15000);
+    assert_true(q.r.status != 200);
+    emu_fixture_result_free(&q.r);
+    emu_fixture_free(f);
+}
+
 int main(void)
 {
     ocisbx_global_init();
@@ -154,6 +223,8 @@ int main(void)
         cmocka_unit_test(test_delay_and_cut_stream),
     };
     int fails = cmocka_run_group_tests_name("emulator faults", tests, setup, teardown);
+    const struct CMUnitTest alone[] = {cmocka_unit_test(test_delay_cut_by_stop)};
+    fails += cmocka_run_group_tests_name("emulator fault delay and stop", alone, NULL, NULL);
     ocisbx_global_cleanup();
     return fails ? 1 : 0;
 }
