@@ -12,8 +12,11 @@ add_test(NAME doc_doxygen_checker_self_test
   COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/unit/check_doxygen.py --self-test)
 set_tests_properties(doc_doxygen_comments doc_doxygen_checker_self_test PROPERTIES LABELS unit TIMEOUT 60)
 
-# The checker of src/'s layout rules (tests/unit/check_structure.py); the
-# check of src/ itself is registered once the tree meets them.
+# The layout of src/: layers include only downward, no function over 100
+# lines, no file over 800 (tests/unit/check_structure.py), and the checker's
+# own cases.
+add_test(NAME src_structure
+  COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/unit/check_structure.py ${PROJECT_SOURCE_DIR}/src)
 add_test(NAME src_structure_checker_self_test
   COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/tests/unit/check_structure.py --self-test)
-set_tests_properties(src_structure_checker_self_test PROPERTIES LABELS unit TIMEOUT 60)
+set_tests_properties(src_structure src_structure_checker_self_test PROPERTIES LABELS unit TIMEOUT 60)
