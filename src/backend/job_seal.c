@@ -25,14 +25,18 @@
 #define SEAL_TAG "v1"
 #define HANDLE_MAX 200
 
-/* The key's places, in order: $XDG_RUNTIME_DIR/ocisbx, /tmp/ocisbx-<uid>. */
-static int key_dirs(char dirs[2][PATH_MAX])
+#define KEY_DIRS 3
+
+/* The key's places, in order: $XDG_RUNTIME_DIR/ocisbx, /tmp/ocisbx-<uid>,
+ * /dev/shm/ocisbx-<uid> (for a workspace that is /tmp itself). */
+static int key_dirs(char dirs[KEY_DIRS][PATH_MAX])
 {
     int n = 0;
     const char *x = getenv("XDG_RUNTIME_DIR");
     if (x && x[0] == '/' && (size_t)snprintf(dirs[n], PATH_MAX, "%s/ocisbx", x) < PATH_MAX)
         n++;
     snprintf(dirs[n++], PATH_MAX, "/tmp/ocisbx-%lu", (unsigned long)geteuid());
+    snprintf(dirs[n++], PATH_MAX, "/dev/shm/ocisbx-%lu", (unsigned long)geteuid());
     return n;
 }
 
@@ -156,7 +160,7 @@ static int mac_hex(const unsigned char key[KEY_LEN], const char *workspace, cons
 int ocisbx_job_seal(const char *workspace, const char *job_id, const char *handle, char **text)
 {
     *text = NULL;
-    char dirs[2][PATH_MAX];
+    char dirs[KEY_DIRS][PATH_MAX];
     int n = key_dirs(dirs), rc = ocisbx_fail(OCISBX_EFORBIDDEN, "job key: every place for it is in the workspace");
     unsigned char key[KEY_LEN];
     for (int i = 0; i < n; i++) {
@@ -204,7 +208,7 @@ int ocisbx_job_unseal(const char *workspace, const char *job_id, const char *tex
                            "job %s: its handle in the workspace is not a sealed handle: it was changed inside the "
                            "workspace (or written by an older version): refused, nothing killed",
                            job_id);
-    char dirs[2][PATH_MAX];
+    char dirs[KEY_DIRS][PATH_MAX];
     int n = key_dirs(dirs);
     bool match = false, keyed = false;
     int rc = 0;

@@ -44,8 +44,9 @@ int ocisbx_local_job_signal(const ocisbx_local_job *j, int sig);
 /* The text written beside the job's state: the handle with an HMAC-SHA256
  * over (workspace real path, job id, handle), keyed by this user's job key
  * (job_seal.c: $XDG_RUNTIME_DIR/ocisbx/job.key, else
- * /tmp/ocisbx-<uid>/job.key, a directory 0700 of the user's, never one
- * inside the workspace; the key made on first use). malloc'd. */
+ * /tmp/ocisbx-<uid>/job.key, else /dev/shm/ocisbx-<uid>/job.key: a directory
+ * 0700 of the user's, never one inside the workspace; the key made on first
+ * use). malloc'd. */
 int ocisbx_job_seal(const char *workspace, const char *job_id, const char *handle, char **text);
 
 /* The handle in a text read from the workspace, after checking its seal:
