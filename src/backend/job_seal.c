@@ -62,8 +62,7 @@ static int open_dir(const char *dir, bool create, int *out)
         return ocisbx_fail(OCISBX_EIO, "job key: cannot make %s: %s", dir, strerror(errno));
     struct stat st;
     if (lstat(dir, &st) != 0)
-        return errno == ENOENT ? OCISBX_ENOTFOUND
-                               : ocisbx_fail(OCISBX_EIO, "job key: %s: %s", dir, strerror(errno));
+        return errno == ENOENT ? OCISBX_ENOTFOUND : ocisbx_fail(OCISBX_EIO, "job key: %s: %s", dir, strerror(errno));
     int fd = S_ISDIR(st.st_mode) ? open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
     if (fd >= 0 && fstat(fd, &st) != 0) {
         close(fd);
@@ -94,8 +93,8 @@ static int read_key(int dfd, const char *dir, unsigned char key[KEY_LEN])
         n = read(fd, key, KEY_LEN);
     close(fd);
     if (n != KEY_LEN)
-        return ocisbx_fail(OCISBX_EINTEGRITY, "job key: %s/%s is not a %d-byte file of this user's, mode 0600",
-                           dir, KEY_NAME, KEY_LEN);
+        return ocisbx_fail(OCISBX_EINTEGRITY, "job key: %s/%s is not a %d-byte file of this user's, mode 0600", dir,
+                           KEY_NAME, KEY_LEN);
     return 0;
 }
 
@@ -185,8 +184,8 @@ static char *split(const char *text, char hex[65])
     if (tl && text[tl - 1] == '\n')
         tl--;
     size_t pl = strlen(SEAL_TAG " ");
-    if (tl < pl + 66 || tl > pl + HANDLE_MAX + 65 || strncmp(text, SEAL_TAG " ", pl) != 0 ||
-        text[tl - 65] != ' ' || strspn(text + tl - 64, "0123456789abcdef") < 64)
+    if (tl < pl + 66 || tl > pl + HANDLE_MAX + 65 || strncmp(text, SEAL_TAG " ", pl) != 0 || text[tl - 65] != ' ' ||
+        strspn(text + tl - 64, "0123456789abcdef") < 64)
         return NULL;
     memcpy(hex, text + tl - 64, 64);
     hex[64] = '\0';

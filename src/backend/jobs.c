@@ -11,7 +11,7 @@
 #include "ocisbx/util.h"
 #include "util/internal.h"
 
-#define JOB_EXIT_NONE 3 /* the scripts' "no such job" (or no such cwd) */
+#define JOB_EXIT_NONE 3     /* the scripts' "no such job" (or no such cwd) */
 #define JOB_HANDLE_MAX 1024 /* bytes of the handle file read back (a sealed handle is far shorter) */
 
 struct ocisbx_job_status {
@@ -449,8 +449,7 @@ bool ocisbx_job_command_is(const char *text, const char *root, const char *job_i
         ok = words[i] && *p == (i < 5 ? ' ' : '\n');
         p += ok ? 1 : 0;
     }
-    ok = ok && strcmp(words[1], root) == 0 && strcmp(words[2], job_id) == 0 &&
-         strcmp(p, ocisbx_script_job_run) == 0;
+    ok = ok && strcmp(words[1], root) == 0 && strcmp(words[2], job_id) == 0 && strcmp(p, ocisbx_script_job_run) == 0;
     for (int i = 0; i < 6; i++)
         free(words[i]);
     return ok;

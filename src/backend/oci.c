@@ -106,8 +106,7 @@ static int oci_open_handle(ocisbx_backend *b, const char *job_id, const char *te
 {
     oci_impl *oi = b->impl;
     size_t n = strlen(text);
-    if (!n || n > 255 ||
-        strspn(text, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-") != n)
+    if (!n || n > 255 || strspn(text, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-") != n)
         return ocisbx_fail(OCISBX_EINTEGRITY,
                            "job %s: its handle in the workspace is not a command id: it was changed inside the "
                            "workspace: refused, nothing stopped",

@@ -33,15 +33,15 @@
 #include "util/internal.h"
 
 typedef struct fworld {
-    world w;          /* w.b: the backend that starts the jobs */
-    bool host;        /* local without isolation */
+    world w;           /* w.b: the backend that starts the jobs */
+    bool host;         /* local without isolation */
     char sandbox[128]; /* oci: the sandbox's id, for the CLI */
 } fworld;
 
 /* ---- sentinels: host processes that must survive ---- */
 typedef struct sentinel {
-    pid_t pid;        /* our child */
-    pid_t target;     /* the process a forged handle names (pgid, or one in the other namespace) */
+    pid_t pid;    /* our child */
+    pid_t target; /* the process a forged handle names (pgid, or one in the other namespace) */
     unsigned long long ns_dev, ns_ino;
 } sentinel;
 
@@ -544,18 +544,25 @@ static void t_cli(void **state)
 int main(int argc, char **argv)
 {
     const struct CMUnitTest local_tests[] = {
-        cmocka_unit_test(t_local_guards),        cmocka_unit_test(t_forged_pg),
-        cmocka_unit_test(t_forged_ns),           cmocka_unit_test(t_copied_from_another_job),
-        cmocka_unit_test(t_from_another_workspace), cmocka_unit_test(t_cli),
+        cmocka_unit_test(t_local_guards),
+        cmocka_unit_test(t_forged_pg),
+        cmocka_unit_test(t_forged_ns),
+        cmocka_unit_test(t_copied_from_another_job),
+        cmocka_unit_test(t_from_another_workspace),
+        cmocka_unit_test(t_cli),
     };
     const struct CMUnitTest host_tests[] = {
-        cmocka_unit_test(t_forged_pg),           cmocka_unit_test(t_forged_ns),
-        cmocka_unit_test(t_copied_from_another_job), cmocka_unit_test(t_from_another_workspace),
+        cmocka_unit_test(t_forged_pg),
+        cmocka_unit_test(t_forged_ns),
+        cmocka_unit_test(t_copied_from_another_job),
+        cmocka_unit_test(t_from_another_workspace),
         cmocka_unit_test(t_cli),
     };
     const struct CMUnitTest oci_tests[] = {
-        cmocka_unit_test(t_forged_pg),           cmocka_unit_test(t_forged_ns),
-        cmocka_unit_test(t_copied_from_another_job), cmocka_unit_test(t_from_another_workspace),
+        cmocka_unit_test(t_forged_pg),
+        cmocka_unit_test(t_forged_ns),
+        cmocka_unit_test(t_copied_from_another_job),
+        cmocka_unit_test(t_from_another_workspace),
         cmocka_unit_test(t_cli),
     };
     const char *g = backend_world_group(argc, argv);
