@@ -68,6 +68,14 @@ typedef struct ocisbx_backend_vt {
      * parts (absolute sandbox paths), at most in_flight at once; after a
      * failure none of them lands once this returns (api/parts.h). */
     int (*put_parts)(ocisbx_backend *b, int in_flight, const ocisbx_file_part_feed *feed);
+    /* A job's handle is written beside its state, where the workspace's own
+     * commands can change it: seal_handle gives the text to write (NULL:
+     * the handle itself), open_handle checks a text read back and gives
+     * the handle only when it is this job's (else OCISBX_EINTEGRITY: the
+     * local seal, the OCI command's own text). open_handle is required: a
+     * handle read from the workspace is never used as it is. */
+    int (*seal_handle)(ocisbx_backend *b, const char *job_id, const char *handle, char **text);
+    int (*open_handle)(ocisbx_backend *b, const char *job_id, const char *text, char **handle);
 } ocisbx_backend_vt;
 
 struct ocisbx_backend {
@@ -108,6 +116,10 @@ struct ocisbx_backend {
 const char *ocisbx_exec_options_cwd_(const ocisbx_exec_options *o);
 int64_t ocisbx_exec_options_timeout_(const ocisbx_exec_options *o);
 const ocisbx_env_list *ocisbx_exec_options_env_(const ocisbx_exec_options *o);
+/* Whether text is the run text of this job's job-run.sh (its job id the
+ * third argument, the workspace root the second), as a service keeps a
+ * command's text (jobs.c). */
+bool ocisbx_job_command_is(const char *text, const char *root, const char *job_id);
 /* Ends every job this backend started, unless detached (jobs.c). */
 int ocisbx_backend_end_own_jobs(ocisbx_backend *b);
 /* What a connected or local backend's close does: ends its own jobs

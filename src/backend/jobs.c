@@ -11,7 +11,8 @@
 #include "ocisbx/util.h"
 #include "util/internal.h"
 
-#define JOB_EXIT_NONE 3 /* the scripts' "no such job" (or no such cwd) */
+#define JOB_EXIT_NONE 3     /* the scripts' "no such job" (or no such cwd) */
+#define JOB_HANDLE_MAX 1024 /* bytes of the handle file read back (a sealed handle is far shorter) */
 
 struct ocisbx_job_status {
     bool running, has_exit, timed_out, killed;
@@ -63,6 +64,13 @@ static int collect_all(const void *data, size_t len, void *ud)
     return ocisbx_buf_append(ud, data, len) != 0;
 }
 
+/* The handle file, at most JOB_HANDLE_MAX bytes (more: ECANCELED). */
+static int collect_handle(const void *data, size_t len, void *ud)
+{
+    ocisbx_buf *h = ud;
+    return len > JOB_HANDLE_MAX - h->len || ocisbx_buf_append(h, data, len) != 0;
+}
+
 static int check_job_id(const char *id)
 {
     if (!id || strncmp(id, "job-", 4) != 0 || strlen(id) != 20)
@@ -110,9 +118,16 @@ static int spawn_job(ocisbx_backend *b, const char *command, const char *id, con
         return rc;
     char rel[64];
     snprintf(rel, sizeof rel, ".ocisbx/jobs/%s/handle", id);
+    char *text = NULL;
+    if (b->vt->seal_handle)
+        rc = b->vt->seal_handle(b, id, *handle, &text);
+    const char *t = text ? text : *handle;
     char b64[OCISBX_SHA256_B64_LEN + 1];
-    ocisbx_sha256_base64(*handle, strlen(*handle), b64);
-    rc = b->vt->put_file(b, rel, *handle, strlen(*handle), b64);
+    if (!rc)
+        rc = ocisbx_sha256_base64(t, strlen(t), b64);
+    if (!rc)
+        rc = b->vt->put_file(b, rel, t, strlen(t), b64);
+    free(text);
     if (rc) {
         ocisbx_error_saved *sv = ocisbx_error_save();
         (void)b->vt->kill_spawned(b, *handle);
@@ -298,7 +313,9 @@ int ocisbx_backend_job_output(ocisbx_backend *b, const char *job_id, int64_t off
     return *data ? 0 : ocisbx_fail_nomem();
 }
 
-/* The spawn handle: this backend's own, else the one beside the state. */
+/* The spawn handle: this backend's own, else the one beside the state,
+ * which the workspace's commands can rewrite: used only once the backend
+ * has checked that it names this job (open_handle). */
 static int job_handle(ocisbx_backend *b, const char *job_id, char **handle)
 {
     for (size_t i = 0; i < b->n_jobs; i++)
@@ -306,16 +323,25 @@ static int job_handle(ocisbx_backend *b, const char *job_id, char **handle)
             *handle = ocisbx_strdup(b->jobs[i].handle);
             return *handle ? 0 : ocisbx_fail_nomem();
         }
-    unsigned char *h = NULL;
-    size_t hl = 0;
+    ocisbx_buf h = OCISBX_BUF_INIT;
     char path[80];
     snprintf(path, sizeof path, "/workspace/.ocisbx/jobs/%s/handle", job_id);
-    int rc = ocisbx_backend_read_bytes(b, path, &h, &hl);
-    if (rc)
+    int rc = ocisbx_backend_read_to_callback(b, path, collect_handle, &h);
+    bool odd = rc == OCISBX_ECANCELED || (!rc && memchr(h.data ? h.data : "", '\0', h.len) != NULL);
+    char *text = rc || odd ? NULL : ocisbx_strndup(h.data ? h.data : "", h.len);
+    ocisbx_buf_free(&h);
+    if (rc && !odd)
         return rc == OCISBX_ENOTFOUND ? ocisbx_fail(OCISBX_ENOTFOUND, "job %s does not exist", job_id) : rc;
-    *handle = ocisbx_strndup((const char *)h, hl);
-    ocisbx_free(h);
-    return *handle ? 0 : ocisbx_fail_nomem();
+    if (odd)
+        return ocisbx_fail(OCISBX_EINTEGRITY,
+                           "job %s: its handle in the workspace is not one this library wrote: it was changed "
+                           "inside the workspace: refused, nothing killed",
+                           job_id);
+    if (!text)
+        return ocisbx_fail_nomem();
+    rc = b->vt->open_handle(b, job_id, text, handle);
+    free(text);
+    return rc;
 }
 
 int ocisbx_backend_job_stop(ocisbx_backend *b, const char *job_id, int *killed)
@@ -374,4 +400,57 @@ int ocisbx_backend_close_common(ocisbx_backend *b)
     if (sv)
         ocisbx_error_restore(sv);
     return rc ? rc : r2;
+}
+
+/* One shell word as ocisbx_shell_quote writes it (plain bytes, '...' and
+ * \'), up to a space or a newline outside quotes: malloc'd, *p moved past
+ * it; NULL when it is not one. */
+static char *shell_word(const char **p)
+{
+    const char *s = *p;
+    char *w = malloc(strlen(s) + 1);
+    size_t n = 0;
+    while (w && *s && *s != ' ' && *s != '\n') {
+        if (*s == '\'') {
+            const char *e = strchr(s + 1, '\'');
+            if (!e) {
+                free(w);
+                return NULL;
+            }
+            memcpy(w + n, s + 1, (size_t)(e - s - 1));
+            n += (size_t)(e - s - 1);
+            s = e + 1;
+        } else if (*s == '\\' && s[1]) {
+            w[n++] = s[1];
+            s += 2;
+        } else {
+            w[n++] = *s++;
+        }
+    }
+    if (w && s == *p) { /* an empty word is written '' */
+        free(w);
+        return NULL;
+    }
+    if (w)
+        w[n] = '\0';
+    *p = s;
+    return w;
+}
+
+bool ocisbx_job_command_is(const char *text, const char *root, const char *job_id)
+{
+    if (strncmp(text, "set -- ", 7) != 0)
+        return false;
+    const char *p = text + 7;
+    char *words[6] = {0};
+    bool ok = true;
+    for (int i = 0; i < 6 && ok; i++) {
+        words[i] = shell_word(&p);
+        ok = words[i] && *p == (i < 5 ? ' ' : '\n');
+        p += ok ? 1 : 0;
+    }
+    ok = ok && strcmp(words[1], root) == 0 && strcmp(words[2], job_id) == 0 && strcmp(p, ocisbx_script_job_run) == 0;
+    for (int i = 0; i < 6; i++)
+        free(words[i]);
+    return ok;
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "backend/backend_int.h"
+#include "backend/local_job.h"
 #include "ocisbx/util.h"
 #include "sys/proc.h"
 #include "sys/sleep.h"
@@ -294,8 +295,9 @@ static int local_get(ocisbx_backend *b, const char *rel, ocisbx_write_fn write_f
 }
 
 /* A job runs detached (src/sys/proc.h): it outlives this process, and its
- * handle, "ns:<dev>:<ino>" (its PID namespace) or "pg:<pgid>" (without
- * isolation), lets any process end it. */
+ * handle (local_job.h: its PID namespace, or its session without
+ * isolation, with the start time of the process standing for it) lets any
+ * process end it. */
 static int local_spawn(ocisbx_backend *b, const ocisbx_run_req *req, const char *job_id, char **handle)
 {
     (void)job_id;
@@ -308,18 +310,28 @@ static int local_spawn(ocisbx_backend *b, const ocisbx_run_req *req, const char 
     ocisbx_proc_job j;
     rc = ocisbx_proc_job_of(p, &j);
     ocisbx_proc_free(p);
-    if (rc)
-        return rc;
-    *handle = j.ns_ino ? ocisbx_asprintf("ns:%llu:%llu", (unsigned long long)j.ns_dev, (unsigned long long)j.ns_ino)
-                       : ocisbx_asprintf("pg:%d", j.pgid);
-    return *handle ? 0 : ocisbx_fail_nomem();
+    return rc ? rc : ocisbx_local_job_handle(&j, handle);
+}
+
+/* The handle beside the state carries a seal that only this user's key
+ * makes (local_job.h), over this workspace's real path and the job id. */
+static int local_seal_handle(ocisbx_backend *b, const char *job_id, const char *handle, char **text)
+{
+    local_impl *li = b->impl;
+    return ocisbx_job_seal(li->dir, job_id, handle, text);
+}
+
+static int local_open_handle(ocisbx_backend *b, const char *job_id, const char *text, char **handle)
+{
+    local_impl *li = b->impl;
+    return ocisbx_job_unseal(li->dir, job_id, text, handle);
 }
 
 /* Waits up to ms for the job to have no process left; true when it has none. */
-static bool job_gone_within(const ocisbx_proc_job *j, int64_t ms)
+static bool job_gone_within(const ocisbx_local_job *j, int64_t ms)
 {
     int64_t end = ocisbx_time_monotonic_ms() + ms;
-    while (ocisbx_proc_job_signal(j, 0) > 0) {
+    while (ocisbx_local_job_signal(j, 0) > 0) {
         if (ocisbx_time_monotonic_ms() >= end)
             return false;
         (void)ocisbx_sys_sleep_ms(50, NULL, NULL);
@@ -327,27 +339,20 @@ static bool job_gone_within(const ocisbx_proc_job *j, int64_t ms)
     return true;
 }
 
-/* TERM to every process of the job, KILL after the grace. */
+/* TERM to every process of the job, KILL after the grace; each signal only
+ * after the job's identity is checked again (local_job.c). */
 static int local_kill_spawned(ocisbx_backend *b, const char *handle)
 {
-    ocisbx_proc_job j;
-    memset(&j, 0, sizeof j);
-    unsigned long long dev = 0, ino = 0;
-    int pg = 0;
-    if (sscanf(handle, "ns:%llu:%llu", &dev, &ino) == 2 && ino) {
-        j.ns_dev = dev;
-        j.ns_ino = ino;
-    } else if (sscanf(handle, "pg:%d", &pg) == 1 && pg > 1) {
-        j.pgid = pg;
-    } else {
-        return ocisbx_fail(OCISBX_EINVAL, "local job: not a local job's handle");
-    }
-    if (ocisbx_proc_job_signal(&j, SIGTERM) == 0)
+    ocisbx_local_job j;
+    int rc = ocisbx_local_job_parse(handle, &j);
+    if (rc)
+        return rc;
+    if (ocisbx_local_job_signal(&j, SIGTERM) == 0)
         return 0; /* already ended */
-    (void)ocisbx_proc_job_signal(&j, SIGCONT);
+    (void)ocisbx_local_job_signal(&j, SIGCONT);
     if (job_gone_within(&j, (int64_t)b->kill_grace_s * 1000))
         return 0;
-    (void)ocisbx_proc_job_signal(&j, SIGKILL);
+    (void)ocisbx_local_job_signal(&j, SIGKILL);
     if (!job_gone_within(&j, 5000))
         return ocisbx_fail(OCISBX_EIO, "local job: its processes did not end after KILL");
     return 0;
@@ -368,6 +373,7 @@ static void local_free(ocisbx_backend *b)
 static const ocisbx_backend_vt local_vt = {
     "local", local_run, local_put, local_get, local_spawn, local_kill_spawned, NULL, NULL, local_free,
     NULL, /* parts one by one: no network to overlap */
+    local_seal_handle, local_open_handle,
 };
 
 int ocisbx_backend_local_open(const char *dir, const ocisbx_backend_options *o, ocisbx_backend **out)

@@ -99,6 +99,39 @@ static int oci_kill_spawned(ocisbx_backend *b, const char *handle)
     return rc == OCISBX_ECONFLICT ? 0 : rc; /* finished with an exit code after all */
 }
 
+/* A handle read from the workspace names a command of this sandbox: used
+ * only when the service's own text of that command is this job's
+ * job-run.sh (the job id its third argument). */
+static int oci_open_handle(ocisbx_backend *b, const char *job_id, const char *text, char **handle)
+{
+    oci_impl *oi = b->impl;
+    size_t n = strlen(text);
+    if (!n || n > 255 || strspn(text, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-") != n)
+        return ocisbx_fail(OCISBX_EINTEGRITY,
+                           "job %s: its handle in the workspace is not a command id: it was changed inside the "
+                           "workspace: refused, nothing stopped",
+                           job_id);
+    ocisbx_command *cmd = NULL;
+    int rc = ocisbx_client_get_command(oi->client, b->sandbox_id, text, &cmd);
+    if (rc == OCISBX_ENOTFOUND)
+        return ocisbx_fail(OCISBX_EINTEGRITY,
+                           "job %s: its handle in the workspace names no command of this sandbox: it was changed "
+                           "inside the workspace: refused, nothing stopped",
+                           job_id);
+    if (rc)
+        return ocisbx_error_wrap("job %s: reading the command its handle names: ", job_id);
+    const char *t = ocisbx_command_command(cmd);
+    bool ok = t && ocisbx_job_command_is(t, b->root, job_id);
+    ocisbx_command_free(cmd);
+    if (!ok)
+        return ocisbx_fail(OCISBX_EINTEGRITY,
+                           "job %s: its handle in the workspace names command %s, which is not this job's: it was "
+                           "changed inside the workspace: refused, nothing stopped",
+                           job_id, text);
+    *handle = ocisbx_strdup(text);
+    return *handle ? 0 : ocisbx_fail_nomem();
+}
+
 /* One run's stream: output to the caller's callbacks, the first KiB of
  * stderr kept for messages, the exit status from FINISHED, the command id
  * from the first event. */
@@ -442,7 +475,7 @@ static void oci_free(ocisbx_backend *b)
 
 static const ocisbx_backend_vt oci_vt = {
     "oci-sandbox", oci_run, oci_put, oci_get, oci_spawn, oci_kill_spawned, oci_extend, oci_close, oci_free,
-    oci_put_parts,
+    oci_put_parts, NULL, oci_open_handle,
 };
 
 int ocisbx_backend_disown(ocisbx_backend *b)

@@ -1,0 +1,211 @@
+/* A local job's handle and its checked signals (local_job.h). */
+#include "backend/local_job.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/internal.h"
+
+#define STAT_START_TOKEN 19 /* field 22 (starttime), counted from field 3 */
+#define STAT_SID_TOKEN 3    /* field 6 (session) */
+
+typedef struct pstat {
+    char state;
+    long sid;
+    unsigned long long start;
+} pstat;
+
+/* State, session and start time of /proc/<pid>/stat; false when it is gone. */
+static bool read_pstat(long pid, pstat *ps)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+    if (!p)
+        return false;
+    p++;
+    bool got_sid = false, got_start = false;
+    for (int tok = 0; tok <= STAT_START_TOKEN; tok++) {
+        while (*p == ' ')
+            p++;
+        if (!*p)
+            return false;
+        char *end = p;
+        if (tok == 0)
+            ps->state = *p;
+        else if (tok == STAT_SID_TOKEN)
+            got_sid = (ps->sid = strtol(p, &end, 10), end != p);
+        else if (tok == STAT_START_TOKEN)
+            got_start = (ps->start = strtoull(p, &end, 10), end != p);
+        while (*end && *end != ' ')
+            end++;
+        p = end;
+    }
+    return got_sid && got_start;
+}
+
+static bool ns_of(const char *pid, uint64_t *dev, uint64_t *ino)
+{
+    char path[300];
+    struct stat st;
+    snprintf(path, sizeof path, "/proc/%.255s/ns/pid", pid);
+    if (stat(path, &st) != 0)
+        return false;
+    *dev = (uint64_t)st.st_dev;
+    *ino = (uint64_t)st.st_ino;
+    return true;
+}
+
+static void boot_id(char out[40])
+{
+    snprintf(out, 40, "-");
+    int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    char buf[64];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n < 32)
+        return;
+    buf[n] = '\0';
+    size_t k = strspn(buf, "0123456789abcdef-");
+    if (k >= 32 && k < 40) {
+        memcpy(out, buf, k);
+        out[k] = '\0';
+    }
+}
+
+/* The job's processes: pids (malloc'd, *n of them) of the live ones, and
+ * the oldest start time among them (the namespace's init). */
+static long *members(const ocisbx_local_job *j, size_t *n, unsigned long long *oldest)
+{
+    *n = 0;
+    *oldest = 0;
+    DIR *d = opendir("/proc");
+    if (!d)
+        return NULL;
+    size_t cap = 0;
+    long *v = NULL;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        char *end;
+        long pid = strtol(de->d_name, &end, 10);
+        pstat ps;
+        if (*end || pid <= 0 || !read_pstat(pid, &ps) || ps.state == 'Z' || ps.state == 'X')
+            continue;
+        uint64_t dev = 0, ino = 0;
+        if (j->ns ? !ns_of(de->d_name, &dev, &ino) || dev != j->ns_dev || ino != j->ns_ino : ps.sid != j->sid)
+            continue;
+        if (*n == cap) {
+            size_t nc = cap ? cap * 2 : 16;
+            long *nv = realloc(v, nc * sizeof *nv);
+            if (!nv)
+                break;
+            v = nv;
+            cap = nc;
+        }
+        v[(*n)++] = pid;
+        if (!*oldest || ps.start < *oldest)
+            *oldest = ps.start;
+    }
+    closedir(d);
+    return v;
+}
+
+int ocisbx_local_job_handle(const ocisbx_proc_job *pj, char **handle)
+{
+    ocisbx_local_job j;
+    memset(&j, 0, sizeof j);
+    boot_id(j.boot);
+    if (pj->ns_ino) {
+        j.ns = true;
+        j.ns_dev = pj->ns_dev;
+        j.ns_ino = pj->ns_ino;
+        size_t n = 0;
+        free(members(&j, &n, &j.start));
+        *handle = ocisbx_asprintf("ns:%" PRIu64 ":%" PRIu64 ":%llu:%s", j.ns_dev, j.ns_ino, j.start, j.boot);
+    } else {
+        pstat ps;
+        j.sid = pj->pgid;
+        if (read_pstat(j.sid, &ps) && ps.sid == j.sid)
+            j.start = ps.start;
+        *handle = ocisbx_asprintf("pg:%ld:%llu:%s", j.sid, j.start, j.boot);
+    }
+    return *handle ? 0 : ocisbx_fail_nomem();
+}
+
+static int refuse_own(const ocisbx_local_job *j)
+{
+    if (j->ns) {
+        uint64_t dev = 0, ino = 0;
+        if ((ns_of("self", &dev, &ino) && dev == j->ns_dev && ino == j->ns_ino) ||
+            (ns_of("1", &dev, &ino) && dev == j->ns_dev && ino == j->ns_ino))
+            return ocisbx_fail(OCISBX_EFORBIDDEN, "local job: the handle names this host's own PID namespace");
+        return 0;
+    }
+    if (j->sid <= 1 || j->sid == (long)getpid() || j->sid == (long)getpgrp() || j->sid == (long)getsid(0))
+        return ocisbx_fail(OCISBX_EFORBIDDEN, "local job: the handle names process 1 or this process's own group");
+    return 0;
+}
+
+int ocisbx_local_job_parse(const char *handle, ocisbx_local_job *out)
+{
+    memset(out, 0, sizeof *out);
+    unsigned long long a = 0, b = 0, s = 0;
+    long sid = 0;
+    int used = 0;
+    char boot[40] = {0};
+    if (sscanf(handle, "ns:%llu:%llu:%llu:%39[0-9a-f-]%n", &a, &b, &s, boot, &used) == 4 && !handle[used] && b) {
+        out->ns = true;
+        out->ns_dev = a;
+        out->ns_ino = b;
+    } else if (sscanf(handle, "pg:%ld:%llu:%39[0-9a-f-]%n", &sid, &s, boot, &used) == 3 && !handle[used]) {
+        out->sid = sid;
+    } else {
+        return ocisbx_fail(OCISBX_EINVAL, "local job: not a local job's handle");
+    }
+    out->start = s;
+    memcpy(out->boot, boot, sizeof boot);
+    return refuse_own(out);
+}
+
+int ocisbx_local_job_signal(const ocisbx_local_job *j, int sig)
+{
+    char now[40];
+    boot_id(now);
+    if (!j->start || (strcmp(now, "-") != 0 && strcmp(j->boot, "-") != 0 && strcmp(now, j->boot) != 0))
+        return 0; /* it had ended when it was started, or before the machine restarted */
+    if (!j->ns) {
+        /* A live process with the leader's number must be the leader. Without
+         * one, the session's members are the job's: the kernel does not give
+         * a number out again while a session or group still bears it. */
+        pstat ps;
+        if (read_pstat(j->sid, &ps) && ps.start != j->start)
+            return 0;
+    }
+    size_t n = 0;
+    unsigned long long oldest = 0;
+    long *v = members(j, &n, &oldest);
+    int hits = 0;
+    /* a namespace's processes all die with its init, the oldest of them */
+    for (size_t i = 0; i < n && (!j->ns || oldest == j->start); i++)
+        if (kill((pid_t)v[i], sig) == 0)
+            hits++;
+    free(v);
+    return hits;
+}
