@@ -267,12 +267,8 @@ void emu_h_sandbox_delete(emu_server *s, const emu_request *req, const emu_route
     emu_sandbox *b = emu_h_sandbox_of(s, rt, resp);
     if (!b || if_match(req, b, resp))
         return;
-    emu_sandbox_mark_deleted(s, b); /* DELETED for every other request from here on */
-    emu_commands_kill_released(s, b);
-    char *ws = emu_workspace_dir(s, b->id); /* what its commands wrote until the KILL */
-    if (ws)
-        emu_rmtree(ws);
-    free(ws);
+    emu_commands_terminate(s, b, 0, true);
+    emu_sandbox_mark_deleted(s, b);
     resp->status = 204;
 }
 

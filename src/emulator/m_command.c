@@ -88,8 +88,6 @@ static void on_output(int stream, const char *data, size_t len, void *ud)
     emu_command *c = ud;
     emu_server *s = g_srv;
     pthread_mutex_lock(&s->mu);
-    while (c->starting)
-        pthread_cond_wait(&s->cv, &s->mu);
     c->output_bytes += (int64_t)len;
     if (!c->output_lost && c->output_bytes > s->cfg->limits.output_loss_bytes) {
         /* Like the service: past the limit, the whole output is gone. */
@@ -127,8 +125,6 @@ static void on_exit_cb(int exit_code, int term_signal, bool timed_out, void *ud)
     emu_command *c = ud;
     emu_server *s = g_srv;
     pthread_mutex_lock(&s->mu);
-    while (c->starting)
-        pthread_cond_wait(&s->cv, &s->mu);
     bool fsize = c->ws_limit_mib > 0 && (term_signal == SIGXFSZ || exit_code == 128 + SIGXFSZ);
     if ((c->ws_over || fsize) && !timed_out && !c->cancel_requested && !c->stop_requested && !s->stopping) {
         /* the workspace watcher stopped it, or a file reached the limit */
@@ -298,27 +294,15 @@ int emu_command_launch(emu_server *s, emu_sandbox *b, emu_command *c)
     spec.envp = (const char *const *)envp;
     emu_store_command_begin(s, b, c); /* recorded (with its retry token) before it runs */
     c->refs++;                        /* the process's reference, dropped when the ticker frees it */
-    /* The start (fork, bubblewrap's setup) takes tens of milliseconds: the
-     * lock is released meanwhile so that other requests, and other starts,
-     * go on. c is nobody else's yet; its callbacks wait for `starting` to
-     * clear, so STARTED stays seq 1; the shutdown waits for `launching`. */
-    c->starting = true;
-    s->launching++;
-    pthread_mutex_unlock(&s->mu);
     int rc = ocisbx_proc_start(&spec, on_output, on_exit_cb, c, &c->proc);
-    pthread_mutex_lock(&s->mu);
-    s->launching--;
     free_envp(envp);
     free(ws);
     ocisbx_buf_free(&sh);
     if (rc == OCISBX_EINVAL) {
-        pthread_cond_broadcast(&s->cv); /* launching changed */
-        emu_command_free(c);            /* its message stays the thread's error */
+        emu_command_free(c); /* its message stays the thread's error */
         return OCISBX_EINVAL;
     }
     if (add_command(b, c) != 0) {
-        c->starting = false;
-        pthread_cond_broadcast(&s->cv);
         if (c->proc)
             ocisbx_proc_terminate(c->proc, 0);
         else
@@ -334,17 +318,12 @@ int emu_command_launch(emu_server *s, emu_sandbox *b, emu_command *c)
     } else {
         snprintf(c->state, sizeof c->state, "RUNNING");
         c->t_started = emu_now_ms();
-        /* on_output waits for `starting`, so STARTED is always seq 1 */
+        /* on_output waits for s->mu, so STARTED is always seq 1 */
         emu_command_add_event(c, EMU_EV_STARTED);
         if (!strcmp(b->state, "SUSPENDED"))
             ocisbx_proc_signal(c->proc, SIGSTOP);
-        else if (strcmp(b->state, "RUNNING") || s->stopping) { /* stopped or deleted while it started */
-            c->stop_requested = true;
-            ocisbx_proc_terminate(c->proc, 0);
-        }
     }
-    c->starting = false;
-    emu_server_touch(s); /* wakes its callbacks and the shutdown */
+    emu_server_touch(s);
     return 0;
 }
 
@@ -357,34 +336,4 @@ int emu_command_cancel(emu_server *s, emu_command *c)
         ocisbx_proc_terminate(c->proc, OCISBX_PROC_TIMEOUT_GRACE_MS);
     emu_server_touch(s);
     return 0;
-}
-
-void emu_commands_kill_released(emu_server *s, emu_sandbox *b)
-{
-    emu_command **v = calloc(b->n_cmds + 1, sizeof *v);
-    if (!v) {
-        emu_commands_terminate(s, b, 0, true);
-        return;
-    }
-    size_t n = 0;
-    for (size_t i = 0; i < b->n_cmds; i++) {
-        emu_command *c = b->cmds[i];
-        if (c->finished || !c->proc)
-            continue;
-        c->stop_requested = true;
-        c->pinned++; /* its process is not freed meanwhile (server.c) */
-        v[n++] = c;
-    }
-    if (n) {
-        s->launching++;
-        pthread_mutex_unlock(&s->mu);
-        for (size_t i = 0; i < n; i++)
-            ocisbx_proc_terminate(v[i]->proc, 0);
-        pthread_mutex_lock(&s->mu);
-        s->launching--;
-        for (size_t i = 0; i < n; i++)
-            v[i]->pinned--;
-        pthread_cond_broadcast(&s->cv);
-    }
-    free(v);
 }

@@ -55,8 +55,6 @@ typedef struct emu_command {
     int64_t ws_limit_mib; /* the workspace limit of its sandbox's shape when it started (0: none) */
     char shape[16];       /* its sandbox's shape (for the limit's message) */
     bool ws_over;         /* stopped by the workspace watcher */
-    bool starting; /* its process is being started (s->mu released): its callbacks wait */
-    int pinned;    /* its process is being signalled with s->mu released: not freed meanwhile */
     bool cancel_requested;
     bool stop_requested;
     bool finished;       /* FINISHED event written */
@@ -152,7 +150,6 @@ typedef struct emu_server {
     uint64_t rng;
     bool dirty;
     bool stopping;
-    int launching; /* processes being started or killed with the lock released (the shutdown waits) */
     pthread_t ticker;
     bool ticker_started;
     emu_sandbox *starting_sbx; /* a command being started, saved before its process starts */
@@ -222,10 +219,8 @@ void emu_command_free(emu_command *c);
 /* Appends an event of kind (stamped now, exit code -1); NULL when out of memory. */
 emu_event *emu_command_add_event(emu_command *c, int kind);
 /* Starts c (command, args, cwd, env, timeout set from the request) in b,
- * which must be RUNNING: recorded durably first, then its process runs
- * (s->mu is released while it starts, so b may change meanwhile: a command
- * of a sandbox stopped or deleted meanwhile is stopped at once); a process
- * that cannot start makes it FAILED (still 0). c is owned by b from
+ * which must be RUNNING: recorded durably first, then its process runs; a
+ * process that cannot start makes it FAILED (still 0). c is owned by b from
  * then on, also on failure (the caller never frees it after the call):
  * OCISBX_EINVAL (an argument or the spec refused), ENOMEM. */
 int emu_command_launch(emu_server *s, emu_sandbox *b, emu_command *c);
@@ -235,10 +230,6 @@ int emu_command_cancel(emu_server *s, emu_command *c);
 /* Kills every running command of b (grace_ms 0: KILL). */
 void emu_commands_terminate(emu_server *s, emu_sandbox *b, int grace_ms, bool stop);
 void emu_commands_signal(emu_sandbox *b, int sig);
-/* KILLs every running command of b like emu_commands_terminate(s, b, 0,
- * true), with s->mu released while the signals go out (the runner scans
- * /proc for each tree: tens of milliseconds with thousands of processes). */
-void emu_commands_kill_released(emu_server *s, emu_sandbox *b);
 bool emu_commands_active(const emu_sandbox *b);
 
 /* ---- events.c: an output event of kind (EMU_EV_STDOUT/STDERR); past the

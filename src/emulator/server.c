@@ -73,7 +73,7 @@ static size_t collect_procs(emu_server *s, dead **out, bool all)
         emu_sandbox *b = s->sbx[i];
         for (size_t j = 0; j < b->n_cmds; j++) {
             emu_command *c = b->cmds[j];
-            if (!c->proc || c->pinned || (!all && !c->finished))
+            if (!c->proc || (!all && !c->finished))
                 continue;
             if (n == cap) {
                 cap = cap ? cap * 2 : 16;
@@ -149,8 +149,6 @@ void emu_server_shutdown(emu_server *s)
     pthread_mutex_lock(&s->mu);
     s->stopping = true;
     pthread_cond_broadcast(&s->cv);
-    while (s->launching > 0) /* a process being started is in its command's record once it is */
-        pthread_cond_wait(&s->cv, &s->mu);
     pthread_mutex_unlock(&s->mu);
     if (s->ticker_started) {
         pthread_join(s->ticker, NULL);

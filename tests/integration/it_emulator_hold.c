@@ -1,5 +1,5 @@
 /* The tenancy holds many sandboxes, each running a command, with many
- * connections open at once: 300 sandboxes, 128 event streams held open,
+ * connections open at once: 200 sandboxes, 128 event streams held open,
  * other requests answered meanwhile. The emulator is started with a low
  * soft limit of open files (256, as a fresh machine's 1024 would be for a
  * thousand sandboxes): it raises its own to the hard limit, or the commands
@@ -21,7 +21,7 @@
 #include "emu_load.h"
 #include "ocisbx/util.h"
 
-#define SANDBOXES 300
+#define SANDBOXES 200
 #define CONNECTIONS 128
 #define CONCURRENCY 32
 
