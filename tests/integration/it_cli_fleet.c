@@ -246,6 +246,7 @@ static void progress_on_a_terminal(void **state)
     assert_non_null(strstr(r.out, "finished"));
     assert_non_null(strstr(r.out, "\r\033[K"));
     assert_non_null(strstr(r.out, "ok 3, failed 0"));
+    free(o.tty_out);
     cli_result_free(&r);
     assert_int_equal(live(plain), 0);
 }
