@@ -86,7 +86,9 @@ OCISBX_API int ocisbx_engine_options_set_creates_per_second(ocisbx_engine_option
 OCISBX_API int ocisbx_engine_new(const ocisbx_engine_options *opts, ocisbx_engine **out);
 /** Frees the engine. Operations still pending are abandoned without their
  * callbacks; sandboxes it created and did not close yet are deleted first
- * (one DELETE each, bounded by 30 s in all), so none is left behind. */
+ * (one DELETE each, bounded by 30 s in all). A create whose request is
+ * still in flight has no id yet: cancel (ocisbx_engine_cancel_all) and run
+ * until idle before freeing to leave nothing behind, as ocisbx fleet does. */
 OCISBX_API void ocisbx_engine_free(ocisbx_engine *e);
 
 /* ---- operations ------------------------------------------------------------- */

@@ -226,6 +226,31 @@ static void sandbox_ids_closes_none(void **state)
     assert_int_equal(live(plain), 0);
 }
 
+/* On a terminal: the progress line (stderr), cleared before the output. */
+static void progress_on_a_terminal(void **state)
+{
+    (void)state;
+    const char *argv[] = {"--config-file", emu_fixture_config_path(plain), "--endpoint", emu_fixture_url(plain),
+                          "fleet", "exec", "--project-id", EMU_FIXTURE_PROJECT, "--count", "3", "--output", "table",
+                          "--", "sleep 1; echo done", NULL};
+    static const char *const env[] = {"OCI_SANDBOX_ENDPOINT", "OCI_SANDBOX_REGION", "OCI_SANDBOX_PROJECT_ID", NULL};
+    cli_run_options o = {0};
+    o.env = env;
+    o.tty = CLI_TTY_PTY_STDIO;
+    o.timeout_s = 300;
+    cli_result r;
+    assert_int_equal(cli_run_ex(argv, &o, &r), 0);
+    if (r.status != 0)
+        fail_msg("exit %d: %s", r.status, r.out);
+    assert_non_null(strstr(r.out, "\rfleet: "));
+    assert_non_null(strstr(r.out, "finished"));
+    assert_non_null(strstr(r.out, "\r\033[K"));
+    assert_non_null(strstr(r.out, "ok 3, failed 0"));
+    free(o.tty_out);
+    cli_result_free(&r);
+    assert_int_equal(live(plain), 0);
+}
+
 /* SIGINT while sandboxes run: exit 130 within 30 s, none left. */
 static void sigint_half_way_leaves_nothing(void **state)
 {
@@ -285,6 +310,7 @@ int main(void)
         cmocka_unit_test(table_and_a_failing_command),
         cmocka_unit_test(failing_create_on_its_row),
         cmocka_unit_test(sandbox_ids_closes_none),
+        cmocka_unit_test(progress_on_a_terminal),
         cmocka_unit_test(sigint_half_way_leaves_nothing),
     };
     return cmocka_run_group_tests_name("cli_fleet", tests, setup, teardown);

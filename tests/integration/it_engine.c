@@ -212,7 +212,9 @@ static void throttled_creates_adapt(void **state)
     uint64_t throttled = ocisbx_engine_throttled(fl->e);
     fprintf(stderr, "throttled creates: %llu answers 429 for %d sandboxes\n", (unsigned long long)throttled, fl->n);
     assert_true(throttled > 0); /* the limit was reached: the adaptation was needed */
-    assert_true(throttled < (uint64_t)fl->n);
+    /* below the number of sandboxes, with room: without the slow start and
+     * the learned pace (16 creates sent at once), 14 of the 16 got a 429 */
+    assert_true(throttled <= (uint64_t)fl->n / 2);
     ocisbx_engine_free(fl->e);
     assert_int_equal(live_sandboxes(c), 0);
     ocisbx_client_free(c);
