@@ -21,6 +21,8 @@
 
 /* Hashing goes by chunks of this, while they are in the cache. */
 #define HASH_CHUNK (256u * 1024)
+/* The removal of the parts after a cancel or a failure, bounded by this. */
+#define ABORT_CLEANUP_MS 10000
 
 struct ocisbx_chunked_write {
     ocisbx_backend *b;
@@ -189,16 +191,32 @@ int ocisbx_chunked_finish(ocisbx_chunked_write *w)
     return 0;
 }
 
+/* The parts go also after a cancel: one bounded run (write-abort.sh) that
+ * the backend's cancel callback (and the client's, held) does not stop; if
+ * it fails, the next chunked write's sweep of stale parts removes them. */
 void ocisbx_chunked_abort(ocisbx_chunked_write *w)
 {
     if (!w->parts_put)
         return;
     ocisbx_error_saved *sv = ocisbx_error_save();
-    char name[32];
-    snprintf(name, sizeof name, "write-%s", w->id);
-    const char *args[] = {w->b->root, name};
-    int ex = 0;
-    (void)ocisbx_backend_run_sh(w->b, ocisbx_script_state_rm, args, 2, 0, NULL, NULL, &ex);
+    const char *args[] = {w->b->root, w->id};
+    ocisbx_run_req req = {0};
+    ocisbx_run_res res = {0};
+    req.script = ocisbx_script_write_abort;
+    req.args = args;
+    req.n_args = 2;
+    req.env[0] = &w->b->env;
+    req.deadline_ms = ocisbx_time_monotonic_ms() + ABORT_CLEANUP_MS;
+    req.backstop_s = ABORT_CLEANUP_MS / 1000;
+    req.uncancelable = true;
+    int rc = w->b->vt->run(w->b, &req, &res);
+    if (rc || !res.has_exit || res.exit_code != 0)
+        ocisbx_log(OCISBX_LOG_WARN,
+                   "write: the parts under /workspace/.ocisbx/write-%s were not removed (%s); the "
+                   "next chunked write removes them",
+                   w->id, rc ? ocisbx_error_message(ocisbx_error_last()) : "exit status");
+    free(res.command_id);
+    free(res.stderr_text);
     ocisbx_error_restore(sv);
     w->parts_put = false;
 }

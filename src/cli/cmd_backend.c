@@ -519,6 +519,10 @@ int cmd_cp(cli_ctx *ctx, int argc, char **argv)
     /* one progress line for the whole file, also when it goes in parts */
     if (!st)
         cli_transfer_begin(up && stat(lpath, &lst) == 0 ? (int64_t)lst.st_size : 0, up);
+    /* the first SIGINT/SIGTERM only sets the flag the transport's cancel
+     * callback reads (cli_signals_install): a canceled upload in parts
+     * removes them (bounded, not canceled) before it returns here; a
+     * second signal exits at once */
     if (!st)
         rc = up ? ocisbx_backend_write_from_path(b, spath, lpath) : ocisbx_backend_read_to_path(b, spath, lpath);
     cli_transfer_done();

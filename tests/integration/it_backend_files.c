@@ -702,6 +702,59 @@ static void test_write_client_killed(void **state)
     }
 }
 
+/* The caller's cancel callback says stop once a part is in (the reader is
+ * past part K + 1, as in test_write_client_killed): the write returns
+ * OCISBX_ECANCELED and the parts already stored are gone with it (their
+ * removal is not canceled by the same callback); the target never appears. */
+typedef struct cancel_src {
+    pattern_src p;
+    size_t cancel_at;
+    volatile int canceled;
+} cancel_src;
+
+static int64_t cancel_read(void *buf, size_t cap, void *ud)
+{
+    cancel_src *c = ud;
+    int64_t n = pattern_read(buf, cap, &c->p);
+    if (c->p.at >= c->cancel_at)
+        c->canceled = 1;
+    return n;
+}
+
+static int cancel_asked(void *ud)
+{
+    return ((cancel_src *)ud)->canceled;
+}
+
+static void test_write_canceled(void **state)
+{
+    world *w = *state;
+    for (size_t i = 0; i < N_WRITE_MODES; i++) {
+        size_t k = (size_t)mode_parts(&write_modes[i]);
+        cancel_src cs = {{(k + 3) * OCISBX_BACKEND_PART_SIZE + 12345, 0, -1, 0},
+                         (size_t)OCISBX_BACKEND_PART_SIZE * (k > 2 ? k : 2) + 1,
+                         0};
+        ocisbx_backend_options *o = NULL;
+        ocisbx_backend *b = NULL;
+        check(ocisbx_backend_options_new(&o), "options");
+        check(ocisbx_backend_options_set_parallel_parts(o, (int)k), write_modes[i].name);
+        check(ocisbx_backend_options_set_cancel(o, cancel_asked, &cs), "cancel");
+        if (w->emu) {
+            check(ocisbx_backend_options_set_client(o, w->c), "client");
+            check(ocisbx_backend_connect(ocisbx_backend_sandbox_id(w->b), o, &b), "connect");
+        } else {
+            check(ocisbx_backend_local(w->dir, o, &b), "local");
+        }
+        ocisbx_backend_options_free(o);
+        assert_int_equal(ocisbx_backend_write_from_callback(b, "cancel/target.bin", cancel_read, &cs),
+                         OCISBX_ECANCELED);
+        assert_true(cs.canceled);
+        ocisbx_backend_free(b);
+        expect_no_parts(w, write_modes[i].name);
+        expect_sh(w, "test -e cancel/target.bin && echo there || echo none", "none\n");
+    }
+}
+
 /* A part refused by the service (the workspace of a MEDIUM sandbox is
  * 20 MiB in this tenancy): the write fails, nothing is left. */
 static void test_write_part_refused(void **state)
@@ -773,13 +826,14 @@ static void test_big_trees(void **state)
     expect_sh(w, "ls -A .ocisbx/tmp 2>/dev/null | wc -l", "0\n");
 }
 
-#define SUITE                                                                                                  \
-    cmocka_unit_test(test_edits_in_order), cmocka_unit_test(test_edits_atomic),                                \
-        cmocka_unit_test(test_edits_dry_run), cmocka_unit_test(test_edit_crlf_exact_first),                    \
-        cmocka_unit_test(test_edit_too_large), cmocka_unit_test(test_search_modes),                            \
-        cmocka_unit_test(test_search_paging), cmocka_unit_test(test_search_context),                           \
-        cmocka_unit_test(test_ls_paging), cmocka_unit_test(test_write_chunked),                                \
-        cmocka_unit_test(test_write_join_fails), cmocka_unit_test(test_write_client_killed)
+#define SUITE                                                                                \
+    cmocka_unit_test(test_edits_in_order), cmocka_unit_test(test_edits_atomic),              \
+        cmocka_unit_test(test_edits_dry_run), cmocka_unit_test(test_edit_crlf_exact_first),  \
+        cmocka_unit_test(test_edit_too_large), cmocka_unit_test(test_search_modes),          \
+        cmocka_unit_test(test_search_paging), cmocka_unit_test(test_search_context),         \
+        cmocka_unit_test(test_ls_paging), cmocka_unit_test(test_write_chunked),              \
+        cmocka_unit_test(test_write_join_fails), cmocka_unit_test(test_write_client_killed), \
+        cmocka_unit_test(test_write_canceled)
 
 /* "big-trees": only the big trees (their own CTest entry, it_backend_big_trees:
  * 210,000 entries made twice take most of its time). */

@@ -4,7 +4,9 @@
  * it is a pipe; the bytes arrive intact either way. */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <pty.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -242,6 +246,87 @@ static void test_cp_parts_one_line(void **state)
     cp_parts_one_line("2");
 }
 
+/* How many paths match pattern (0: none). */
+static size_t glob_count(const char *pattern)
+{
+    glob_t g;
+    size_t n = glob(pattern, 0, NULL, &g) == 0 ? g.gl_pathc : 0;
+    globfree(&g);
+    return n;
+}
+
+/* Ctrl-C (SIGINT) or SIGTERM during a cp in parts, once the first part is
+ * in the workspace (watched there, on the tenancy's disk): cp removes the
+ * parts before it exits 128 + signal; the target never appears. */
+static void cp_interrupted(const char *parallel, int sig)
+{
+    char path[300], remote[400], ws[600], parts[700], target[700];
+    snprintf(path, sizeof path, "%s/int.bin", dir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    static char block[1 << 20];
+    for (size_t i = 0; i < sizeof block; i++)
+        block[i] = (char)(i * 13 + 5);
+    for (int i = 0; i < 10 * 8 + 1; i++) /* 81 MiB: eleven parts */
+        assert_int_equal(fwrite(block, 1, sizeof block, f), sizeof block);
+    fclose(f);
+    snprintf(remote, sizeof remote, "sbx:%s:/workspace/int/target.bin", sandbox);
+    snprintf(ws, sizeof ws, "%s/workspaces/%s", emu_fixture_state_dir(emu), sandbox);
+    snprintf(parts, sizeof parts, "%s/.ocisbx/write-*/p000000", ws);
+    snprintf(target, sizeof target, "%s/int/target.bin", ws);
+    const char *const argv[] = {"--config-file",
+                                emu_fixture_config_path(emu),
+                                "--endpoint",
+                                emu_fixture_url(emu),
+                                "cp",
+                                "--parallel",
+                                parallel,
+                                path,
+                                remote,
+                                NULL};
+    static const char *const env[] = {"OCI_CONFIG_FILE", "OCI_SANDBOX_ENDPOINT", NULL};
+    cli_run_options o = {0};
+    o.env = env;
+    cli_proc p;
+    assert_int_equal(cli_run_start(argv, &o, &p), 0);
+    /* the first part stored (the tenancy renames it into place whole) */
+    bool seen = false;
+    for (int i = 0; i < 120000 && !seen; i++) {
+        seen = glob_count(parts) > 0;
+        if (!seen && waitpid(p.pid, NULL, WNOHANG) == p.pid)
+            break; /* ended (cli_run_finish can no longer say how): a failure */
+        if (!seen)
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
+    if (!seen)
+        fail_msg("cp --parallel %s ended or never stored a part", parallel);
+    assert_int_equal(kill(p.pid, sig), 0);
+    cli_result r;
+    assert_int_equal(cli_run_finish(&p, &r), 0);
+    fprintf(stderr, "cp --parallel %s, signal %d: exit %d, stderr: %s\n", parallel, sig, r.status, r.err);
+    assert_int_equal(r.status, 128 + sig);
+    cli_result_free(&r);
+    char wparts[700];
+    snprintf(wparts, sizeof wparts, "%s/.ocisbx/write-*", ws);
+    if (glob_count(wparts) != 0) {
+        char cmd[800];
+        snprintf(cmd, sizeof cmd, "ls -la --full-time %s/.ocisbx/write-*", ws);
+        (void)system(cmd);
+        fail_msg("cp --parallel %s, signal %d: parts left", parallel, sig);
+    }
+    struct stat st;
+    assert_int_not_equal(stat(target, &st), 0);
+    unlink(path);
+}
+
+static void test_cp_interrupted_leaves_nothing(void **state)
+{
+    (void)state;
+    cp_interrupted("1", SIGINT);
+    cp_interrupted("4", SIGINT);
+    cp_interrupted("2", SIGTERM);
+}
+
 /* --parallel outside 1..16 is a bad command line naming the option. */
 static void test_cp_parallel_bad(void **state)
 {
@@ -263,6 +348,7 @@ int main(void)
         cmocka_unit_test(test_cp_both_ways),
         cmocka_unit_test(test_cp_parts_one_line),
         cmocka_unit_test(test_cp_parallel_bad),
+        cmocka_unit_test(test_cp_interrupted_leaves_nothing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
