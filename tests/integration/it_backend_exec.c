@@ -449,6 +449,53 @@ static void test_exec_wrapper_status(void **state)
     }
 }
 
+/* Endless output ends with the timeout and the trailer: timed out, cut,
+ * the exact total past the cap, and the run files hold none of it after
+ * (before: the whole output on disk while it ran). Local only: on the test
+ * tenancy the wrapper's trailer of this run does not reach the client yet
+ * (the wrapper writes it: run as a script inside the sandbox, it is there). */
+static void test_exec_endless_output(void **state)
+{
+    world *w = *state;
+    if (strcmp(w->kind, "local"))
+        skip();
+    ocisbx_exec_options *o = opts(100000);
+    check(ocisbx_exec_options_set_timeout_ms(o, 3000), "timeout");
+    ocisbx_exec_result *r = run(w->b, "yes", o);
+    assert_true(ocisbx_exec_result_timed_out(r));
+    assert_int_equal(ocisbx_exec_result_has_exit_code(r, NULL), 0);
+    assert_true(ocisbx_exec_result_truncated(r));
+    uint64_t total = ocisbx_exec_result_total_bytes(r);
+    assert_true(total > 100000);
+    assert_true(total % 2 == 0 || total > ocisbx_exec_result_dropped_bytes(r));
+    size_t len = 0;
+    const char *out = ocisbx_exec_result_output(r, &len);
+    assert_true(len <= 100000);
+    assert_true(!strncmp(out, "y\ny\n", 4));
+    assert_non_null(strstr(out, " bytes of output dropped ...]\n"));
+    assert_int_equal(ocisbx_exec_result_dropped_bytes(r) + ocisbx_exec_result_returned_bytes(r) -
+                         (uint64_t)(strstr(out, "[...") ? strchr(strstr(out, "[..."), '\n') + 1 - strstr(out, "[...") : 0),
+                     total);
+    ocisbx_exec_result_free(r);
+    /* while 60 MB go by, the run files hold a bounded part of them (before:
+     * all of them) */
+    ocisbx_exec_options *o2 = opts(100000);
+    check(ocisbx_exec_options_set_timeout_ms(o2, 300000), "timeout");
+    r = run(w->b, "head -c 60000000 /dev/zero; du -sk /workspace/.ocisbx | cut -f1", o2);
+    out = ocisbx_exec_result_output(r, &len);
+    assert_true(len > 2 && out[len - 1] == '\n');
+    const char *last = out + len - 2;
+    while (last > out && last[-1] >= '0' && last[-1] <= '9') /* the du line, after the zeros */
+        last--;
+    long kib = atol(last);
+    if (kib <= 0 || kib > 30000)
+        fail_msg("the run files held %ld KiB while 60 MB went by (%.80s)", kib, last);
+    assert_int_equal(ocisbx_exec_result_total_bytes(r), 60000000 + (uint64_t)(out + len - last));
+    ocisbx_exec_result_free(r);
+    ocisbx_exec_options_free(o2);
+    ocisbx_exec_options_free(o);
+}
+
 static void test_backend_client(void **state)
 {
     world *w = *state;
@@ -551,7 +598,8 @@ static void test_exec_without_stream_operation(void **state)
         cmocka_unit_test(test_exec_forged_markers), cmocka_unit_test(test_exec_binary_capped),                  \
         cmocka_unit_test(test_exec_secret_cut_redacted), cmocka_unit_test(test_exec_run_files_cleaned),         \
         cmocka_unit_test(test_job_wait), cmocka_unit_test(test_exec_yield), cmocka_unit_test(test_backend_client),                  \
-        cmocka_unit_test(test_exec_env_is_the_commands), cmocka_unit_test(test_exec_wrapper_status)
+        cmocka_unit_test(test_exec_env_is_the_commands), cmocka_unit_test(test_exec_wrapper_status),      \
+        cmocka_unit_test(test_exec_endless_output)
 
 int main(int argc, char **argv)
 {
