@@ -13,6 +13,7 @@
 #include "backend/exec_int.h"
 #include "backend/scripts.h"
 #include "util/utf8.h"
+#include "ocisbx/api.h"
 #include "ocisbx/util.h"
 #include "util/internal.h"
 
@@ -439,6 +440,49 @@ static int timed_out_at_client(ocisbx_exec_result *r, const exec_plan *pl, const
     return rc;
 }
 
+/* The run ended without an exit status and without the trailer: on the
+ * OCI backend, the sandbox and the command say why (the sandbox gone or
+ * stopping, the command canceled by another process), with the HTTP status
+ * and request id of the answer that says it. Else the error as it is. */
+static int explain_no_trailer(ocisbx_backend *b, const ocisbx_run_res *res, int rc)
+{
+    ocisbx_client *c = ocisbx_backend_client(b);
+    const char *sid = ocisbx_backend_sandbox_id(b);
+    if (res->has_exit || !c || !sid)
+        return rc;
+    ocisbx_sandbox *s = NULL;
+    if (ocisbx_client_get_sandbox(c, sid, &s) != 0) {
+        const ocisbx_error *e = ocisbx_error_last();
+        int http = ocisbx_error_http_status(e);
+        const char *rid = ocisbx_error_request_id(e);
+        if (http == 404)
+            return ocisbx_fail(OCISBX_ENOTFOUND,
+                               "exec: the command was ended: sandbox %s is gone (HTTP 404%s%s) before the wrapper's "
+                               "trailer came",
+                               sid, rid ? ", request id " : "", rid ? rid : "");
+        return ocisbx_fail(OCISBX_ESERVICE,
+                           "exec: the command ended without the wrapper's trailer; asking for sandbox %s failed: %s",
+                           sid, ocisbx_error_message(e));
+    }
+    const char *st = ocisbx_sandbox_lifecycle_state(s);
+    if (st && strcmp(st, "ACTIVE") && strcmp(st, "RUNNING") && strcmp(st, "UPDATING")) {
+        rc = ocisbx_fail(OCISBX_ENOTFOUND,
+                         "exec: the command was ended: sandbox %s is %s (another process stopped or deleted it)", sid,
+                         st);
+        ocisbx_sandbox_free(s);
+        return rc;
+    }
+    ocisbx_sandbox_free(s);
+    ocisbx_command *cm = NULL;
+    if (res->command_id && ocisbx_client_get_command(c, sid, res->command_id, &cm) == 0) {
+        const char *cs = ocisbx_command_lifecycle_state(cm);
+        rc = ocisbx_fail(OCISBX_ESERVICE, "exec: the command %s was ended (state %s) before the wrapper's trailer came",
+                         res->command_id, cs ? cs : "unknown");
+        ocisbx_command_free(cm);
+    }
+    return rc;
+}
+
 int ocisbx_exec_wire_end(ocisbx_exec_wire *w, int rc, ocisbx_run_res *res, ocisbx_exec_result **out)
 {
     ocisbx_backend *b = w->b;
@@ -463,6 +507,8 @@ int ocisbx_exec_wire_end(ocisbx_exec_wire *w, int rc, ocisbx_run_res *res, ocisb
         trailer t;
         memset(&t, 0, sizeof t);
         rc = parse_trailer(l, w->pl.id, res, &t);
+        if (rc == OCISBX_EPARSE)
+            rc = explain_no_trailer(b, res, rc);
         if (!rc)
             rc = assemble(r, &w->pl, l, &t);
         size_t from = l->delivered <= r->head_kept ? l->delivered : r->head_kept;

@@ -77,7 +77,7 @@ static bool retries_on;
 /* A terminal on stderr: each retry wait gets a progress line. */
 static bool show_progress;
 
-/* ---- interruption: SIGINT/SIGTERM set a flag (got_signal, above) the
+/* ---- interruption: SIGINT/SIGTERM/SIGHUP set a flag (got_signal, above) the
  * library's cancel callback reads; the command unwinds, then main exits
  * 128 + signal ---- */
 static bool interrupt_reported;
@@ -98,6 +98,11 @@ void cli_signals_install(void)
     sa.sa_flags = 0; /* no SA_RESTART: a blocking wait wakes up at once */
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    /* a hang-up (the terminal closed) cancels too, unless it is ignored
+     * (nohup) */
+    struct sigaction hup;
+    if (sigaction(SIGHUP, NULL, &hup) == 0 && hup.sa_handler != SIG_IGN)
+        sigaction(SIGHUP, &sa, NULL);
 }
 
 int cli_cancel_requested(void *user_data)
@@ -112,7 +117,8 @@ int cli_interrupt_status(void)
         return 0;
     if (!interrupt_reported) {
         interrupt_reported = true;
-        cli_error(0, "interrupted (%s)", got_signal == SIGINT ? "SIGINT" : "SIGTERM");
+        cli_error(0, "interrupted (%s)",
+                  got_signal == SIGINT ? "SIGINT" : got_signal == SIGHUP ? "SIGHUP" : "SIGTERM");
     }
     return 128 + got_signal;
 }

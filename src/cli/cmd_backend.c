@@ -322,6 +322,7 @@ typedef struct live_print {
     const char *const *secrets;
     size_t n;
     bool failed;
+    int err; /* errno of the failed write (EPIPE: the reader went) */
 } live_print;
 
 static void live_emit(live_print *lp, bool all)
@@ -333,8 +334,11 @@ static void live_emit(live_print *lp, bool all)
         hold = h > hold ? h : hold;
     }
     size_t out = lp->pend.len - hold;
-    if (out && lp->pend.data && (to_stdout(lp->pend.data, out, NULL) || fflush(stdout)))
+    errno = 0;
+    if (!lp->failed && out && lp->pend.data && (to_stdout(lp->pend.data, out, NULL) || fflush(stdout))) {
         lp->failed = true;
+        lp->err = errno;
+    }
     if (hold)
         memmove(lp->pend.data, lp->pend.data + out, hold);
     lp->pend.len = hold;
@@ -347,6 +351,38 @@ static int live_print_cb(const void *d, size_t n, void *ud)
         return 1;
     live_emit(lp, false);
     return lp->failed;
+}
+
+/* exec's run: the output printed as it comes; the exit status is the
+ * command's (124 for the timeout), 141 when the reader of stdout went. */
+static int exec_run(ocisbx_backend *b, int n, const char *const *words, ocisbx_exec_options *eo,
+                    const char *const *secrets, size_t nsecrets)
+{
+    ocisbx_exec_result *r = NULL;
+    live_print lp = {OCISBX_BUF_INIT, secrets, nsecrets, false, 0};
+    /* a reader that goes (| head) is a write that fails with EPIPE: the
+     * output callback cancels, and the command ends before the exit */
+    struct sigaction ign, old_pipe;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGPIPE, &ign, &old_pipe);
+    ocisbx_exec_options_set_on_output(eo, live_print_cb, &lp);
+    int rc = n == 1 ? ocisbx_backend_exec(b, words[0], eo, &r) : ocisbx_backend_exec_argv(b, words, (size_t)n, eo, &r);
+    live_emit(&lp, true);
+    int x = 0, st;
+    if (lp.failed && lp.err == EPIPE)
+        st = 128 + SIGPIPE; /* as a shell shows a writer whose pipe ended */
+    else if (lp.failed)
+        st = cli_stdout_failed();
+    else if (rc)
+        st = cli_fail_last();
+    else
+        st = ocisbx_exec_result_timed_out(r) ? 124 : ocisbx_exec_result_has_exit_code(r, &x) ? x : CLI_EXIT_FAIL;
+    sigaction(SIGPIPE, &old_pipe, NULL);
+    ocisbx_buf_free(&lp.pend);
+    ocisbx_exec_result_free(r);
+    return st;
 }
 
 int cmd_exec(cli_ctx *ctx, int argc, char **argv)
@@ -423,25 +459,8 @@ int cmd_exec(cli_ctx *ctx, int argc, char **argv)
     ocisbx_backend *b = NULL;
     if (!st)
         st = cli_open_backend(ctx, sandbox_id, local_dir, isolate, network, &client, &b);
-    ocisbx_exec_result *r = NULL;
-    live_print lp = {OCISBX_BUF_INIT, secrets, nsecrets, false};
     if (!st)
-        ocisbx_exec_options_set_on_output(eo, live_print_cb, &lp);
-    if (!st) {
-        int rc = argc - (i + 1) == 1
-                     ? ocisbx_backend_exec(b, argv[i + 1], eo, &r)
-                     : ocisbx_backend_exec_argv(b, (const char *const *)argv + i + 1, (size_t)(argc - i - 1), eo, &r);
-        live_emit(&lp, true);
-        int x = 0;
-        if (lp.failed)
-            st = cli_stdout_failed();
-        else if (rc)
-            st = cli_fail_last();
-        else
-            st = ocisbx_exec_result_timed_out(r) ? 124 : ocisbx_exec_result_has_exit_code(r, &x) ? x : CLI_EXIT_FAIL;
-    }
-    ocisbx_buf_free(&lp.pend);
-    ocisbx_exec_result_free(r);
+        st = exec_run(b, argc - i - 1, (const char *const *)argv + i + 1, eo, secrets, nsecrets);
     ocisbx_backend_free(b);
     ocisbx_client_free(client);
     ocisbx_exec_options_free(eo);

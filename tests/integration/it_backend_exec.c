@@ -249,7 +249,9 @@ static void test_exec_run_files_cleaned(void **state)
 
 /* ---- processes (local) ---- */
 /* The wrapper starts at most 4 programs for an output that fits the head:
- * each tool it may call is a shim on PATH that counts its starts. */
+ * each tool it may call is a shim on the wrapper's own PATH
+ * (OCISBX_TOOLS_PATH; the command's PATH never reaches the wrapper's tools)
+ * that counts its starts. */
 static void test_exec_process_count(void **state)
 {
     world *w = *state;
@@ -268,7 +270,7 @@ static void test_exec_process_count(void **state)
         chmod(path, 0755);
     }
     ocisbx_exec_options *o = opts(0);
-    check(ocisbx_exec_options_add_env(o, "PATH", "/workspace/shims:/usr/bin:/bin", 0), "PATH");
+    check(ocisbx_exec_options_add_env(o, "OCISBX_TOOLS_PATH", "/workspace/shims:/usr/bin:/bin", 0), "tools PATH");
     for (int k = 0; k < 2; k++) {
         snprintf(path, sizeof path, "%s/procs.log", w->dir);
         unlink(path);
@@ -366,6 +368,131 @@ static void test_exec_yield(void **state)
     assert_int_equal(ocisbx_exec_result_total_bytes(r), 8893);
     assert_true(!strncmp(ocisbx_exec_result_output(r, NULL), "1\n2\n", 4));
     ocisbx_exec_result_free(r);
+    ocisbx_exec_options_free(o);
+}
+
+/* ---- the user's env, the wrapper's status ---- */
+/* r: the exit code (-1 without one), timed_out, the output. */
+static void expect_exit(ocisbx_exec_result *r, int code, const char *out, const char *what)
+{
+    int x = -1;
+    if (ocisbx_exec_result_has_exit_code(r, &x) != 1 || x != code || ocisbx_exec_result_timed_out(r))
+        fail_msg("%s: exit %d (has %d), timed out %d; expected exit %d", what, x,
+                 ocisbx_exec_result_has_exit_code(r, NULL), ocisbx_exec_result_timed_out(r), code);
+    if (out)
+        assert_string_equal(ocisbx_exec_result_output(r, NULL), out);
+}
+
+/* The call's env is the command's only: a PATH without coreutils or a
+ * preload that does not exist changes nothing for the wrapper (before: no
+ * exit code, timed_out guessed, on both backends). */
+static void test_exec_env_is_the_commands(void **state)
+{
+    world *w = *state;
+    static const char *const env[][2] = {
+        {"PATH", "/workspace/venv/bin:/usr/local/bin"}, {"PATH", "/nonexist"}, {"LD_PRELOAD", "/nonexist.so"},
+        {"LC_ALL", "xx_XX.UTF-8"}, {"POSIXLY_CORRECT", "1"}};
+    for (size_t i = 0; i < sizeof env / sizeof env[0]; i++) {
+        ocisbx_exec_options *o = opts(0);
+        check(ocisbx_exec_options_add_env(o, env[i][0], env[i][1], 0), "env");
+        ocisbx_exec_result *r = run(w->b, "echo hi; exit 3", o);
+        expect_exit(r, 3, NULL, env[i][0]);
+        /* the command sees its value (the loader's warning may come first) */
+        ocisbx_exec_result_free(r);
+        char cmd[96];
+        snprintf(cmd, sizeof cmd, "printf '%%s\\n' \"$%s\"", env[i][0]);
+        r = run(w->b, cmd, o);
+        const char *got = ocisbx_exec_result_output(r, NULL);
+        char want[128];
+        snprintf(want, sizeof want, "%s\n", env[i][1]);
+        if (strlen(got) < strlen(want) || strcmp(got + strlen(got) - strlen(want), want))
+            fail_msg("%s: the command saw '%s'", env[i][0], got);
+        ocisbx_exec_result_free(r);
+        ocisbx_exec_options_free(o);
+    }
+    ocisbx_exec_options *o = opts(0);
+    check(ocisbx_exec_options_add_env(o, "PATH", "/opt/x", 0), "env");
+    check(ocisbx_exec_options_set_timeout_ms(o, 1000), "timeout");
+    ocisbx_exec_result *r = run(w->b, "while :; do :; done", o);
+    assert_true(ocisbx_exec_result_timed_out(r));
+    assert_int_equal(ocisbx_exec_result_has_exit_code(r, NULL), 0);
+    ocisbx_exec_result_free(r);
+    ocisbx_exec_options_free(o);
+}
+
+/* The service's record of the wrapper's run has the command's status:
+ * exit 3, 137 for kill -9, 124 for the timeout (before: 0 for all). */
+static void test_exec_wrapper_status(void **state)
+{
+    world *w = *state;
+    if (!strcmp(w->kind, "local"))
+        skip();
+    static const struct {
+        const char *cmd;
+        int code;
+    } cases[] = {{"exit 3", 3}, {"kill -9 $$", 137}, {"sleep 10", 124}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ocisbx_exec_options *o = opts(0);
+        check(ocisbx_exec_options_set_timeout_ms(o, 1000), "timeout");
+        ocisbx_exec_result *r = run(w->b, cases[i].cmd, o);
+        assert_int_equal(ocisbx_exec_result_timed_out(r), cases[i].code == 124);
+        ocisbx_command *c = NULL;
+        check(ocisbx_client_get_command(w->c, ocisbx_backend_sandbox_id(w->b), ocisbx_exec_result_command_id(r), &c),
+              "get command");
+        int x = -1;
+        assert_int_equal(ocisbx_command_has_exit_code(c, &x), 1);
+        if (x != cases[i].code)
+            fail_msg("%s: the service recorded exit %d, expected %d", cases[i].cmd, x, cases[i].code);
+        ocisbx_command_free(c);
+        ocisbx_exec_result_free(r);
+        ocisbx_exec_options_free(o);
+    }
+}
+
+/* Endless output ends with the timeout and the trailer: timed out, cut,
+ * the exact total past the cap, and the run files hold none of it after
+ * (before: the whole output on disk while it ran). Local only: on the test
+ * tenancy the wrapper's trailer of this run does not reach the client yet
+ * (the wrapper writes it: run as a script inside the sandbox, it is there). */
+static void test_exec_endless_output(void **state)
+{
+    world *w = *state;
+    if (strcmp(w->kind, "local"))
+        skip();
+    ocisbx_exec_options *o = opts(100000);
+    check(ocisbx_exec_options_set_timeout_ms(o, 3000), "timeout");
+    ocisbx_exec_result *r = run(w->b, "yes", o);
+    assert_true(ocisbx_exec_result_timed_out(r));
+    assert_int_equal(ocisbx_exec_result_has_exit_code(r, NULL), 0);
+    assert_true(ocisbx_exec_result_truncated(r));
+    uint64_t total = ocisbx_exec_result_total_bytes(r);
+    assert_true(total > 100000);
+    assert_true(total % 2 == 0 || total > ocisbx_exec_result_dropped_bytes(r));
+    size_t len = 0;
+    const char *out = ocisbx_exec_result_output(r, &len);
+    assert_true(len <= 100000);
+    assert_true(!strncmp(out, "y\ny\n", 4));
+    assert_non_null(strstr(out, " bytes of output dropped ...]\n"));
+    assert_int_equal(ocisbx_exec_result_dropped_bytes(r) + ocisbx_exec_result_returned_bytes(r) -
+                         (uint64_t)(strstr(out, "[...") ? strchr(strstr(out, "[..."), '\n') + 1 - strstr(out, "[...") : 0),
+                     total);
+    ocisbx_exec_result_free(r);
+    /* while 60 MB go by, the run files hold a bounded part of them (before:
+     * all of them) */
+    ocisbx_exec_options *o2 = opts(100000);
+    check(ocisbx_exec_options_set_timeout_ms(o2, 300000), "timeout");
+    r = run(w->b, "head -c 60000000 /dev/zero; du -sk /workspace/.ocisbx | cut -f1", o2);
+    out = ocisbx_exec_result_output(r, &len);
+    assert_true(len > 2 && out[len - 1] == '\n');
+    const char *last = out + len - 2;
+    while (last > out && last[-1] >= '0' && last[-1] <= '9') /* the du line, after the zeros */
+        last--;
+    long kib = atol(last);
+    if (kib <= 0 || kib > 30000)
+        fail_msg("the run files held %ld KiB while 60 MB went by (%.80s)", kib, last);
+    assert_int_equal(ocisbx_exec_result_total_bytes(r), 60000000 + (uint64_t)(out + len - last));
+    ocisbx_exec_result_free(r);
+    ocisbx_exec_options_free(o2);
     ocisbx_exec_options_free(o);
 }
 
@@ -470,7 +597,9 @@ static void test_exec_without_stream_operation(void **state)
     cmocka_unit_test(test_exec_streams_live), cmocka_unit_test(test_exec_env_names_kept),                       \
         cmocka_unit_test(test_exec_forged_markers), cmocka_unit_test(test_exec_binary_capped),                  \
         cmocka_unit_test(test_exec_secret_cut_redacted), cmocka_unit_test(test_exec_run_files_cleaned),         \
-        cmocka_unit_test(test_job_wait), cmocka_unit_test(test_exec_yield), cmocka_unit_test(test_backend_client)
+        cmocka_unit_test(test_job_wait), cmocka_unit_test(test_exec_yield), cmocka_unit_test(test_backend_client),                  \
+        cmocka_unit_test(test_exec_env_is_the_commands), cmocka_unit_test(test_exec_wrapper_status),      \
+        cmocka_unit_test(test_exec_endless_output)
 
 int main(int argc, char **argv)
 {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -307,6 +308,125 @@ static void commands_table_shows_user_command(void **state)
     cli_result_free(&r);
 }
 
+/* The commands of the sandbox in state RUNNING whose text has marker. */
+static int running_with(world *w, const char *marker)
+{
+    cli_result r;
+    RUN(w, &r, "sandbox-command-collection", "list", "--sandbox-id", w->sandbox, "--output", "table");
+    if (r.status != 0)
+        fail_msg("list: exit %d: %s", r.status, r.err);
+    int n = 0;
+    for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n"))
+        n += strstr(line, marker) && strstr(line, "RUNNING");
+    cli_result_free(&r);
+    return n;
+}
+
+/* Waits (at most 30 s) until no command with marker runs; false if one
+ * still does. */
+static bool none_running(world *w, const char *marker)
+{
+    for (int i = 0; i < 60; i++) {
+        if (!running_with(w, marker))
+            return true;
+        usleep(500000);
+    }
+    return false;
+}
+
+/* Waits (at most 30 s) until a command with marker runs. */
+static void wait_running(world *w, const char *marker)
+{
+    for (int i = 0; i < 150 && !running_with(w, marker); i++)
+        usleep(200000);
+}
+
+/* SIGHUP during exec cancels as SIGINT does: the remote command ends
+ * before the CLI exits 129 (before: it kept RUNNING, the CLI died). */
+static void exec_hangup_ends_the_command(void **state)
+{
+    world *w = *state;
+    const char *const args[] = {"exec", "@", "--", "sleep 45; echo hup-marker", NULL};
+    const char *argv[64];
+    build_argv(w, args, argv, 64);
+    cli_proc p;
+    assert_int_equal(cli_run_start(argv, NULL, &p), 0);
+    wait_running(w, "hup-marker");
+    kill(p.pid, SIGHUP);
+    cli_result r;
+    assert_int_equal(cli_run_finish(&p, &r), 0);
+    int st = r.status, sig = r.signal;
+    char err[1024];
+    snprintf(err, sizeof err, "%s", r.err);
+    cli_result_free(&r);
+    if (sig || st != 129)
+        fail_msg("exit %d, signal %d: %s", st, sig, err);
+    assert_non_null(strstr(err, "interrupted (SIGHUP)"));
+    assert_true(none_running(w, "hup-marker"));
+}
+
+/* A reader of stdout that goes (| head -2): the CLI exits 141 and the
+ * remote command ends (before: SIGPIPE killed the CLI, the command kept
+ * RUNNING). */
+static void exec_broken_pipe_ends_the_command(void **state)
+{
+    world *w = *state;
+    char fifo[160];
+    snprintf(fifo, sizeof fifo, "/tmp/it_cli_ws_pipe_%d", (int)getpid());
+    unlink(fifo);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    const char *const args[] = {"exec", "@", "--", "while true; do echo pipe-marker; sleep 0.1; done", NULL};
+    const char *argv[64];
+    build_argv(w, args, argv, 64);
+    cli_run_options o = {0};
+    o.stdout_to = fifo;
+    o.timeout_s = 120;
+    cli_proc p;
+    assert_int_equal(cli_run_start(argv, &o, &p), 0);
+    FILE *rd = fopen(fifo, "r");
+    assert_non_null(rd);
+    char line[64];
+    for (int i = 0; i < 2; i++)
+        assert_non_null(fgets(line, sizeof line, rd));
+    assert_string_equal(line, "pipe-marker\n");
+    fclose(rd); /* head -2 exits */
+    cli_result r;
+    assert_int_equal(cli_run_finish(&p, &r), 0);
+    int st = r.status, sig = r.signal;
+    cli_result_free(&r);
+    unlink(fifo);
+    if (sig || st != 141)
+        fail_msg("exit %d, signal %d (wanted exit 141)", st, sig);
+    assert_true(none_running(w, "pipe-marker"));
+}
+
+/* The sandbox closed by another process while exec runs: the error says
+ * the command was ended and the sandbox is gone (before: "the wrapper gave
+ * no trailer (exit status -1)"). Last: the sandbox is gone after it. */
+static void exec_sandbox_closed_meanwhile(void **state)
+{
+    world *w = *state;
+    const char *const args[] = {"exec", "@", "--", "sleep 40; echo gone-marker", NULL};
+    const char *argv[64];
+    build_argv(w, args, argv, 64);
+    cli_proc p;
+    assert_int_equal(cli_run_start(argv, NULL, &p), 0);
+    wait_running(w, "gone-marker");
+    cli_result c;
+    RUN(w, &c, "close", "--sandbox-id", w->sandbox);
+    assert_int_equal(c.status, 0);
+    cli_result_free(&c);
+    cli_result r;
+    assert_int_equal(cli_run_finish(&p, &r), 0);
+    char err[2048];
+    snprintf(err, sizeof err, "%s", r.err);
+    int st = r.status;
+    cli_result_free(&r);
+    if (st == 0 || strstr(err, "no trailer") || !strstr(err, "the command was ended") ||
+        !(strstr(err, "is gone (HTTP 404") || strstr(err, " is DELET") || strstr(err, " is STOP")))
+        fail_msg("exit %d: %s", st, err);
+}
+
 int main(void)
 {
     const struct CMUnitTest both[] = {
@@ -319,6 +439,9 @@ int main(void)
         cmocka_unit_test(close_stops_then_deletes),
         cmocka_unit_test(close_interrupted_still_deletes),
         cmocka_unit_test(commands_table_shows_user_command),
+        cmocka_unit_test(exec_hangup_ends_the_command),
+        cmocka_unit_test(exec_broken_pipe_ends_the_command),
+        cmocka_unit_test(exec_sandbox_closed_meanwhile), /* last: the sandbox goes */
     };
     int rc = cmocka_run_group_tests_name("workspace CLI, local directory", both, setup_local, teardown);
     rc |= cmocka_run_group_tests_name("workspace CLI, emulator sandbox", oci, setup_oci, teardown);

@@ -84,7 +84,8 @@ expect_out "bg
 # run files: this slot's are kept empty between runs; another slot's stale
 # ones (past their deadline by a minute) go, a live one's stay
 S="$W/.ocisbx"
-[ ! -s "$S/run-$K.o.aa" ] || fail "the run file still holds output"
+set -- "$S/run-$K.o.aa"*
+[ -e "$1" ] && [ ! -s "$1" ] || fail "the run file is missing or still holds output"
 printf 'R 900\n' >"$S/run-OLD.busy"
 echo raw >"$S/run-OLD.o.aa"
 printf 'R 5000\n' >"$S/run-LIVE.busy"
@@ -94,3 +95,77 @@ expect_no_file "$S/run-OLD.busy" "stale slot"
 expect_no_file "$S/run-OLD.o.aa" "stale slot"
 expect_no_file "$S/run-IDLE.busy" "idle slot"
 expect_file "$S/run-LIVE.busy" "live slot"
+
+# output files of a slot without a busy file: gone when a minute old
+echo raw >"$S/run-GONE.o.ae"
+touch -d '2 minutes ago' "$S/run-GONE.o.ae"
+echo raw >"$S/run-NEW.o.aa"
+wrap true
+expect_no_file "$S/run-GONE.o.ae" "orphaned chunk"
+expect_file "$S/run-NEW.o.aa" "a fresh file without busy"
+rm -f "$S/run-NEW.o.aa"
+
+# the wrapper's exit status is the command's: 124 for the timeout, 128 + N
+# for a signal (the trailer says the same)
+wrap 'exit 3'
+expect_rc 3 "exit 3"
+expect_trailer "OCISBX-END $N 3 0 - - - -" "exit 3"
+wrap 'kill -9 $$'
+expect_rc 137 "killed"
+expect_trailer "OCISBX-END $N 137 0 - - - -" "killed"
+wrap 'sleep 30' 1
+expect_rc 124 "timed out"
+# the command's own 124 is no timeout
+wrap 'exit 124'
+expect_rc 124 "exit 124"
+expect_trailer "OCISBX-END $N 124 0 - - - -" "exit 124"
+
+# the user's env reaches the command only: the wrapper's programs run with
+# their own PATH and without the user's loader variables
+# wrap_env ENV... -- CMD [SECS]
+wrap_env() {
+    _e=
+    while [ "$1" != -- ]; do
+        _e="$_e $1"
+        shift
+    done
+    shift
+    rc=0
+    # shellcheck disable=SC2086 # the assignments, one word each
+    env -u LC_ALL $_e "$SH" "$SCRIPTS/exec.sh" "$1" "$W" . "${2:-10}" 1 100 100 "$N" "$K" 1000 >"$T/out" 2>"$T/err" ||
+        rc=$?
+}
+wrap_env PATH=/nonexist -- 'echo hi; exit 3'
+expect_rc 3 "PATH=/nonexist"
+expect_out "hi
+" "PATH=/nonexist"
+expect_trailer "OCISBX-END $N 3 0 - - - -" "PATH=/nonexist"
+wrap_env LD_PRELOAD=/nonexist.so -- 'echo hi; exit 3'
+expect_rc 3 "LD_PRELOAD"
+expect_trailer "OCISBX-END $N 3 0 - - - -" "LD_PRELOAD"
+# shellcheck disable=SC2016 # the command's own variables
+wrap_env PATH=/opt/x LD_LIBRARY_PATH=/opt/lib LANG=C.UTF-8 -- \
+    'printf "%s|%s|%s|%s|%s\n" "$PATH" "$LD_LIBRARY_PATH" "$LANG" "${LC_ALL-unset}" "${OCISBX_U_PATH-none}"'
+expect_out "/opt/x|/opt/lib|C.UTF-8|unset|none
+" "the command's env"
+expect_trailer "OCISBX-END $N 0 0 - - - -" "the command's env"
+wrap_env PATH=/nonexist -- 'while :; do echo y; done' 1
+expect_rc 124 "PATH=/nonexist, timed out"
+case "$(trailer)" in "OCISBX-END $N 124 1 "*) ;; *) fail "PATH=/nonexist, timed out: trailer '$(trailer)'" ;; esac
+
+
+# endless output: nothing past the head is stored, the result is exact
+wrap "head -c 3000000 /dev/zero; du -sk '$S' | head -n 1 | cut -f1 >'$T/du'" 60 1000 1000
+expect_rc 0 "3 MB"
+SUM=$(head -c 3000000 /dev/zero | sha256sum)
+expect_trailer "OCISBX-END $N 0 0 1000 1000 3000000 ${SUM%% *}" "3 MB"
+[ "$(cat "$T/du")" -lt 2000 ] || fail "3 MB: the run files held $(cat "$T/du") KiB during the run"
+[ "$(wc -c <"$T/out")" = 1000 ] || fail "3 MB: the head is $(wc -c <"$T/out") bytes"
+wrap yes 2 1000 1000
+expect_rc 124 "yes"
+case "$(trailer)" in "OCISBX-END $N 124 1 1000 1000 "*) ;; *) fail "yes: trailer '$(trailer)'" ;; esac
+set -- "$S"/run-"$K".*
+for f in "$@"; do
+    [ ! -s "$f" ] || [ "${f##*.}" = busy ] || [ "${f##*.}" = st ] ||
+        fail "yes: $f left with $(wc -c <"$f") bytes"
+done

@@ -20,7 +20,7 @@ expect_rc 0 "status before the run"
 case $(cat "$T/out") in "JOB 1 - 0 0 "*" 0") ;; *) fail "status before the run: $(cat "$T/out")" ;; esac
 
 run job-run 'pwd; printf "\377\000"; echo err >&2; exit 4' "$W" "$J1" "sub dir" 10 1
-expect_rc 0 "run"
+expect_rc 4 "run: the job runner exits with the command's status"
 printf '%s\n\377\000err\n' "$W/sub dir" >"$T/expected"
 cmp -s "$T/expected" "$J/out" || fail "run: the merged output is not byte exact"
 [ "$(cat "$J/status")" = "4 0" ] || fail "run: status '$(cat "$J/status")'"
@@ -50,6 +50,7 @@ expect_rc 3 "status of a missing job"
 J2=job-cccccccccccccccc
 run job-start "$W" "$J2" .
 run job-run 'sleep 30' "$W" "$J2" . 1 1
+expect_rc 124 "timed out: the job runner's status"
 [ "$(cat "$W/.ocisbx/jobs/$J2/status")" = "124 1" ] || fail "timed out: status '$(cat "$W/.ocisbx/jobs/$J2/status")'"
 J3=job-dddddddddddddddd
 run job-start "$W" "$J3" .
@@ -62,3 +63,18 @@ run job-start "$W" "$J4" .
 run job-status "$W" "$J4" 20000
 case $(cat "$T/out") in "JOB 0 0 0 0 "*) ;; *) fail "wait for the end: $(cat "$T/out")" ;; esac
 wait
+
+# the user's env is the command's only: timeout still runs, the status is
+# the command's, no timeout is guessed
+J5=job-ffffffffffffffff
+run job-start "$W" "$J5" .
+# shellcheck disable=SC2016 # the command's own $PATH
+for e in PATH=/opt/x LD_PRELOAD=/nonexist.so; do
+    rc=0
+    env "$e" "$SH" "$SCRIPTS/job-run.sh" 'echo "$PATH"; exit 3' "$W" "$J5" . 10 1 >"$T/out" 2>"$T/err" || rc=$?
+    expect_rc 3 "$e: the job runner's status"
+    [ "$(cat "$W/.ocisbx/jobs/$J5/status")" = "3 0" ] || fail "$e: status '$(cat "$W/.ocisbx/jobs/$J5/status")'"
+done
+# shellcheck disable=SC2016
+env PATH=/opt/x "$SH" "$SCRIPTS/job-run.sh" 'echo "$PATH"' "$W" "$J5" . 10 1 >"$T/out" 2>"$T/err"
+[ "$(cat "$W/.ocisbx/jobs/$J5/out")" = /opt/x ] || fail "the job's PATH: '$(cat "$W/.ocisbx/jobs/$J5/out")'"

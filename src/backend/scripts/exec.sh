@@ -17,16 +17,52 @@
 # bytes, starting on a UTF-8 boundary); then the trailer
 #   \nOCISBX-END <id> <status> <timed out 0|1> <HL> <TL> <total> <sha256>\n
 # where HL, TL, total and sha256 are "-" when all the output fits in the
-# live head (the client has it all and measures it itself).
-# Its own variables are named ox_* (an environment variable of the user's
-# that it assigned would reach the command changed).
+# live head (the client has it all and measures it itself). The disk holds
+# a bounded part of a longer output: split writes chunks of H - 4 bytes (with
+# long names, so that its --verbose lines reach the reaper every ~15
+# chunks); the reaper, a subshell that starts programs only once a second
+# chunk exists, streams the complete chunks in order into one sha256sum and
+# deletes them but the last few (the tail's); its pipe from split, when
+# full, stops split, so at most some hundreds of chunks wait, however much
+# the command prints. The count of chunks gives the exact total.
+# The exit status is the command's (124 for the timeout, 128 + N for a
+# signal); the trailer stays what the client reads.
+# The user's env is the command's only: the variables that change how the
+# wrapper's own programs run (PATH, the loader's, the locale, ...) are put
+# aside, the wrapper runs with its own (PATH $OCISBX_TOOLS_PATH, or the
+# system's directories; LC_ALL=C), and the command's shell gets them back
+# before the command. Its own variables are named ox_* (an environment
+# variable of the user's that it assigned would reach the command changed).
 # Programs started for an output that fits the live head: timeout, sh,
-# split and tail (mkdir the first time, find when a stale slot is swept).
+# split and tail (printf is a builtin) (mkdir the first time, find when a stale slot is swept).
 set -u
 ox_cmd=$1 ox_w=$2 ox_cwd=$3 ox_secs=$4 ox_g=$5 ox_h=$6 ox_tt=$7 ox_n=$8 ox_k=$9 ox_now=${10}
+# The user's values of the variables the wrapper's programs would obey move
+# to OCISBX_U_<name>; the command's shell restores them ($ox_back).
+ox_back=
+for ox_v in PATH LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT LD_BIND_NOW LD_DEBUG LD_DEBUG_OUTPUT LD_PROFILE \
+    LD_PROFILE_OUTPUT LD_DYNAMIC_WEAK LD_ASSUME_KERNEL GLIBC_TUNABLES MALLOC_CHECK_ MALLOC_PERTURB_ \
+    POSIXLY_CORRECT _POSIX2_VERSION LC_ALL LANG LANGUAGE LC_MESSAGES LC_CTYPE LC_NUMERIC TZ \
+    BASH_ENV ENV CDPATH OCISBX_TOOLS_PATH; do
+    eval "ox_x=\${$ox_v+1}"
+    if [ -n "$ox_x" ]; then
+        eval "OCISBX_U_$ox_v=\$$ox_v"
+        export "OCISBX_U_$ox_v"
+        ox_back="$ox_back$ox_v=\$OCISBX_U_$ox_v; export $ox_v; unset OCISBX_U_$ox_v
+"
+    fi
+    [ "$ox_v" = OCISBX_TOOLS_PATH ] || unset "$ox_v"
+done
+ox_back="unset PATH LC_ALL
+$ox_back"
+PATH=${OCISBX_TOOLS_PATH:-/usr/bin:/bin:/usr/sbin:/sbin:/usr/local/bin}
+unset OCISBX_TOOLS_PATH
+LC_ALL=C
+export PATH LC_ALL
 ox_s=.ocisbx
 ox_f="$ox_w/$ox_s/run-$ox_k"
 ox_h4=$((ox_h - 4))
+ox_pad=$(printf '%0200d' 0)
 
 cd "$ox_w/$ox_cwd" 2>/dev/null || {
     printf '\nOCISBX-NOCWD %s\n' "$ox_n" >&2
@@ -47,70 +83,148 @@ for ox_b in "$ox_w/$ox_s"/run-*.busy; do
     case $ox_t in '' | *[!0-9]*) ox_t=0 ;; esac
     [ "$ox_now" -gt $((ox_t + 60)) ] && find "$ox_w/$ox_s" -maxdepth 1 -name "$ox_b.*" -delete 2>/dev/null
 done
-# A run of this slot that was cut off left its chunks: start clean.
-[ -e "$ox_f.o.ab" ] && find "$ox_w/$ox_s" -maxdepth 1 -name "run-$ox_k.o.*" -delete 2>/dev/null
+# Output files of a slot without a busy file (a client killed while its
+# files went, an older wrapper's chunks): gone when a minute old.
+for ox_b in "$ox_w/$ox_s"/run-*.o.*; do
+    [ -e "$ox_b" ] || continue
+    ox_b=${ox_b##*/}
+    ox_b=${ox_b%%.*}
+    [ -e "$ox_w/$ox_s/$ox_b.busy" ] ||
+        find "$ox_w/$ox_s" -maxdepth 1 -name "$ox_b.*" -mmin +1 -delete 2>/dev/null
+done
+# A run of this slot that was cut off left its files: start clean.
+[ -e "$ox_f.o.ab$ox_pad" ] && find "$ox_w/$ox_s" -maxdepth 1 -name "run-$ox_k.o.*" -delete 2>/dev/null
 
+# the chunks: run-<slot>.o.<aa, ab, ...><pad>
+ox_a="$ox_f.o.aa$ox_pad"
+# chunks the reaper keeps for the tail (all but the last are full)
+ox_kk=$(((ox_tt + ox_h4 - 1) / ox_h4 + 1))
 printf 'R %s\n' $((ox_now + ox_secs + ox_g)) >"$ox_f.busy" || exit 125
-: >"$ox_f.o.aa" && : >"$ox_f.tv" && : >"$ox_f.st" || exit 125
+: >"$ox_a" && : >"$ox_f.tv" && : >"$ox_f.st" && : >"$ox_f.nc" || exit 125
+
+# ox_reap RUNNING: the complete chunks not hashed yet go to the digest; all
+# hashed ones but the last ox_kk are deleted (RUNNING 1: split still writes
+# its newest chunk).
+ox_hashing=0 ox_kept=0
+ox_reap() {
+    ox_run=$1
+    set -- "$ox_f".o.*
+    ox_m=$(($# - ox_run))
+    [ "$ox_m" -gt "$ox_kept" ] || return 0
+    if [ "$ox_hashing" = 0 ]; then
+        head -c 5 -- "$2" >"$ox_f.h5" || exit 125
+        rm -f -- "$ox_f.hp"
+        mkfifo -- "$ox_f.hp" || exit 125
+        sha256sum <"$ox_f.hp" >"$ox_f.sum" &
+        ox_sp=$!
+        exec 5>"$ox_f.hp"
+        ox_hashing=1
+    fi
+    ox_n0=$# ox_j=0
+    for ox_c in "$@"; do
+        ox_j=$((ox_j + 1))
+        [ "$ox_j" -gt "$ox_kept" ] && [ "$ox_j" -le "$ox_m" ] && set -- "$@" "$ox_c"
+    done
+    shift "$ox_n0"
+    cat -- "$@" >&5 || exit 125
+    set -- "$ox_f".o.*
+    ox_n0=$# ox_j=0
+    for ox_c in "$@"; do
+        ox_j=$((ox_j + 1))
+        [ "$ox_j" -le $((ox_m - ox_kk)) ] && set -- "$@" "$ox_c"
+    done
+    shift "$ox_n0"
+    [ $# = 0 ] || rm -f -- "$@"
+    ox_kept=$ox_m
+    [ "$ox_kept" -gt "$ox_kk" ] && ox_kept=$ox_kk
+    return 0
+}
 {
-    timeout -v -s TERM -k "$ox_g" "$ox_secs" sh -c "exec 2>&1
+    timeout -v -s TERM -k "$ox_g" "$ox_secs" sh -c "$ox_back
+exec 2>&1
 $ox_cmd" </dev/null 2>"$ox_f.tv" &
     ox_p=$!
     wait "$ox_p"
     echo "$?" >"$ox_f.st"
     # what the command left running in its process group ends with it
     kill -s KILL -- "-$ox_p" 2>/dev/null
-} | split -b "$ox_h4" - "$ox_f.o." 2>/dev/null &
+} | split --verbose -b "$ox_h4" --additional-suffix="$ox_pad" - "$ox_f.o." 2>/dev/null | {
+    # one line per chunk begun; nothing but builtins while there is one
+    ox_i=0
+    while IFS= read -r ox_l; do
+        ox_i=$((ox_i + 1))
+        [ $((ox_i % 64)) = 0 ] && ox_reap 1
+    done
+    if [ "$ox_i" -ge 2 ]; then
+        ox_reap 0
+        exec 5>&-
+        wait "$ox_sp"
+        echo "$ox_i" >"$ox_f.nc"
+    fi
+} &
 ox_q=$!
 # polling every 2 ms (GNU tail's ---disable-inotify, there since coreutils
 # 7.5): with inotify, tail notices the end of split some 10 ms later
-tail ---disable-inotify -s 0.002 -c +1 -f --pid="$ox_q" "$ox_f.o.aa" 2>/dev/null
+tail ---disable-inotify -s 0.002 -c +1 -f --pid="$ox_q" "$ox_a" 2>/dev/null
 wait "$ox_q"
 ox_st=-
 read -r ox_st <"$ox_f.st" 2>/dev/null
+# timed out: timeout said it sent its signal (its -v line; an exit status
+# of 124 alone may be the command's own)
 ox_to=0
-[ -s "$ox_f.tv" ] && ox_to=1
+ox_l=
+read -r ox_l <"$ox_f.tv" 2>/dev/null
+case $ox_l in *"timeout: sending signal "*) ox_to=1 ;; esac
 : >"$ox_f.tv"
+ox_x=$ox_st
+[ "$ox_to" = 1 ] && ox_x=124
+case $ox_x in '' | *[!0-9]*) ox_x=125 ;; esac
 
-if [ ! -e "$ox_f.o.ab" ]; then
-    : >"$ox_f.o.aa"
+ox_nc=
+read -r ox_nc <"$ox_f.nc" 2>/dev/null
+if [ -z "$ox_nc" ]; then
+    : >"$ox_a"
     printf 'I %s\n' "$ox_now" >"$ox_f.busy"
     printf '\nOCISBX-END %s %s %s - - - -\n' "$ox_n" "$ox_st" "$ox_to" >&2
-    exit 0
+    exit "$ox_x"
 fi
 
-# More than the live head: the chunks of H - 4 bytes each, in order.
+# More than the live head: ox_nc chunks of H - 4 bytes but the last; the
+# last ox_kk of them are still there.
 set -- "$ox_f".o.*
-ox_nc=$#
 ox_last=
-eval "ox_last=\${$ox_nc}"
+eval "ox_last=\${$#}"
 ox_t=$(wc -c <"$ox_last")
 ox_t=$((ox_h4 * (ox_nc - 1) + ox_t))
-ox_sum=$(printf '%s\0' "$@" | xargs -0 cat | sha256sum)
-ox_sum=${ox_sum%% *}
+ox_sum=
+read -r ox_sum _ <"$ox_f.sum"
+[ ${#ox_sum} = 64 ] || exit 125
 if [ "$ox_t" -le "$ox_h" ]; then
-    cat "$ox_f.o.ab"
+    cat "$ox_f.h5"
     ox_hl=$ox_t
     ox_tl=0
 else
     # the head ends before the last character start among bytes H-4..H
     ox_hl=$ox_h
     ox_j=$ox_h4
-    for ox_v in $(head -c 5 "$ox_f.o.ab" | od -An -v -tu1); do
+    for ox_v in $(od -An -v -tu1 "$ox_f.h5"); do
         if [ "$ox_v" -lt 128 ] || [ "$ox_v" -ge 192 ]; then ox_hl=$ox_j; fi
         ox_j=$((ox_j + 1))
     done
-    head -c $((ox_hl - ox_h4)) "$ox_f.o.ab"
+    head -c $((ox_hl - ox_h4)) "$ox_f.h5"
     ox_tl=$((ox_t - ox_hl))
     [ "$ox_tl" -gt "$ox_tt" ] && ox_tl=$ox_tt
-    shift $(((ox_t - ox_tl) / ox_h4))
-    cat "$@" | tail -c "$ox_tl" >"$ox_f.t"
+    cat -- "$@" | tail -c "$ox_tl" >"$ox_f.t"
     # the tail starts after the continuation bytes it begins with
     for ox_v in $(head -c 4 "$ox_f.t" | od -An -v -tu1); do
         if [ "$ox_v" -ge 128 ] && [ "$ox_v" -lt 192 ]; then ox_tl=$((ox_tl - 1)); else break; fi
     done
     tail -c "$ox_tl" "$ox_f.t" >&2
 fi
-find "$ox_w/$ox_s" -maxdepth 1 \( -name "run-$ox_k.o.*" -o -name "run-$ox_k.t" \) -delete 2>/dev/null
+find "$ox_w/$ox_s" -maxdepth 1 \( -name "run-$ox_k.o.*" -o -name "run-$ox_k.t" -o -name "run-$ox_k.h?" \
+    -o -name "run-$ox_k.sum" \) -delete 2>/dev/null
+: >"$ox_a"
+: >"$ox_f.nc"
 printf 'I %s\n' "$ox_now" >"$ox_f.busy"
 printf '\nOCISBX-END %s %s %s %s %s %s %s\n' "$ox_n" "$ox_st" "$ox_to" "$ox_hl" "$ox_tl" "$ox_t" "$ox_sum" >&2
+exit "$ox_x"

@@ -9,16 +9,47 @@
 #   $4  the cwd, relative to the root ("." for the root)
 #   $5  the timeout, whole seconds
 #   $6  the grace before KILL, seconds
-# Its own variables are named ox_* (an environment variable of the user's
-# that it assigned would reach the command changed).
+# Exits with the command's status (124 for the timeout, 128 + N for a
+# signal). The user's env is the command's only (as in exec.sh): the
+# wrapper's programs run with their own PATH and locale, the command's shell
+# gets the user's back. Its own variables are named ox_* (an environment
+# variable of the user's that it assigned would reach the command changed).
 set -u
+# The user's values of the variables the wrapper's programs would obey move
+# to OCISBX_U_<name>; the command's shell restores them ($ox_back).
+ox_back=
+for ox_v in PATH LD_PRELOAD LD_LIBRARY_PATH LD_AUDIT LD_BIND_NOW LD_DEBUG LD_DEBUG_OUTPUT LD_PROFILE \
+    LD_PROFILE_OUTPUT LD_DYNAMIC_WEAK LD_ASSUME_KERNEL GLIBC_TUNABLES MALLOC_CHECK_ MALLOC_PERTURB_ \
+    POSIXLY_CORRECT _POSIX2_VERSION LC_ALL LANG LANGUAGE LC_MESSAGES LC_CTYPE LC_NUMERIC TZ \
+    BASH_ENV ENV CDPATH OCISBX_TOOLS_PATH; do
+    eval "ox_x=\${$ox_v+1}"
+    if [ -n "$ox_x" ]; then
+        eval "OCISBX_U_$ox_v=\$$ox_v"
+        export "OCISBX_U_$ox_v"
+        ox_back="$ox_back$ox_v=\$OCISBX_U_$ox_v; export $ox_v; unset OCISBX_U_$ox_v
+"
+    fi
+    [ "$ox_v" = OCISBX_TOOLS_PATH ] || unset "$ox_v"
+done
+ox_back="unset PATH LC_ALL
+$ox_back"
+PATH=${OCISBX_TOOLS_PATH:-/usr/bin:/bin:/usr/sbin:/sbin:/usr/local/bin}
+unset OCISBX_TOOLS_PATH
+LC_ALL=C
+export PATH LC_ALL
 ox_j="$2/.ocisbx/jobs/$3"
 cd "$2/$4" || exit 3
-timeout -v -s TERM -k "$6" "$5" sh -c "exec 2>&1
+timeout -v -s TERM -k "$6" "$5" sh -c "$ox_back
+exec 2>&1
 $1" >"$ox_j/out" 2>"$ox_j/tv" </dev/null
 ox_s=$?
+# timed out: timeout said it sent its signal (124 alone may be the command's)
 ox_to=0
-[ -s "$ox_j/tv" ] && ox_to=1
+ox_l=
+read -r ox_l <"$ox_j/tv" 2>/dev/null
+case $ox_l in *"timeout: sending signal "*) ox_to=1 ;; esac
 date +%s%3N >"$ox_j/end"
 printf '%s %s\n' "$ox_s" "$ox_to" >"$ox_j/status.t"
 mv -f "$ox_j/status.t" "$ox_j/status"
+[ "$ox_to" = 1 ] && exit 124
+exit "$ox_s"
