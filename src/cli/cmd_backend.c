@@ -97,43 +97,9 @@ static int oci_options(cli_ctx *ctx, ocisbx_client **client, ocisbx_backend_opti
     return 0;
 }
 
-/* --help (before any "--"): the usage of the backend commands on stdout. */
-static bool backend_help(const char *cmd, int argc, char **argv)
-{
-    if (!cli_api_wants_help(argc, argv))
-        return false;
-    if (strcmp(cmd, "create") == 0)
-        printf("usage: ocisbx create [--project-id OCID] [--runtime NAME] [--shape NAME] [--expiration DURATION]\n"
-               "                     [--display-name NAME] [--warmpool-name NAME] [--env NAME=VALUE]...\n"
-               "                     [--ready-timeout SECONDS] [--poll-interval SECONDS]\n"
-               "Creates a sandbox and waits until it is RUNNING; prints its JSON (with a label).\n"
-               "The sandbox is deleted again on any failure or interruption.\n");
-    else if (strcmp(cmd, "close") == 0)
-        printf("usage: ocisbx close --sandbox-id ID [--stop-timeout SECONDS]\n"
-               "Stops the sandbox (graceful), waits until it is STOPPED (at most --stop-timeout, default 60),\n"
-               "then deletes it; when the stop fails or times out it is deleted anyway (exit status 1).\n"
-               "One that is already gone is fine (exit 0, a line on stderr). Ctrl-C ends the wait, not the delete.\n"
-               "  --sandbox-id ID          the sandbox\n"
-               "  --stop-timeout SECONDS   how long to wait for STOPPED (1..86400)\n");
-    else if (strcmp(cmd, "exec") == 0)
-        printf("usage: ocisbx exec (--sandbox-id ID | --local-dir DIR [--no-isolation] [--network allow|deny])\n"
-               "                   [--timeout SECONDS] [--max-output-bytes N] [--env NAME=VALUE]...\n"
-               "                   [--secret-env NAME=VALUE]... [--cwd PATH] -- COMMAND [ARG...]\n"
-               "Runs the command; prints its output; exits with its exit code (124: timed out).\n");
-    else
-        printf("usage: ocisbx cp [--parallel N] SRC DST   (one side sbx:<sandbox id>:<absolute path>)\n"
-               "Copies a file to or from a sandbox, checked (each part's SHA-256 by the service, the whole\n"
-               "file's in the sandbox before it replaces the target; a download against the service's).\n"
-               "Shows progress on a terminal (stderr), nothing when piped.\n"
-               "  --parallel N   an upload above 8 MiB: parts sent at once (1..16, default 4)\n");
-    return true;
-}
-
 int cmd_create(cli_ctx *ctx, int argc, char **argv)
 {
     const char *cmd = "create";
-    if (backend_help(cmd, argc, argv))
-        return CLI_EXIT_OK;
     ocisbx_backend_options *o = NULL;
     if (ocisbx_backend_options_new(&o))
         return cli_fail_last();
@@ -235,8 +201,6 @@ int cmd_close(cli_ctx *ctx, int argc, char **argv)
 {
     const char *id = NULL, *v = NULL;
     long long stop_s = 0;
-    if (backend_help("close", argc, argv))
-        return CLI_EXIT_OK;
     for (int i = 1; i < argc; i++) {
         int r = cli_opt_value(argc, argv, &i, "sandbox-id", &v);
         if (r > 0) {
@@ -388,8 +352,6 @@ static int exec_run(ocisbx_backend *b, int n, const char *const *words, ocisbx_e
 int cmd_exec(cli_ctx *ctx, int argc, char **argv)
 {
     const char *cmd = "exec";
-    if (backend_help(cmd, argc, argv))
-        return CLI_EXIT_OK;
     const char *sandbox_id = NULL, *local_dir = NULL, *v = NULL;
     int isolate = 1, network = 0, st = 0, i = 1;
     const char *secrets[64]; /* --secret-env values: [REDACTED] in what is printed */
@@ -512,8 +474,6 @@ static int cp_args(int argc, char **argv, const char *pos[2], long long *paralle
 
 int cmd_cp(cli_ctx *ctx, int argc, char **argv)
 {
-    if (backend_help("cp", argc, argv))
-        return CLI_EXIT_OK;
     const char *pos[2] = {NULL, NULL};
     long long parallel = 0;
     int ust = cp_args(argc, argv, pos, &parallel);
