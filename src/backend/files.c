@@ -186,6 +186,23 @@ static size_t utf8_chars_prefix(const char *s, size_t len, size_t chars)
     return len;
 }
 
+/* Appends n bytes of a line; a NUL byte (one past the binary check's
+ * sample) becomes U+FFFD, since the text is a C string a NUL would cut. */
+static int append_line(ocisbx_buf *o, const char *s, size_t n)
+{
+    const char *z;
+    int rc = 0;
+    while (!rc && n && (z = memchr(s, '\0', n)) != NULL) {
+        size_t k = (size_t)(z - s);
+        rc = ocisbx_buf_append(o, s, k);
+        if (!rc)
+            rc = ocisbx_buf_appends(o, "\xef\xbf\xbd");
+        s += k + 1;
+        n -= k + 1;
+    }
+    return rc ? rc : ocisbx_buf_append(o, s, n);
+}
+
 static int format_lines(const char *w, size_t wl, int64_t first, ocisbx_text_result *r)
 {
     ocisbx_buf o = OCISBX_BUF_INIT;
@@ -198,7 +215,7 @@ static int format_lines(const char *w, size_t wl, int64_t first, ocisbx_text_res
         size_t keep = utf8_chars_prefix(w + i, ll, OCISBX_BACKEND_LINE_MAX);
         rc = ocisbx_buf_appendf(&o, "%6" PRId64 "\t", n);
         if (!rc)
-            rc = ocisbx_buf_append(&o, w + i, keep);
+            rc = append_line(&o, w + i, keep);
         if (!rc && keep < ll)
             rc = ocisbx_buf_appendf(&o, " [... line cut at %d characters]", OCISBX_BACKEND_LINE_MAX);
         if (!rc)

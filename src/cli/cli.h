@@ -184,6 +184,11 @@ int cmd_harness(cli_ctx *ctx, int argc, char **argv);
  * into buf of cap bytes, *value pointing into arg); usage error naming cmd
  * and opt ("--env", "--secret-env"), never showing the value. */
 int cli_split_env(const char *cmd, const char *opt, const char *arg, char *buf, size_t cap, const char **value);
+/* --secret-env's argument (cli_common.c): "NAME=VALUE" as cli_split_env
+ * splits it, or "NAME" alone, the value then this process's own variable
+ * NAME (*value points into the environment), so that it is not on the
+ * command line; unset: a usage error that shows neither name nor value. */
+int cli_secret_env(const char *cmd, const char *arg, char *buf, size_t cap, const char **value);
 /* The backend a command names: --local-dir (isolate, network) or else
  * --sandbox-id (connected with the ctx's client, never deleted; *client
  * gets that client, freed by the caller after the backend). Error printed. */

@@ -351,3 +351,27 @@ int cli_read_file(const char *path, char **data, size_t *len)
     *data = ocisbx_file_detach(&f, len);
     return 0;
 }
+
+int cli_secret_env(const char *cmd, const char *arg, char *buf, size_t cap, const char **value)
+{
+    if (strchr(arg, '='))
+        return cli_split_env(cmd, "--secret-env", arg, buf, cap, value);
+    /* NAME alone: the value comes from this process's environment, so it is
+     * not on the command line (ps, /proc/PID/cmdline). The name is never
+     * shown either: it may be a value typed in its place. */
+    if (!arg[0])
+        return cli_error(CLI_EXIT_USAGE, "%s: --secret-env wants NAME or NAME=VALUE (the name is empty)", cmd);
+    size_t n = strlen(arg);
+    if (n >= cap)
+        return cli_error(CLI_EXIT_USAGE, "%s: --secret-env NAME: the name is longer than %zu bytes", cmd, cap - 1);
+    const char *v = getenv(arg);
+    if (!v)
+        return cli_error(CLI_EXIT_USAGE,
+                         "%s: --secret-env NAME takes the value of the variable NAME from this environment, and no "
+                         "such variable is set (export it first, or give NAME=VALUE; the name is not shown, in "
+                         "case it is a value)",
+                         cmd);
+    memcpy(buf, arg, n + 1);
+    *value = v;
+    return 0;
+}

@@ -72,10 +72,12 @@ const cli_global_view *cli_global_views(size_t *n)
     {                                                                                             \
         "env", "NAME=VALUE", "an environment variable of the command (repeatable)", NULL, f, NULL \
     }
-#define O_SECRET_ENV                                                                                         \
-    {                                                                                                        \
-        "secret-env", "NAME=VALUE", "the same, the value never shown ([REDACTED] in what is printed)", NULL, \
-            CLI_OPT_REPEAT, NULL                                                                             \
+#define O_SECRET_ENV                                                                                             \
+    {                                                                                                            \
+        "secret-env", "NAME[=VALUE]",                                                                            \
+            "the same, the value never shown ([REDACTED]); NAME alone: the value of ocisbx's own variable NAME " \
+            "(off the command line, ps)",                                                                        \
+            NULL, CLI_OPT_REPEAT, NULL                                                                           \
     }
 #define O_LOCAL_DIR                                                                       \
     {                                                                                     \

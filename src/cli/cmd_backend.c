@@ -256,6 +256,7 @@ int cli_open_backend(cli_ctx *ctx, const char *sandbox_id, const char *local_dir
     if (local_dir) {
         ocisbx_backend_options_set_isolation(o, isolate);
         ocisbx_backend_options_set_network(o, network);
+        ocisbx_backend_options_set_cancel(o, cli_cancel_requested, NULL); /* Ctrl-C stops its commands */
         rc = ocisbx_backend_local(local_dir, o, b);
     } else {
         st = oci_options(ctx, client, o);
@@ -397,12 +398,13 @@ int cmd_exec(cli_ctx *ctx, int argc, char **argv)
         } else if ((r = cli_opt_value(argc, argv, &i, "env", &v)) != 0 ||
                    (r = cli_opt_value(argc, argv, &i, "secret-env", &v)) != 0) {
             int secret = strncmp(arg0, "--secret-env", 12) == 0;
-            st = r < 0 ? CLI_EXIT_USAGE
-                       : cli_split_env(cmd, secret ? "--secret-env" : "--env", v, name, sizeof name, &val);
+            st = r < 0    ? CLI_EXIT_USAGE
+                 : secret ? cli_secret_env(cmd, v, name, sizeof name, &val)
+                          : cli_split_env(cmd, "--env", v, name, sizeof name, &val);
             if (!st && ocisbx_exec_options_add_env(eo, name, val, secret))
                 st = option_refused(cmd, secret ? "secret-env" : "env");
             if (!st && secret && nsecrets < sizeof secrets / sizeof secrets[0])
-                secrets[nsecrets++] = val; /* points into argv */
+                secrets[nsecrets++] = val; /* points into argv or the environment */
             else if (!st && secret)
                 st = cli_error(CLI_EXIT_USAGE, "exec: more than 64 --secret-env");
         } else if ((r = cli_opt_value(argc, argv, &i, "cwd", &v)) != 0) {

@@ -110,8 +110,9 @@ static int parse(const char *cmd, int argc, char **argv, bool calls, call_opts *
         } else if (calls && ((r = cli_opt_value(argc, argv, &i, "env", &v)) != 0 ||
                              (r = cli_opt_value(argc, argv, &i, "secret-env", &v)) != 0)) {
             int secret = strncmp(arg0, "--secret-env", 12) == 0;
-            st = r < 0 ? CLI_EXIT_USAGE
-                       : cli_split_env(cmd, secret ? "--secret-env" : "--env", v, name, sizeof name, &val);
+            st = r < 0    ? CLI_EXIT_USAGE
+                 : secret ? cli_secret_env(cmd, v, name, sizeof name, &val)
+                          : cli_split_env(cmd, "--env", v, name, sizeof name, &val);
             if (!st && ocisbx_harness_options_add_env(o->ho, name, val, secret))
                 st = cli_error(CLI_EXIT_USAGE, "%s: %s", cmd, ocisbx_error_message(ocisbx_error_last()));
         } else {

@@ -67,21 +67,32 @@ int call_backend_failure(harness_call *c, int rc);
 /* The model's error code for a library code ("backend_error" for the rest). */
 const char *call_error_code(int rc);
 
-/* ---- secrets ---- */
-/* A copy of text (len bytes) with every secret value (the harness's, the
- * backend's) replaced by [REDACTED]; *out_len (may be NULL) its length.
- * free() it. NULL: no memory. */
+/* ---- secrets, and text a JSON string can carry ---- */
+/* A copy of data (len bytes, any) as valid UTF-8 without NUL: NUL bytes
+ * and bytes that are not UTF-8 become U+FFFD; *out_len (may be NULL) its
+ * length. free() it. NULL: no memory. */
+char *call_text_clean(const char *data, size_t len, size_t *out_len);
+/* A copy of text (len bytes, any) with every secret value (the harness's, the
+ * backend's) replaced by [REDACTED], then cleaned as call_text_clean does
+ * (every byte reaches a JSON string; a NUL would cut it); *out_len (may be
+ * NULL) its length. free() it. NULL: no memory. */
 char *call_redact(const ocisbx_harness *h, const char *text, size_t len, size_t *out_len);
-/* A cJSON string of text, redacted; NULL: no memory. */
+/* A cJSON string of text, redacted and cleaned; NULL: no memory. */
 cJSON *call_redacted_string(const ocisbx_harness *h, const char *text);
-/* Adds name: text (redacted) to obj; false: no memory. */
+/* The same of len bytes. */
+cJSON *call_redacted_string_len(const ocisbx_harness *h, const char *text, size_t len);
+/* Adds name: text (redacted, cleaned) to obj; false: no memory. */
 bool call_add_redacted(const ocisbx_harness *h, cJSON *obj, const char *name, const char *text);
+/* The same of len bytes (content that may hold any byte: diffs). */
+bool call_add_redacted_len(const ocisbx_harness *h, cJSON *obj, const char *name, const char *text, size_t len);
 
 /* ---- what a terminal shows (free() them; NULL: no memory) ---- */
-/* JSON text with C1 controls and DEL escaped (\u009b) as C0 ones are. */
+/* JSON text with C1 controls, DEL and the bidi controls (U+061C, U+200E,
+ * U+200F, U+202A..U+202E, U+2066..U+2069) escaped (\u009b, \u202e) as C0
+ * ones are. */
 char *call_json_controls_escaped(const char *json);
-/* Text with control bytes (C0, DEL, C1) and bytes that are not UTF-8 as
- * \xNN, printable UTF-8 kept. */
+/* Text with control bytes (C0, DEL, C1), bytes that are not UTF-8 and the
+ * bidi controls' bytes as \xNN, other printable UTF-8 kept. */
 char *call_text_controls_escaped(const char *text);
 
 /* ---- evidence fields ---- */

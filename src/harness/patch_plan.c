@@ -35,6 +35,7 @@ static const char *io_code(int rc)
     case OCISBX_ETOOLARGE: return "too_large";
     case OCISBX_EBINARY: return "binary_file";
     case OCISBX_ECONFLICT: return "conflict";
+    case OCISBX_ECANCELED: return "canceled";
     default: return "backend_error";
     }
 }

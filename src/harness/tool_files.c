@@ -82,7 +82,7 @@ static void write_diff(harness_call *c, int before_rc, const char *old, size_t o
     size_t dlen = 0;
     if (a && b &&
         ocisbx_diff_unified(a, b, old ? old : "", old_len, content, len, CALL_DIFF_MAX, &diff, &dlen, NULL) == 0)
-        call_add_redacted(c->h, c->result, "diff", diff);
+        call_add_redacted_len(c->h, c->result, "diff", diff, dlen);
     free(diff);
     free(a);
     free(b);
@@ -190,7 +190,9 @@ int harness_tool_edit(harness_call *c)
     }
     cJSON_AddStringToObject(c->result, "sha256", ocisbx_edit_result_sha256_after(r));
     cJSON_AddBoolToObject(c->result, "dry_run", dry);
-    call_add_redacted(c->h, c->result, "diff", ocisbx_edit_result_diff(r, NULL));
+    size_t dlen = 0;
+    const char *diff = ocisbx_edit_result_diff(r, &dlen);
+    call_add_redacted_len(c->h, c->result, "diff", diff, diff ? dlen : 0);
     ocisbx_edit_result_free(r);
     return 0;
 }

@@ -284,7 +284,7 @@ static int patch_result(harness_call *c, const patch_plan *plan)
         rc = ocisbx_diff_finish(&d, &text, &len, NULL);
     ocisbx_diff_free(&d);
     if (!rc)
-        call_add_redacted(c->h, c->result, "diff", text);
+        call_add_redacted_len(c->h, c->result, "diff", text, len);
     free(text);
     return rc;
 }

@@ -257,10 +257,11 @@ static void test_exec_local(void **state)
     expect_status(&r, 2, "max-output-bytes too small");
     assert_non_null(strstr(r.err, "--max-output-bytes: "));
     result_free(&r);
-    /* --secret-env without "=": the right option named, the argument never shown */
+    /* --secret-env without "=" names a variable of the environment; none
+     * set: the right option named, the argument (maybe a value) never shown */
     RUN(&r, emu, "exec", "--local-dir", dir, "--secret-env", "TOKSECRETVALUE", "--", "true");
     expect_status(&r, 2, "secret-env without =");
-    assert_non_null(strstr(r.err, "--secret-env wants NAME=VALUE"));
+    assert_non_null(strstr(r.err, "--secret-env NAME takes the value of the variable NAME"));
     assert_null(strstr(r.err, "--env wants"));
     assert_null(strstr(r.err, "TOKSECRETVALUE"));
     result_free(&r);

@@ -400,11 +400,80 @@ static void error_codes_for_the_model(void **state)
         {OCISBX_ETIMEOUT, "timeout"},
         {OCISBX_EINVAL, "invalid_arguments"},
         {OCISBX_ETOOLARGE, "too_large"}, /* issue 20, item 14: edit of a file over the limit */
+        {OCISBX_ECANCELED, "canceled"},  /* interrupted (Ctrl-C): not the workspace's failure */
         {OCISBX_ESERVICE, "backend_error"},
         {OCISBX_EIO, "backend_error"},
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         assert_string_equal(call_error_code(map[i].rc), map[i].code);
+}
+
+
+/* What a terminal is shown of a held call: the bidi controls (U+061C,
+ * U+200E, U+200F, U+202A..U+202E, U+2066..U+2069) escaped as C0 and C1
+ * controls are, in the arguments (JSON: \uXXXX) and the reason (\xNN);
+ * other UTF-8 (U+2069's neighbours, U+202F) kept. */
+static void prompt_escapes_bidi(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *utf8, *json, *text;
+    } bidi[] = {
+        {"\xd8\x9c", "\\u061c", "\\xd8\\x9c"},         {"\xe2\x80\x8e", "\\u200e", "\\xe2\\x80\\x8e"},
+        {"\xe2\x80\x8f", "\\u200f", "\\xe2\\x80\\x8f"}, {"\xe2\x80\xaa", "\\u202a", "\\xe2\\x80\\xaa"},
+        {"\xe2\x80\xab", "\\u202b", "\\xe2\\x80\\xab"}, {"\xe2\x80\xac", "\\u202c", "\\xe2\\x80\\xac"},
+        {"\xe2\x80\xad", "\\u202d", "\\xe2\\x80\\xad"}, {"\xe2\x80\xae", "\\u202e", "\\xe2\\x80\\xae"},
+        {"\xe2\x81\xa6", "\\u2066", "\\xe2\\x81\\xa6"}, {"\xe2\x81\xa7", "\\u2067", "\\xe2\\x81\\xa7"},
+        {"\xe2\x81\xa8", "\\u2068", "\\xe2\\x81\\xa8"}, {"\xe2\x81\xa9", "\\u2069", "\\xe2\\x81\\xa9"},
+    };
+    for (size_t i = 0; i < sizeof bidi / sizeof bidi[0]; i++) {
+        char in[64], want[64];
+        snprintf(in, sizeof in, "{\"command\":\"rm %sfdp.exe\"}", bidi[i].utf8);
+        snprintf(want, sizeof want, "{\"command\":\"rm %sfdp.exe\"}", bidi[i].json);
+        char *j = call_json_controls_escaped(in);
+        assert_non_null(j);
+        assert_string_equal(j, want);
+        cJSON *parsed = cJSON_Parse(j); /* still JSON, the same string */
+        snprintf(want, sizeof want, "rm %sfdp.exe", bidi[i].utf8);
+        assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(parsed, "command")), want);
+        cJSON_Delete(parsed);
+        free(j);
+        snprintf(in, sizeof in, "reason %s!", bidi[i].utf8);
+        snprintf(want, sizeof want, "reason %s!", bidi[i].text);
+        char *t = call_text_controls_escaped(in);
+        assert_non_null(t);
+        assert_string_equal(t, want);
+        free(t);
+    }
+    /* not bidi controls: kept; C1 as before */
+    char *j = call_json_controls_escaped("\"\xe2\x80\xaf\xe2\x81\xaa\xd8\x9d\xc2\x9b\"");
+    assert_string_equal(j, "\"\xe2\x80\xaf\xe2\x81\xaa\xd8\x9d\\u009b\"");
+    free(j);
+    char *t = call_text_controls_escaped("\xe2\x80\xaf\xe2\x80\xa9x\xe2\x80");
+    assert_string_equal(t, "\xe2\x80\xaf\xe2\x80\xa9x\\xe2\\x80");
+    free(t);
+}
+
+/* Content for a JSON string: NUL and bytes that are not UTF-8 become
+ * U+FFFD, nothing is dropped, valid UTF-8 is kept as it is. */
+static void text_clean_keeps_every_byte(void **state)
+{
+    (void)state;
+    static const char in[] = "before\0after\n\xff\xfe|\xc3\xa9|\xe2\x82|\xf0\x9f\x98\x80\0";
+    size_t n = 0;
+    char *c = call_text_clean(in, sizeof in - 1, &n);
+    static const char want[] = "before\xef\xbf\xbd"
+                               "after\n\xef\xbf\xbd\xef\xbf\xbd|\xc3\xa9|\xef\xbf\xbd\xef\xbf\xbd|\xf0\x9f\x98\x80"
+                               "\xef\xbf\xbd";
+    assert_int_equal(n, sizeof want - 1);
+    assert_memory_equal(c, want, n);
+    assert_int_equal(c[n], '\0');
+    assert_int_equal(strlen(c), n);
+    free(c);
+    c = call_text_clean("", 0, &n);
+    assert_string_equal(c, "");
+    assert_int_equal(n, 0);
+    free(c);
 }
 
 int main(void)
@@ -420,6 +489,8 @@ int main(void)
         cmocka_unit_test(huge_integers),
         cmocka_unit_test(docs_table_matches_rows),
         cmocka_unit_test(error_codes_for_the_model),
+        cmocka_unit_test(prompt_escapes_bidi),
+        cmocka_unit_test(text_clean_keeps_every_byte),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
