@@ -69,6 +69,10 @@ typedef struct ocisbx_setting {
 OCISBX_API const ocisbx_setting *ocisbx_setting_next(const ocisbx_setting *prev);
 /** The row named name ("profile"), or NULL. */
 OCISBX_API const ocisbx_setting *ocisbx_setting_by_name(const char *name);
+/** Writes the variables of the setting named name into buf, for a message:
+ * "OCI_SANDBOX_REGION or OCI_CLI_REGION" ("" for no setting or none; cut to
+ * size, always terminated). Returns buf. */
+OCISBX_API const char *ocisbx_setting_variables(const char *name, char *buf, size_t size);
 /** One setting without a config file: given (when not NULL or empty), else
  * its variables, else its default. *source (may be NULL) says which; *which
  * (may be NULL) gets the variable's name when it came from one. NULL when

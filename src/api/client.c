@@ -202,10 +202,12 @@ static int resolve_endpoint(const ocisbx_client_options *o, ocisbx_credentials *
     const char *region = o && o->region ? o->region : env_setting("region");
     if (!region && creds)
         region = ocisbx_credentials_region(creds);
+    char ev[160], rv[160];
     if (!region)
         return ocisbx_fail(OCISBX_ECONFIG,
-                           "no sandbox endpoint: set an endpoint or a region (client options, OCI_SANDBOX_ENDPOINT, "
-                           "OCI_SANDBOX_REGION or OCI_CLI_REGION, or the profile's region)");
+                           "no sandbox endpoint: set an endpoint or a region (client options, %s, %s, or the "
+                           "profile's region)",
+                           ocisbx_setting_variables("endpoint", ev, sizeof ev), ocisbx_setting_variables("region", rv, sizeof rv));
     return ocisbx_endpoint_for_region(region, out);
 }
 

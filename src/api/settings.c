@@ -3,6 +3,7 @@
  * --help and docs/settings.md come from it; the one lookup of a variable
  * is here (through util's ocisbx_env_first). */
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "api/settings_internal.h"
@@ -82,6 +83,19 @@ const ocisbx_setting *ocisbx_setting_by_name(const char *name)
         if (strcmp(table[i].name, name) == 0)
             return &table[i];
     return NULL;
+}
+
+const char *ocisbx_setting_variables(const char *name, char *buf, size_t size)
+{
+    const ocisbx_setting *row = ocisbx_setting_by_name(name);
+    size_t n = 0;
+    if (size)
+        buf[0] = '\0';
+    for (const char *const *e = row ? row->env : NULL; e && *e && n < size; e++) {
+        int k = snprintf(buf + n, size - n, "%s%s", n ? " or " : "", *e);
+        n = k < 0 ? size : n + (size_t)k;
+    }
+    return buf;
 }
 
 const char *ocisbx_setting_env(const ocisbx_setting *row, const char **which)

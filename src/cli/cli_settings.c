@@ -121,8 +121,9 @@ const char *cli_region(cli_ctx *ctx)
         name = ocisbx_credentials_region(c); /* a principal's own */
     }
     if (!name) {
-        cli_error(CLI_EXIT_FAIL,
-                  "no region: give --region, set OCI_SANDBOX_REGION or OCI_CLI_REGION, or add region to the profile");
+        char vars[160];
+        cli_error(CLI_EXIT_FAIL, "no region: give --region, set %s, or add region to the profile",
+                  ocisbx_setting_variables("region", vars, sizeof vars));
         return NULL;
     }
     char *full = NULL;

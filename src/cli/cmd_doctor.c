@@ -163,7 +163,7 @@ static void check_config(doctor *d)
                path, src, ocisbx_error_message(ocisbx_error_last()), path);
         return;
     }
-    char names[512];
+    char names[512], vars[160];
     bool has_profile = scan_profiles(f.data, d->profile, names, sizeof names);
     ocisbx_file_release(&f);
     if (!d->cfg && has_profile) {
@@ -174,9 +174,9 @@ static void check_config(doctor *d)
     d->profile_checked = true;
     if (!d->cfg)
         report(d, "FAIL", "profile",
-               "[%s] (%s) is not in %s (profiles there: %s): add a [%s] section or choose one with --profile, "
-               "OCI_SANDBOX_PROFILE or OCI_CLI_PROFILE",
-               d->profile, d->profile_src, path, names[0] ? names : "none", d->profile);
+               "[%s] (%s) is not in %s (profiles there: %s): add a [%s] section or choose one with --profile, %s",
+               d->profile, d->profile_src, path, names[0] ? names : "none", d->profile,
+               ocisbx_setting_variables("profile", vars, sizeof vars));
 }
 
 static void check_profile(doctor *d)
@@ -193,7 +193,7 @@ static void check_profile(doctor *d)
         return; /* reported with the config */
     static const char *const need_api[] = {"tenancy", "user", "fingerprint", "key_file", NULL};
     static const char *const need_token[] = {"security_token_file", "key_file", NULL};
-    char missing[256];
+    char missing[256], vars[160];
     size_t o = 0;
     missing[0] = '\0';
     for (const char *const *k = d->api_key ? need_api : need_token; *k; k++)
@@ -203,9 +203,8 @@ static void check_profile(doctor *d)
         o += (size_t)snprintf(missing + o, sizeof missing - o, "%sregion", o ? ", " : "");
     if (o)
         report(d, "FAIL", "profile",
-               "%s [%s] (%s): missing %s: add them to the profile (region may also be given with --region, "
-               "OCI_SANDBOX_REGION or OCI_CLI_REGION)",
-               d->path, d->profile, d->profile_src, missing);
+               "%s [%s] (%s): missing %s: add them to the profile (region may also be given with --region, %s)",
+               d->path, d->profile, d->profile_src, missing, ocisbx_setting_variables("region", vars, sizeof vars));
     else
         report(d, "ok", "profile", "[%s] (%s) in %s: %s set (auth %s)", d->profile, d->profile_src, d->path,
                d->api_key ? "tenancy, user, fingerprint, key_file" : "security_token_file, key_file", d->auth);

@@ -104,6 +104,18 @@ static void test_table(void **state)
     assert_string_equal(ocisbx_setting_source_name(OCISBX_SETTING_UNSET), "unset");
 }
 
+/* The variables named in messages come from the table. */
+static void test_variables_text(void **state)
+{
+    (void)state;
+    char buf[160];
+    assert_string_equal(ocisbx_setting_variables("region", buf, sizeof buf), "OCI_SANDBOX_REGION or OCI_CLI_REGION");
+    assert_string_equal(ocisbx_setting_variables("endpoint", buf, sizeof buf), "OCI_SANDBOX_ENDPOINT");
+    assert_string_equal(ocisbx_setting_variables("no_such_setting", buf, sizeof buf), "");
+    char small[8];
+    assert_string_equal(ocisbx_setting_variables("profile", small, sizeof small), "OCI_SAN"); /* cut, terminated */
+}
+
 static void test_lookup(void **state)
 {
     (void)state;
@@ -449,7 +461,7 @@ static void test_docs_table(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_table),         cmocka_unit_test(test_lookup),
+        cmocka_unit_test(test_table), cmocka_unit_test(test_variables_text),         cmocka_unit_test(test_lookup),
         cmocka_unit_test(test_precedence),    cmocka_unit_test(test_program_defaults),
         cmocka_unit_test(test_signer),        cmocka_unit_test(test_wrong_profile),
         cmocka_unit_test(test_home_unset),    cmocka_unit_test(test_client),
