@@ -17,15 +17,11 @@
 #include <cmocka.h>
 
 #include "cli_run.h"
+#include "cli_world.h"
 #include "emu_fixture.h"
 #include "test_keys.h"
 
-typedef struct world {
-    emu_fixture *emu;  /* NULL: the local directory */
-    char sandbox[128]; /* the emulator's sandbox */
-    char dir[64];      /* the local workspace, and scratch for files */
-    char scratch[64];  /* evidence, policy files */
-} world;
+typedef cli_world world;
 
 /* Runs ocisbx [globals] harness call <backend> <args...> with o's terminal. */
 static void harness_run(const world *w, bool call, const char *const *args, cli_run_options *o, cli_result *r)
@@ -85,61 +81,14 @@ static const char *error_message(const cJSON *j)
         cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "error"), "message"));
 }
 
-/* A workspace file's bytes (free()), or NULL when it does not exist. */
-static char *ws_file(world *w, const char *name)
-{
-    if (!w->emu) {
-        char path[256];
-        snprintf(path, sizeof path, "%s/%s", w->dir, name);
-        FILE *f = fopen(path, "rb");
-        if (!f)
-            return NULL;
-        char *b = calloc(1, 65536);
-        size_t n = fread(b, 1, 65535, f);
-        b[n] = 0;
-        fclose(f);
-        return b;
-    }
-    char path[512];
-    snprintf(path, sizeof path, "/sandboxes/%s/files?filePath=%%2Fworkspace%%2F%s", w->sandbox, name);
-    emu_fixture_result res;
-    assert_int_equal(emu_fixture_request(w->emu, "GET", path, NULL, &res), 0);
-    char *b = NULL;
-    if (res.status == 200)
-        b = strdup(res.body);
-    else if (res.status != 404)
-        fail_msg("GET %s: %ld %s", path, res.status, res.body);
-    emu_fixture_result_free(&res);
-    return b;
-}
-
 static int setup_local(void **state)
 {
-    world *w = calloc(1, sizeof *w);
-    snprintf(w->dir, sizeof w->dir, "/tmp/it_cli_harness_ws_XXXXXX");
-    snprintf(w->scratch, sizeof w->scratch, "/tmp/it_cli_harness_XXXXXX");
-    if (!mkdtemp(w->dir) || !mkdtemp(w->scratch))
-        return -1;
-    /* as root, the local backend refuses a root-owned workspace */
-    if (geteuid() == 0 && chown(w->dir, 65534, 65534) != 0)
-        return -1;
-    *state = w;
-    return 0;
+    return cli_world_local("it_cli_harness", (cli_world **)state);
 }
 
 static int setup_oci(void **state)
 {
-    world *w = calloc(1, sizeof *w);
-    snprintf(w->scratch, sizeof w->scratch, "/tmp/it_cli_harness_XXXXXX");
-    if (!mkdtemp(w->scratch))
-        return -1;
-    emu_fixture_options eo = {0};
-    eo.extra_yaml = "limits:\n  create_delay_ms: 20\n  stop_delay_ms: 10\n";
-    if (emu_fixture_start(&eo, &w->emu) ||
-        emu_fixture_new_sandbox(w->emu, NULL, NULL, w->sandbox, sizeof w->sandbox) != 0)
-        return -1;
-    *state = w;
-    return 0;
+    return cli_world_oci("it_cli_harness", (cli_world **)state);
 }
 
 static int teardown(void **state)
@@ -155,15 +104,8 @@ static int teardown(void **state)
             strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "lifecycleState")), "RUNNING") != 0)
             rc = -1;
         cJSON_Delete(j);
-        if (emu_fixture_stop(w->emu))
-            rc = -1;
-        emu_fixture_free(w->emu);
     }
-    if (w->dir[0])
-        test_rm_rf(w->dir);
-    test_rm_rf(w->scratch);
-    free(w);
-    return rc;
+    return cli_world_free(w) ? -1 : rc;
 }
 
 /* ---- without a backend ---------------------------------------------------------- */
@@ -291,7 +233,7 @@ static void write_read_and_statuses(void **state)
     assert_int_equal(cJSON_GetObjectItemCaseSensitive(j, "total_lines")->valueint, 2);
     cJSON_Delete(j);
     cli_result_free(&r);
-    char *bytes = ws_file(w, "notes/a.txt");
+    char *bytes = cli_world_file(w, "notes/a.txt");
     assert_non_null(bytes);
     assert_string_equal(bytes, "one\ntwo\n");
     free(bytes);
@@ -324,7 +266,7 @@ static void write_read_and_statuses(void **state)
     assert_non_null(strstr(error_message(j), "NUL"));
     cJSON_Delete(j);
     cli_result_free(&r);
-    assert_null(ws_file(w, "nul.txt"));
+    assert_null(cli_world_file(w, "nul.txt"));
     CALL(w, &r, "fetch", "{}");
     expect_status(&r, 1, "unknown tool");
     j = result(&r);
@@ -386,7 +328,7 @@ static void write_read_and_statuses(void **state)
     expect_status(&r, 2, "mistyped --deny");
     assert_non_null(strstr(r.err, "\"workspace.exce\""));
     cli_result_free(&r);
-    char *tm = ws_file(w, "typo-marker");
+    char *tm = cli_world_file(w, "typo-marker");
     assert_null(tm);
     f = fopen(policy, "w");
     fputs("rules:\n  - label: workspace.exce\n    decision: hold\n", f);
@@ -403,7 +345,7 @@ static void write_read_and_statuses(void **state)
     expect_status(&r, 2, "policy with a mistyped tool");
     assert_non_null(strstr(r.err, ":3: rules[0].tool: \"exce\" matches no tool name"));
     cli_result_free(&r);
-    tm = ws_file(w, "typo-marker");
+    tm = cli_world_file(w, "typo-marker");
     assert_null(tm);
 
     /* --secret-env without "=" and no such variable: names --secret-env,
@@ -426,7 +368,7 @@ static void deny_and_policy(void **state)
     assert_string_equal(error_code(j), "denied");
     cJSON_Delete(j);
     cli_result_free(&r);
-    char *m = ws_file(w, "denied-marker");
+    char *m = cli_world_file(w, "denied-marker");
     assert_null(m);
     /* reads are still allowed */
     CALL(w, &r, "--deny", "workspace.exec", "ls", "{\"path\": \"/workspace\"}");
@@ -453,7 +395,7 @@ static void deny_and_policy(void **state)
     assert_non_null(strstr(error_message(j), "only echo runs here, ask for more"));
     cJSON_Delete(j);
     cli_result_free(&r);
-    m = ws_file(w, "policy-marker");
+    m = cli_world_file(w, "policy-marker");
     assert_null(m);
     CALL(w, &r, "--policy", policy, "exec", "{\"command\": \"echo allowed\"}");
     expect_status(&r, 0, "policy allow");
@@ -480,7 +422,7 @@ static void require_person_without_terminal(void **state)
     assert_non_null(strstr(error_message(j), "no terminal was available to ask a person"));
     cJSON_Delete(j);
     cli_result_free(&r);
-    char *m = ws_file(w, "tty-marker");
+    char *m = cli_world_file(w, "tty-marker");
     assert_null(m);
 }
 
@@ -514,7 +456,7 @@ static void require_person_on_a_terminal(void **state)
         assert_null(strstr(o.tty_out, "pty-secret-31337"));
         assert_non_null(strstr(o.tty_out, "[REDACTED]"));
         cJSON *j = result(&r);
-        char *m = ws_file(w, cases[i].marker);
+        char *m = cli_world_file(w, cases[i].marker);
         if (cases[i].status == 0) {
             assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "output")), "ran\n");
             assert_non_null(m);
@@ -599,7 +541,7 @@ static void secret_and_evidence(void **state)
     cJSON_Delete(j);
     cli_result_free(&r);
     /* it did reach the command */
-    char *t = ws_file(w, "t");
+    char *t = cli_world_file(w, "t");
     assert_non_null(t);
     char want[80];
     snprintf(want, sizeof want, "%s\n", secret);
@@ -672,7 +614,7 @@ static void torn_evidence_refuses(void **state)
     assert_string_equal(error_code(j), "evidence_error");
     cJSON_Delete(j);
     cli_result_free(&r);
-    char *ran = ws_file(w, "ran-torn");
+    char *ran = cli_world_file(w, "ran-torn");
     if (ran)
         fail_msg("the command ran although its record could not be written");
     unlink(evidence);
@@ -701,7 +643,7 @@ static void patch_edits_yield(void **state)
     assert_string_equal(error_code(j), "no_match");
     cJSON_Delete(j);
     cli_result_free(&r);
-    char *bytes = ws_file(w, "cp/a.txt");
+    char *bytes = cli_world_file(w, "cp/a.txt");
     assert_string_equal(bytes, "alpha\n");
     free(bytes);
     CALL(w, &r, "edit",
@@ -709,7 +651,7 @@ static void patch_edits_yield(void **state)
          "{\"old_string\": \"al\\n\", \"new_string\": \"al!\\n\"}]}");
     expect_status(&r, 0, "edit with edits");
     cli_result_free(&r);
-    bytes = ws_file(w, "cp/a.txt");
+    bytes = cli_world_file(w, "cp/a.txt");
     assert_string_equal(bytes, "al!\n");
     free(bytes);
     CALL(w, &r, "search", "{\"pattern\": \"a\", \"path\": \"cp\", \"output_mode\": \"files_with_matches\"}");

@@ -24,15 +24,11 @@
 #include <cmocka.h>
 
 #include "cli_run.h"
+#include "cli_world.h"
 #include "emu_fixture.h"
 #include "test_keys.h"
 
-typedef struct world {
-    emu_fixture *emu;  /* NULL: the local directory */
-    char sandbox[128]; /* the emulator's sandbox */
-    char dir[64];      /* the local workspace */
-    char scratch[64];  /* evidence, policy files */
-} world;
+typedef cli_world world;
 
 /* argv of ocisbx [globals] <verb...> <backend> args (static storage). */
 static const char *const *command_line(const world *w, const char *const *verb, const char *const *args)
@@ -83,76 +79,19 @@ static const char *str_at(const cJSON *j, const char *a, const char *b)
     return cJSON_GetStringValue(b ? cJSON_GetObjectItemCaseSensitive(x, b) : x);
 }
 
-/* A workspace file's bytes (free()), or NULL when it does not exist. */
-static char *ws_file(const world *w, const char *name)
-{
-    if (!w->emu) {
-        char path[256];
-        snprintf(path, sizeof path, "%s/%s", w->dir, name);
-        FILE *f = fopen(path, "rb");
-        if (!f)
-            return NULL;
-        char *b = calloc(1, 65536);
-        size_t n = fread(b, 1, 65535, f);
-        b[n] = 0;
-        fclose(f);
-        return b;
-    }
-    char path[512];
-    snprintf(path, sizeof path, "/sandboxes/%s/files?filePath=%%2Fworkspace%%2F%s", w->sandbox, name);
-    emu_fixture_result res;
-    assert_int_equal(emu_fixture_request(w->emu, "GET", path, NULL, &res), 0);
-    char *b = NULL;
-    if (res.status == 200)
-        b = strdup(res.body);
-    else if (res.status != 404)
-        fail_msg("GET %s: %ld %s", path, res.status, res.body);
-    emu_fixture_result_free(&res);
-    return b;
-}
-
 static int setup_local(void **state)
 {
-    world *w = calloc(1, sizeof *w);
-    snprintf(w->dir, sizeof w->dir, "/tmp/it_cli_hbytes_ws_XXXXXX");
-    snprintf(w->scratch, sizeof w->scratch, "/tmp/it_cli_hbytes_XXXXXX");
-    if (!mkdtemp(w->dir) || !mkdtemp(w->scratch))
-        return -1;
-    if (geteuid() == 0 && chown(w->dir, 65534, 65534) != 0)
-        return -1;
-    *state = w;
-    return 0;
+    return cli_world_local("it_cli_hbytes", (cli_world **)state);
 }
 
 static int setup_oci(void **state)
 {
-    world *w = calloc(1, sizeof *w);
-    snprintf(w->scratch, sizeof w->scratch, "/tmp/it_cli_hbytes_XXXXXX");
-    if (!mkdtemp(w->scratch))
-        return -1;
-    emu_fixture_options eo = {0};
-    eo.extra_yaml = "limits:\n  create_delay_ms: 20\n  stop_delay_ms: 10\n";
-    if (emu_fixture_start(&eo, &w->emu) ||
-        emu_fixture_new_sandbox(w->emu, NULL, NULL, w->sandbox, sizeof w->sandbox) != 0)
-        return -1;
-    *state = w;
-    return 0;
+    return cli_world_oci("it_cli_hbytes", (cli_world **)state);
 }
 
 static int teardown(void **state)
 {
-    world *w = *state;
-    int rc = 0;
-    if (w->emu) {
-        if (emu_fixture_stop(w->emu))
-            rc = -1;
-        emu_fixture_free(w->emu);
-    }
-    if (w->dir[0])
-        test_rm_rf(w->dir);
-    test_rm_rf(w->scratch);
-    free(w);
-    return rc;
+    return cli_world_free(*state);
 }
 
 /* exec: what follows the NUL is printed; the record counts the printed string. */
@@ -185,7 +124,7 @@ static void exec_past_a_nul(void **state)
 static void wait_for_file(const world *w, const char *name)
 {
     for (int i = 0; i < 1200; i++) {
-        char *b = ws_file(w, name);
+        char *b = cli_world_file(w, name);
         free(b);
         if (b)
             return;
@@ -268,7 +207,7 @@ static void secret_env_by_name(void **state)
     cJSON_Delete(j);
     assert_null(strstr(r.err, value));
     cli_result_free(&r);
-    char *t = ws_file(w, "se-t");
+    char *t = cli_world_file(w, "se-t");
     assert_non_null(t);
     assert_string_equal(t, "env-only-secret-8c41d2\n");
     free(t);
