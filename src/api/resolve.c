@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/client_internal.h"
+#include "auth/credentials_internal.h"
 #include "api/settings_internal.h"
 #include "ocisbx/settings.h"
 #include "util/internal.h"
@@ -207,12 +208,12 @@ static int apply_file(ocisbx_settings *s)
 static int load_file(ocisbx_settings *s)
 {
     slot *file = named(s, "config_file"), *profile = named(s, "profile");
-    int rc = ocisbx_config_load(file->value, profile->value, &s->cfg);
+    bool about_profile = false;
+    int rc = ocisbx_config_load_checked(file->value, profile->value, &s->cfg, &about_profile);
     if (!rc)
         return 0;
     /* a missing profile is the fault of whoever named the profile, not of
      * the variable that named the file */
-    bool about_profile = strstr(ocisbx_error_message(ocisbx_error_last()), "profile [") != NULL;
     if (profile->src == OCISBX_SETTING_ENV)
         ocisbx_error_wrap("%s=%s: ", profile->origin, OCISBX_SHOWN(profile->value));
     else if (profile->src == OCISBX_SETTING_OPTION && about_profile)

@@ -172,11 +172,11 @@ static bool command_has_ended(stream_ctx *s, const char *sandbox_id)
 /* One connection of the stream: the request (first, or the events
  * operation from where the tracker stands), sent with what is left of the
  * deadline, its last partial line parsed. *status: the HTTP status (0:
- * none); *answered_error: the service answered an error status. *fatal: the
+ * none; 300 or more: the service answered an error). *fatal: the
  * request could not even be made. */
 typedef struct {
     int status;
-    bool answered_error, fatal;
+    bool fatal;
 } connection_end;
 
 static int one_connection(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_http_request *first,
@@ -209,12 +209,11 @@ static int one_connection(stream_ctx *s, const char *sandbox_id, int64_t until_s
     const char *rid = resp ? ocisbx_http_response_request_id(resp) : ocisbx_http_request_request_id(req);
     ocisbx_client_note_request_id(s->c, rid);
     end->status = resp ? ocisbx_http_response_status(resp) : 0;
-    end->answered_error = end->status >= 300;
     ocisbx_http_response_free(resp);
     if (own)
         ocisbx_http_request_free(req);
     /* canceled: a last partial line is no parse error to report */
-    if (!end->answered_error && rc != OCISBX_ECANCELED && !s->err && !s->user_canceled &&
+    if (end->status < 300 && rc != OCISBX_ECANCELED && !s->err && !s->user_canceled &&
         !ocisbx_event_tracker_done(&s->tracker)) {
         int frc = ocisbx_event_parser_finish(&s->parser); /* a last NDJSON line without newline */
         if (frc < 0 && !s->err)
@@ -303,7 +302,7 @@ static int run(stream_ctx *s, const char *sandbox_id, int64_t until_seq, ocisbx_
         int64_t gap = s->gap_seq;
         if (gap)
             rc = 0; /* the stream was stopped here on purpose: resume */
-        if (end.answered_error)
+        if (end.status >= 300)
             return rc;
         if (rc && rc != OCISBX_ETRANSPORT && rc != OCISBX_ETIMEOUT)
             return rc;

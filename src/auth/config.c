@@ -5,10 +5,12 @@
  * secrets (pass_phrase), so no message ever quotes a line of the file; the
  * names it quotes (file, section, key, profile) are escaped, so that a control
  * byte in them cannot reach a terminal. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ocisbx/auth.h"
+#include "auth/credentials_internal.h"
 #include "util/internal.h"
 
 #define DEFAULT_PROFILE "DEFAULT"
@@ -305,7 +307,8 @@ static int profile_not_found(const struct parser *ps)
     return rc;
 }
 
-int ocisbx_config_parse(const char *text, size_t len, const char *name, const char *profile, ocisbx_config **out)
+static int config_parse(const char *text, size_t len, const char *name, const char *profile, ocisbx_config **out,
+                        bool *profile_missing)
 {
     if (!out)
         return ocisbx_fail(OCISBX_EINVAL, "config: no output pointer");
@@ -346,8 +349,11 @@ int ocisbx_config_parse(const char *text, size_t len, const char *name, const ch
         bool found = false;
         for (size_t i = 0; i < ps.sections.n && !found; i++)
             found = span_is(ps.sections.v[i].name, profile);
-        if (!found)
+        if (!found) {
             rc = profile_not_found(&ps);
+            if (profile_missing)
+                *profile_missing = true;
+        }
     }
     if (rc == 0)
         rc = expand_entry(&cfg->defaults, "key_file");
@@ -367,8 +373,15 @@ int ocisbx_config_parse(const char *text, size_t len, const char *name, const ch
     return 0;
 }
 
-int ocisbx_config_load(const char *path, const char *profile, ocisbx_config **out)
+int ocisbx_config_parse(const char *text, size_t len, const char *name, const char *profile, ocisbx_config **out)
 {
+    return config_parse(text, len, name, profile, out, NULL);
+}
+
+int ocisbx_config_load_checked(const char *path, const char *profile, ocisbx_config **out, bool *profile_missing)
+{
+    if (profile_missing)
+        *profile_missing = false;
     if (!out)
         return ocisbx_fail(OCISBX_EINVAL, "config: no output pointer");
     *out = NULL;
@@ -385,8 +398,13 @@ int ocisbx_config_load(const char *path, const char *profile, ocisbx_config **ou
     ocisbx_file f;
     int rc = ocisbx_file_read(full, "config file", MAX_CONFIG_SIZE, OCISBX_READ_SECRET | OCISBX_READ_REGULAR | OCISBX_READ_CONFIG, &f);
     if (rc == 0)
-        rc = ocisbx_config_parse(f.data, f.len, full, profile, out);
+        rc = config_parse(f.data, f.len, full, profile, out, profile_missing);
     ocisbx_file_release(&f);
     free(full);
     return rc;
+}
+
+int ocisbx_config_load(const char *path, const char *profile, ocisbx_config **out)
+{
+    return ocisbx_config_load_checked(path, profile, out, NULL);
 }

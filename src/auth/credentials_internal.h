@@ -39,4 +39,9 @@ int ocisbx_credentials_init(struct ocisbx_credentials *c, const struct ocisbx_cr
  * new reference to the key. */
 int ocisbx_credentials_session_out(const char *token, ocisbx_key *k, char **key_id, ocisbx_key **key);
 
+/* ocisbx_config_load, and *profile_missing (may be NULL) true when it
+ * failed because the file has no such profile (rather than being unreadable
+ * or malformed). */
+int ocisbx_config_load_checked(const char *path, const char *profile, ocisbx_config **out, bool *profile_missing);
+
 #endif

@@ -229,8 +229,10 @@ int ocisbx_backend_create(const char *project_id, const ocisbx_backend_options *
         return ocisbx_fail(OCISBX_EINVAL, "backend create: NULL out");
     *out = NULL;
     const char *p = ocisbx_backend_setting(project_id, "project_id");
+    char vars[160];
     if (!p)
-        return ocisbx_fail(OCISBX_ECONFIG, "backend create: no project id (give one or set OCI_SANDBOX_PROJECT_ID)");
+        return ocisbx_fail(OCISBX_ECONFIG, "backend create: no project id (give one or set %s)",
+                           ocisbx_setting_variables("project_id", vars, sizeof vars));
     return ocisbx_backend_oci_open(p, NULL, o, out);
 }
 

@@ -148,8 +148,10 @@ int cmd_create(cli_ctx *ctx, int argc, char **argv)
             st = cli_unknown_option(cmd, argv[i]);
         }
     }
+    char vars[160];
     if (!st && !project)
-        st = cli_error(CLI_EXIT_USAGE, "create: --project-id (or OCI_SANDBOX_PROJECT_ID) is required");
+        st = cli_error(CLI_EXIT_USAGE, "create: --project-id (or %s) is required",
+                       ocisbx_setting_variables("project_id", vars, sizeof vars));
     ocisbx_client *client = NULL;
     if (!st)
         st = oci_options(ctx, &client, o);

@@ -24,7 +24,7 @@ typedef struct frow {
     int index;
     char *sandbox_id;
     ocisbx_engine_sandbox *sb;
-    bool has_exit, timed_out, truncated, created, execed, done;
+    bool has_exit, timed_out, truncated, execed, done;
     int exit_code;
     char *output;
     size_t output_len;
@@ -141,7 +141,6 @@ static void exec_row(frow *r)
 static void on_create(int rc, ocisbx_engine_sandbox *sb, void *ud)
 {
     frow *r = ud;
-    r->created = true;
     r->create_ms = ocisbx_time_monotonic_ms() - r->t0;
     if (rc) {
         row_error(r, rc);
@@ -163,7 +162,6 @@ static void start_more(fleet *f)
         f->active++;
         r->t0 = ocisbx_time_monotonic_ms();
         if (f->attached) {
-            r->created = true;
             exec_row(r);
             continue;
         }
@@ -230,7 +228,7 @@ static void summarize(fleet *f, int64_t wall_ms, summary *s)
         bool ok = !r->err_rc && r->has_exit && r->exit_code == 0 && r->done;
         s->ok += ok;
         s->failed += !ok;
-        if (c && !f->attached && r->created && r->sandbox_id)
+        if (c && !f->attached && r->sandbox_id)
             c[nc++] = r->create_ms;
         if (x && r->execed && !r->err_rc)
             x[nx++] = r->exec_ms;
@@ -496,8 +494,10 @@ static int make_engine(fleet *f, const fleet_args *a, ocisbx_client **client)
         rc = ocisbx_engine_new(eo, &f->e);
     ocisbx_engine_options_free(eo);
     ocisbx_backend_options_free(bo);
+    char vars[160];
     if (!rc && !f->attached && !project)
-        return cli_error(CLI_EXIT_USAGE, "fleet exec: no project id (give --project-id or set OCI_SANDBOX_PROJECT_ID)");
+        return cli_error(CLI_EXIT_USAGE, "fleet exec: no project id (give --project-id or set %s)",
+                         ocisbx_setting_variables("project_id", vars, sizeof vars));
     return rc ? cli_fail_last() : 0;
 }
 

@@ -153,16 +153,11 @@ static int queue_op(eng_op *op, ocisbx_op route, const ocisbx_model *body, int64
     return rc;
 }
 
-static const char *body_of(const ocisbx_http_response *resp, size_t *len)
-{
-    return ocisbx_http_response_body(resp, len);
-}
-
 /* The sandbox of an answer; its state in *state (malloc'd, may be NULL). */
 static int answer_sandbox(const ocisbx_http_response *resp, ocisbx_sandbox **out)
 {
     size_t len = 0;
-    const char *b = body_of(resp, &len);
+    const char *b = ocisbx_http_response_body(resp, &len);
     int rc = ocisbx_sandbox_from_json(b, len, out);
     if (rc)
         ocisbx_error_wrap("(opc-request-id: %s) ", ocisbx_http_response_request_id(resp));
@@ -275,8 +270,10 @@ int ocisbx_engine_create_sandbox(ocisbx_engine *e, ocisbx_engine_create_fn fn, v
         *id = 0;
     if (!e || !fn)
         return ocisbx_fail(OCISBX_EINVAL, "engine create: engine and callback are required");
+    char vars[160];
     if (!e->project_id)
-        return ocisbx_fail(OCISBX_ECONFIG, "engine create: no project id (give one or set OCI_SANDBOX_PROJECT_ID)");
+        return ocisbx_fail(OCISBX_ECONFIG, "engine create: no project id (give one or set %s)",
+                           ocisbx_setting_variables("project_id", vars, sizeof vars));
     ocisbx_create_sandbox_details *d = NULL;
     int64_t ready = 0;
     int rc = ocisbx_oci_create_details(e->bo, &d, &ready);
@@ -334,7 +331,7 @@ static int copy_exec_options(const ocisbx_exec_options *s, ocisbx_exec_options *
 static int exec_answer(eng_op *op, ocisbx_http_response *resp, ocisbx_exec_result **out)
 {
     size_t len = 0;
-    const char *b = body_of(resp, &len);
+    const char *b = ocisbx_http_response_body(resp, &len);
     ocisbx_command *cm = NULL;
     int rc = ocisbx_command_from_json(b, len, &cm);
     if (rc) {
