@@ -13,7 +13,7 @@
 typedef struct part_req {
     ocisbx_file_part p;
     ocisbx_http_request *req;
-    size_t at; /* how far the body has been read in this attempt */
+    ocisbx_mem_reader body; /* the part's bytes, read where they are */
 } part_req;
 
 typedef struct parts_run {
@@ -21,22 +21,6 @@ typedef struct parts_run {
     const char *sandbox_id;
     const ocisbx_file_part_feed *feed;
 } parts_run;
-
-static int64_t part_read(void *buf, size_t cap, void *ud)
-{
-    part_req *q = ud;
-    size_t k = q->p.len - q->at < cap ? q->p.len - q->at : cap;
-    if (k)
-        memcpy(buf, (const unsigned char *)q->p.data + q->at, k);
-    q->at += k;
-    return (int64_t)k;
-}
-
-static int part_rewind(void *ud)
-{
-    ((part_req *)ud)->at = 0;
-    return 0;
-}
 
 static void part_req_free(part_req *q)
 {
@@ -53,8 +37,10 @@ static int part_request(parts_run *pr, part_req *q)
     if (!q->p.data && q->p.len)
         return ocisbx_fail(OCISBX_EINVAL, "write %s: NULL data", q->p.path);
     int rc = ocisbx_file_request(pr->c, OCISBX_OP_WRITE_FILE, pr->sandbox_id, q->p.path, &q->req);
+    q->body = (ocisbx_mem_reader){q->p.data, q->p.len, 0};
     if (!rc)
-        rc = ocisbx_http_request_set_body_callback(q->req, (int64_t)q->p.len, part_read, part_rewind, q);
+        rc = ocisbx_http_request_set_body_callback(q->req, (int64_t)q->p.len, ocisbx_mem_reader_read,
+                                                   ocisbx_mem_reader_rewind, &q->body);
     if (!rc)
         rc = ocisbx_http_request_set_body_sha256(q->req, q->p.sha256_b64, q->p.len);
     if (!rc)

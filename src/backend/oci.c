@@ -284,35 +284,15 @@ static char *sandbox_path(const char *rel)
 
 /* A part sent from where it is (no copy) with the SHA-256 the caller
  * computed as it read it (the service checks it; no second pass here). */
-typedef struct mem_body {
-    const unsigned char *p;
-    size_t len, at;
-} mem_body;
-
-static int64_t mem_body_read(void *buf, size_t cap, void *ud)
-{
-    mem_body *m = ud;
-    size_t k = m->len - m->at < cap ? m->len - m->at : cap;
-    memcpy(buf, m->p + m->at, k);
-    m->at += k;
-    return (int64_t)k;
-}
-
-static int mem_body_rewind(void *ud)
-{
-    ((mem_body *)ud)->at = 0;
-    return 0;
-}
-
 static int oci_put(ocisbx_backend *b, const char *rel, const void *data, size_t len, const char *sha256_b64)
 {
     oci_impl *oi = b->impl;
     char *p = sandbox_path(rel);
     if (!p)
         return ocisbx_fail_nomem();
-    mem_body m = {data, len, 0};
+    ocisbx_mem_reader m = {data, len, 0};
     int rc = sha256_b64 ? ocisbx_client_write_file_from_callback(oi->client, b->sandbox_id, p, (int64_t)len,
-                                                                 mem_body_read, mem_body_rewind, &m, sha256_b64, NULL)
+                                                                 ocisbx_mem_reader_read, ocisbx_mem_reader_rewind, &m, sha256_b64, NULL)
                         : ocisbx_client_write_file(oi->client, b->sandbox_id, p, data, len, NULL);
     free(p);
     return rc;

@@ -158,3 +158,19 @@ size_t ocisbx_redact_edge_suffix(const char *data, size_t len, const char *value
             return k;
     return 0;
 }
+
+int64_t ocisbx_mem_reader_read(void *buf, size_t cap, void *user_data)
+{
+    ocisbx_mem_reader *m = user_data;
+    size_t k = m->len - m->at < cap ? m->len - m->at : cap;
+    if (k)
+        memcpy(buf, m->p + m->at, k);
+    m->at += k;
+    return (int64_t)k;
+}
+
+int ocisbx_mem_reader_rewind(void *user_data)
+{
+    ((ocisbx_mem_reader *)user_data)->at = 0;
+    return 0;
+}

@@ -56,6 +56,15 @@ void ocisbx_buf_free(ocisbx_buf *b);
 /* Wipes (OPENSSL_cleanse) the whole capacity, then frees: for secrets. */
 void ocisbx_buf_wipe_free(ocisbx_buf *b);
 
+/* ---- a body read from memory it borrows (an ocisbx_read_fn and its
+ * rewind; user_data is the ocisbx_mem_reader) ---- */
+typedef struct ocisbx_mem_reader {
+    const unsigned char *p;
+    size_t len, at;
+} ocisbx_mem_reader;
+int64_t ocisbx_mem_reader_read(void *buf, size_t cap, void *user_data);
+int ocisbx_mem_reader_rewind(void *user_data);
+
 /* ---- strings ---- */
 char *ocisbx_strdup(const char *s); /* NULL -> NULL */
 char *ocisbx_strndup(const char *s, size_t n);
