@@ -1,7 +1,6 @@
 /* A local job's handle and its checked signals (local_job.h). */
 #include "backend/local_job.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -11,65 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sys/procfs.h"
 #include "util/internal.h"
-
-#define STAT_START_TOKEN 19 /* field 22 (starttime), counted from field 3 */
-#define STAT_SID_TOKEN 3    /* field 6 (session) */
-
-typedef struct pstat {
-    char state;
-    long sid;
-    unsigned long long start;
-} pstat;
-
-/* State, session and start time of /proc/<pid>/stat; false when it is gone. */
-static bool read_pstat(long pid, pstat *ps)
-{
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return false;
-    buf[n] = '\0';
-    char *p = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
-    if (!p)
-        return false;
-    p++;
-    bool got_sid = false, got_start = false;
-    for (int tok = 0; tok <= STAT_START_TOKEN; tok++) {
-        while (*p == ' ')
-            p++;
-        if (!*p)
-            return false;
-        char *end = p;
-        if (tok == 0)
-            ps->state = *p;
-        else if (tok == STAT_SID_TOKEN)
-            got_sid = (ps->sid = strtol(p, &end, 10), end != p);
-        else if (tok == STAT_START_TOKEN)
-            got_start = (ps->start = strtoull(p, &end, 10), end != p);
-        while (*end && *end != ' ')
-            end++;
-        p = end;
-    }
-    return got_sid && got_start;
-}
-
-static bool ns_of(const char *pid, uint64_t *dev, uint64_t *ino)
-{
-    char path[300];
-    struct stat st;
-    snprintf(path, sizeof path, "/proc/%.255s/ns/pid", pid);
-    if (stat(path, &st) != 0)
-        return false;
-    *dev = (uint64_t)st.st_dev;
-    *ino = (uint64_t)st.st_ino;
-    return true;
-}
 
 static void boot_id(char out[40])
 {
@@ -90,41 +32,48 @@ static void boot_id(char out[40])
     }
 }
 
+typedef struct member_scan {
+    const ocisbx_local_job *j;
+    long *v;
+    size_t n, cap;
+    unsigned long long oldest;
+} member_scan;
+
+static bool add_member(long pid, const ocisbx_procfs_stat *ps, void *ud)
+{
+    member_scan *m = ud;
+    if (ocisbx_procfs_ended(ps))
+        return true;
+    if (m->j->ns) {
+        uint64_t dev = 0, ino = 0;
+        if (!ocisbx_procfs_pid_ns(pid, &dev, &ino) || dev != m->j->ns_dev || ino != m->j->ns_ino)
+            return true;
+    } else if (ps->sid != m->j->sid) {
+        return true;
+    }
+    if (m->n == m->cap) {
+        size_t nc = m->cap ? m->cap * 2 : 16;
+        long *nv = realloc(m->v, nc * sizeof *nv);
+        if (!nv)
+            return false;
+        m->v = nv;
+        m->cap = nc;
+    }
+    m->v[m->n++] = pid;
+    if (!m->oldest || ps->start < m->oldest)
+        m->oldest = ps->start;
+    return true;
+}
+
 /* The job's processes: pids (malloc'd, *n of them) of the live ones, and
  * the oldest start time among them (the namespace's init). */
 static long *members(const ocisbx_local_job *j, size_t *n, unsigned long long *oldest)
 {
-    *n = 0;
-    *oldest = 0;
-    DIR *d = opendir("/proc");
-    if (!d)
-        return NULL;
-    size_t cap = 0;
-    long *v = NULL;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        char *end;
-        long pid = strtol(de->d_name, &end, 10);
-        pstat ps;
-        if (*end || pid <= 0 || !read_pstat(pid, &ps) || ps.state == 'Z' || ps.state == 'X')
-            continue;
-        uint64_t dev = 0, ino = 0;
-        if (j->ns ? !ns_of(de->d_name, &dev, &ino) || dev != j->ns_dev || ino != j->ns_ino : ps.sid != j->sid)
-            continue;
-        if (*n == cap) {
-            size_t nc = cap ? cap * 2 : 16;
-            long *nv = realloc(v, nc * sizeof *nv);
-            if (!nv)
-                break;
-            v = nv;
-            cap = nc;
-        }
-        v[(*n)++] = pid;
-        if (!*oldest || ps.start < *oldest)
-            *oldest = ps.start;
-    }
-    closedir(d);
-    return v;
+    member_scan m = {j, NULL, 0, 0, 0};
+    (void)ocisbx_procfs_each(add_member, &m);
+    *n = m.n;
+    *oldest = m.oldest;
+    return m.v;
 }
 
 int ocisbx_local_job_handle(const ocisbx_proc_job *pj, char **handle)
@@ -140,9 +89,9 @@ int ocisbx_local_job_handle(const ocisbx_proc_job *pj, char **handle)
         free(members(&j, &n, &j.start));
         *handle = ocisbx_asprintf("ns:%" PRIu64 ":%" PRIu64 ":%llu:%s", j.ns_dev, j.ns_ino, j.start, j.boot);
     } else {
-        pstat ps;
+        ocisbx_procfs_stat ps;
         j.sid = pj->pgid;
-        if (read_pstat(j.sid, &ps) && ps.sid == j.sid)
+        if (ocisbx_procfs_stat_read(j.sid, &ps) && ps.sid == j.sid)
             j.start = ps.start;
         *handle = ocisbx_asprintf("pg:%ld:%llu:%s", j.sid, j.start, j.boot);
     }
@@ -153,8 +102,8 @@ static int refuse_own(const ocisbx_local_job *j)
 {
     if (j->ns) {
         uint64_t dev = 0, ino = 0;
-        if ((ns_of("self", &dev, &ino) && dev == j->ns_dev && ino == j->ns_ino) ||
-            (ns_of("1", &dev, &ino) && dev == j->ns_dev && ino == j->ns_ino))
+        if ((ocisbx_procfs_pid_ns(0, &dev, &ino) && dev == j->ns_dev && ino == j->ns_ino) ||
+            (ocisbx_procfs_pid_ns(1, &dev, &ino) && dev == j->ns_dev && ino == j->ns_ino))
             return ocisbx_fail(OCISBX_EFORBIDDEN, "local job: the handle names this host's own PID namespace");
         return 0;
     }
@@ -194,8 +143,8 @@ int ocisbx_local_job_signal(const ocisbx_local_job *j, int sig)
         /* A live process with the leader's number must be the leader. Without
          * one, the session's members are the job's: the kernel does not give
          * a number out again while a session or group still bears it. */
-        pstat ps;
-        if (read_pstat(j->sid, &ps) && ps.start != j->start)
+        ocisbx_procfs_stat ps;
+        if (ocisbx_procfs_stat_read(j->sid, &ps) && ps.start != j->start)
             return 0;
     }
     size_t n = 0;

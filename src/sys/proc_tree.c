@@ -2,7 +2,6 @@
  * process of its PID namespace; unisolated, every descendant of the keeper
  * (a child subreaper, so orphans and setsid() daemons stay its
  * descendants). */
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,52 +11,36 @@
 #include <unistd.h>
 
 #include "sys/proc_int.h"
+#include "sys/procfs.h"
 
-/* State (field 3), parent (4) and process group (5) of /proc/<pid>/stat. */
-static bool proc_stat(long pid, char *state, long *ppid, long *pgrp)
+typedef struct job_scan {
+    const ocisbx_proc_job *j;
+    int hits;
+    int sig;
+} job_scan;
+
+static bool job_member(long pid, const ocisbx_procfs_stat *st, void *ud)
 {
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return false;
-    buf[n] = '\0';
-    const char *e = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
-    return e && sscanf(e + 1, " %c %ld %ld", state, ppid, pgrp) == 3;
+    job_scan *s = ud;
+    if (ocisbx_procfs_ended(st))
+        return true;
+    if (s->j->ns_ino) {
+        uint64_t dev = 0, ino = 0;
+        if (!ocisbx_procfs_pid_ns(pid, &dev, &ino) || ino != s->j->ns_ino || dev != s->j->ns_dev)
+            return true;
+    } else if (s->j->pgid <= 0 || st->pgrp != s->j->pgid) {
+        return true;
+    }
+    if (kill((pid_t)pid, s->sig) == 0)
+        s->hits++;
+    return true;
 }
 
 int ocisbx_proc_job_signal(const ocisbx_proc_job *j, int sig)
 {
-    DIR *d = opendir("/proc");
-    if (!d)
-        return 0;
-    int hits = 0;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        char *end;
-        long pid = strtol(de->d_name, &end, 10);
-        char state = 0;
-        long ppid = 0, pgrp = 0;
-        if (*end || pid <= 0 || !proc_stat(pid, &state, &ppid, &pgrp) || state == 'Z')
-            continue;
-        if (j->ns_ino) {
-            char path[64];
-            snprintf(path, sizeof path, "/proc/%ld/ns/pid", pid);
-            struct stat st;
-            if (stat(path, &st) != 0 || (uint64_t)st.st_ino != j->ns_ino || (uint64_t)st.st_dev != j->ns_dev)
-                continue;
-        } else if (j->pgid <= 0 || pgrp != j->pgid) {
-            continue;
-        }
-        if (kill((pid_t)pid, sig) == 0)
-            hits++;
-    }
-    closedir(d);
-    return hits;
+    job_scan s = {j, 0, sig};
+    (void)ocisbx_procfs_each(job_member, &s);
+    return s.hits;
 }
 
 typedef struct pnode {
@@ -65,65 +48,74 @@ typedef struct pnode {
     bool live; /* not a zombie */
 } pnode;
 
-/* Every process of the host (pid, parent, state); NULL when none. */
-static pnode *snapshot(size_t *n_out)
+typedef struct pset {
+    pnode *v;
+    size_t n, cap;
+    bool failed;
+} pset;
+
+static bool add_node(long pid, const ocisbx_procfs_stat *st, void *ud)
 {
-    *n_out = 0;
-    DIR *d = opendir("/proc");
-    if (!d)
-        return NULL;
-    size_t n = 0, cap = 0;
-    pnode *v = NULL;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        char *end;
-        long pid = strtol(de->d_name, &end, 10);
-        char state = 0;
-        long ppid = 0, pgrp = 0;
-        if (*end || pid <= 0 || !proc_stat(pid, &state, &ppid, &pgrp))
-            continue;
-        if (n == cap) {
-            size_t nc = cap ? cap * 2 : 256;
-            pnode *nv = realloc(v, nc * sizeof *nv);
-            if (!nv)
-                break;
-            v = nv;
-            cap = nc;
-        }
-        v[n++] = (pnode){pid, ppid, state != 'Z' && state != 'X'};
+    pset *s = ud;
+    if (s->n == s->cap) {
+        size_t nc = s->cap ? s->cap * 2 : 256;
+        pnode *nv = realloc(s->v, nc * sizeof *nv);
+        if (!nv)
+            return !(s->failed = true);
+        s->v = nv;
+        s->cap = nc;
     }
-    closedir(d);
-    *n_out = n;
-    return v;
+    s->v[s->n++] = (pnode){pid, st->ppid, !ocisbx_procfs_ended(st)};
+    return true;
 }
 
-/* One pass: marks the descendants of root (parents before children in any
- * order: repeated until nothing changes) and signals the live ones. */
+static int by_ppid(const void *a, const void *b)
+{
+    long x = ((const pnode *)a)->ppid, y = ((const pnode *)b)->ppid;
+    return (x > y) - (x < y);
+}
+
+/* The first node whose parent is ppid in v (sorted by parent), or n. */
+static size_t first_child(const pnode *v, size_t n, long ppid)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].ppid < ppid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* One pass: the descendants of root, found breadth first over a snapshot of
+ * the process table sorted by parent (n log n), get sig if they live. */
 static int signal_pass(pid_t root, int sig)
 {
-    size_t n = 0;
-    pnode *v = snapshot(&n);
-    if (!v)
+    pset s = {0};
+    if (ocisbx_procfs_each(add_node, &s) != 0 || s.failed || !s.n) {
+        free(s.v);
         return 0;
-    bool *in = calloc(n ? n : 1, sizeof *in);
+    }
+    qsort(s.v, s.n, sizeof *s.v, by_ppid);
+    long *queue = malloc(s.n * sizeof *queue); /* each process once: a pid has one parent */
     int hits = 0;
-    for (bool grew = in != NULL; grew;) {
-        grew = false;
-        for (size_t i = 0; i < n; i++) {
-            if (in[i])
+    size_t head = 0, tail = 0;
+    if (queue)
+        queue[tail++] = (long)root;
+    while (head < tail) {
+        long parent = queue[head++];
+        for (size_t i = first_child(s.v, s.n, parent); i < s.n && s.v[i].ppid == parent; i++) {
+            if (s.v[i].pid == (long)root || tail == s.n)
                 continue;
-            bool child = v[i].ppid == (long)root;
-            for (size_t k = 0; !child && k < n; k++)
-                child = in[k] && v[k].pid == v[i].ppid;
-            if (child)
-                in[i] = grew = true;
+            queue[tail++] = s.v[i].pid;
+            if (s.v[i].live && kill((pid_t)s.v[i].pid, sig) == 0)
+                hits++;
         }
     }
-    for (size_t i = 0; in && i < n; i++)
-        if (in[i] && v[i].live && kill((pid_t)v[i].pid, sig) == 0)
-            hits++;
-    free(in);
-    free(v);
+    free(queue);
+    free(s.v);
     return hits;
 }
 
