@@ -14,16 +14,8 @@ W=$1
 START=$2
 # shellcheck source=lib.sh
 . "${0%/*}/lib.sh"
-confine "$W/$START"
-capture
-cd "$W" || fail "cd to the workspace"
-if [ ! -d "$START" ]; then
-    [ -e "$START" ] && exit 20
-    exit 3
-fi
+enter_dir "$START"
 use_tmp glob
-find "$START" -path ./.ocisbx -prune -o ! -type d "$3" "$4" -printf '%p/%y/%s\0' >"$T/found" 2>"$T/err" ||
-    fail "find" "$(first_line "$T/err")"
-LC_ALL=C sort -z -- "$T/found" >"$T/sorted" 2>"$T/err" || fail "sort" "$(first_line "$T/err")"
+find_sorted "$T/sorted" "$START" -path ./.ocisbx -prune -o ! -type d "$3" "$4" -printf '%p/%y/%s\0'
 head -z -n "$5" -- "$T/sorted" || fail "writing the result"
 exit 0

@@ -59,6 +59,28 @@ capture() {
     exec >"$W/.ocisbx/$OCISBX_CAPTURE"
 }
 
+# enter_dir DIR: after the confinement check (and capture), the shell is
+# in $W and DIR (relative to it: "." or "./<path>") is a directory; exits 3
+# when nothing is there, 20 when it is not a directory.
+enter_dir() {
+    confine "$W/$1"
+    capture
+    cd "$W" || fail "cd to the workspace"
+    if [ ! -d "$1" ]; then
+        [ -e "$1" ] && exit 20
+        exit 3
+    fi
+}
+
+# find_sorted OUT FIND-ARGUMENTS...: what find prints (NUL-terminated
+# records) into OUT in byte order; a failing find or sort fail()s. Needs $T.
+find_sorted() {
+    _out=$1
+    shift
+    find "$@" >"$T/found" 2>"$T/err" || fail "find" "$(first_line "$T/err")"
+    LC_ALL=C sort -z -- "$T/found" >"$_out" 2>"$T/err" || fail "sort" "$(first_line "$T/err")"
+}
+
 # page SKIP COUNT: NUL-terminated fields SKIP+1 .. SKIP+COUNT of stdin (a
 # tail that fails other than by the closed pipe is noted in $T/failed).
 page() {

@@ -13,17 +13,9 @@ W=$1
 START=$2
 # shellcheck source=lib.sh
 . "${0%/*}/lib.sh"
-confine "$W/$START"
-capture
-cd "$W" || fail "cd to the workspace"
-if [ ! -d "$START" ]; then
-    [ -e "$START" ] && exit 20
-    exit 3
-fi
+enter_dir "$START"
 use_tmp ls
-find "$START" -mindepth 1 -maxdepth 1 ! -path ./.ocisbx -printf '%f/%y/%s\0' >"$T/found" 2>"$T/err" ||
-    fail "find" "$(first_line "$T/err")"
-LC_ALL=C sort -z -- "$T/found" >"$T/sorted" 2>"$T/err" || fail "sort" "$(first_line "$T/err")"
+find_sorted "$T/sorted" "$START" -mindepth 1 -maxdepth 1 ! -path ./.ocisbx -printf '%f/%y/%s\0'
 page "$3" "$4" <"$T/sorted" || fail "writing the result"
 [ -s "$T/failed" ] && fail "$(first_line "$T/failed")"
 exit 0

@@ -50,14 +50,7 @@ if [ "$rc" -gt 1 ]; then
 fi
 
 # the files, sorted bytewise
-if [ -n "$FTEST" ]; then
-    find "$START" -path ./.ocisbx -prune -o -type f "$FTEST" "$FPAT" -print0 >"$T/found" 2>"$T/err" ||
-        fail "find" "$(first_line "$T/err")"
-else
-    find "$START" -path ./.ocisbx -prune -o -type f -print0 >"$T/found" 2>"$T/err" ||
-        fail "find" "$(first_line "$T/err")"
-fi
-LC_ALL=C sort -z "$T/found" >"$T/files" 2>"$T/err" || fail "sort" "$(first_line "$T/err")"
+find_sorted "$T/files" "$START" -path ./.ocisbx -prune -o -type f ${FTEST:+"$FTEST" "$FPAT"} -print0
 
 # greps FILE OPTIONS...: grep OPTIONS -- <the files listed in FILE>, by
 # xargs; a grep that fails (status 2) leaves $T/grep.failed; one killed by
