@@ -28,6 +28,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/internal.h"
+
 /* The largest file an operation reads or writes, and the most file
  * content one patch holds in memory (old and new, all files). */
 #define PATCH_FILE_MAX (64u * 1024 * 1024)
@@ -91,6 +93,11 @@ typedef struct patch_error {
     bool undo_failed; /* patch_commit: some changed files could not be restored */
     char msg[1536];
 } patch_error;
+
+/* Fills e (code, rc, line, the formatted message) and returns rc. */
+int patch_error_set(patch_error *e, const char *code, int rc, size_t line, const char *fmt, ...) OCISBX_PRINTF(5, 6);
+/* e says "out of memory" (backend_error); returns OCISBX_ENOMEM, set as the thread's error. */
+int patch_error_nomem(patch_error *e);
 
 /* Parses a patch (len bytes, need not be NUL-terminated). 0 with *out set,
  * or OCISBX_EINVAL with err (code "invalid_patch", the line and what was

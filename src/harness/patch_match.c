@@ -35,25 +35,6 @@ typedef struct rep {
     bool drop_last; /* the hunk's last line (a blank context line) was not matched */
 } rep;
 
-static int aerr(patch_error *e, const char *code, int rc, size_t line, const char *fmt, ...) OCISBX_PRINTF(5, 6);
-static int aerr(patch_error *e, const char *code, int rc, size_t line, const char *fmt, ...)
-{
-    e->code = code;
-    e->rc = rc;
-    e->line = line;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
-    va_end(ap);
-    return rc;
-}
-
-static int nomem(patch_error *e)
-{
-    aerr(e, "backend_error", OCISBX_ENOMEM, 0, "out of memory");
-    return ocisbx_fail_nomem();
-}
-
 static int split_file(const char *d, size_t n, flines *f, patch_error *err)
 {
     size_t count = 0, crlf = 0;
@@ -67,7 +48,7 @@ static int split_file(const char *d, size_t n, flines *f, patch_error *err)
     f->n = 0;
     f->v = calloc(count + tail + 1, sizeof *f->v);
     if (!f->v)
-        return nomem(err);
+        return patch_error_nomem(err);
     size_t start = 0;
     for (size_t i = 0; i < n; i++) {
         if (d[i] != '\n' && i + 1 < n)
@@ -155,7 +136,7 @@ static int no_match(patch_error *err, const char *shown, const patch_hunk *h, co
 {
     char head[600];
     hunk_head(h, head, sizeof head);
-    return aerr(err, "no_match", OCISBX_ENOMATCH, h->no,
+    return patch_error_set(err, "no_match", OCISBX_ENOMATCH, h->no,
                 "%s: the hunk at line %zu of the patch does not match the file (%s); read the file again and copy "
                 "the context and '-' lines exactly. The hunk's first lines:%s",
                 shown, h->no, what, head);
@@ -181,7 +162,7 @@ static int locate(const flines *f, const patch_hunk *h, size_t *cursor, const ch
     }
     const patch_line **old = malloc((h->n + 1) * sizeof *old);
     if (!old)
-        return nomem(err);
+        return patch_error_nomem(err);
     size_t m = 0;
     for (size_t k = 0; k < h->n; k++)
         if (h->lines[k].kind != '+')
@@ -272,12 +253,12 @@ int patch_apply_hunks(const patch_op *op, const char *shown, const char *old, si
     *out = NULL;
     *out_len = 0;
     if (memchr(old, 0, old_len) || !ocisbx_utf8_valid(old, old_len))
-        return aerr(err, "binary_file", OCISBX_EBINARY, op->no,
+        return patch_error_set(err, "binary_file", OCISBX_EBINARY, op->no,
                     "%s is not a text file (a NUL byte or invalid UTF-8): a patch cannot change it; write it whole",
                     shown);
     flines f = {0};
     rep *reps = calloc(op->n_hunks + 1, sizeof *reps);
-    int rc = reps ? split_file(old, old_len, &f, err) : nomem(err);
+    int rc = reps ? split_file(old, old_len, &f, err) : patch_error_nomem(err);
     size_t cursor = 0;
     for (size_t k = 0; !rc && k < op->n_hunks; k++)
         rc = locate(&f, &op->hunks[k], &cursor, shown, &reps[k], err);
@@ -285,7 +266,7 @@ int patch_apply_hunks(const patch_op *op, const char *shown, const char *old, si
         order(reps, op->n_hunks);
     ocisbx_buf b = OCISBX_BUF_INIT;
     if (!rc && build(&f, reps, op->n_hunks, &b))
-        rc = nomem(err);
+        rc = patch_error_nomem(err);
     free(f.v);
     free(reps);
     if (rc) {

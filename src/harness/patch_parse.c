@@ -59,12 +59,21 @@ static int perr(parser *ps, size_t line, const char *fmt, ...)
     return OCISBX_EINVAL;
 }
 
-static int nomem(patch_error *e)
+int patch_error_set(patch_error *e, const char *code, int rc, size_t line, const char *fmt, ...)
 {
-    e->code = "backend_error";
-    e->rc = OCISBX_ENOMEM;
-    e->line = 0;
-    snprintf(e->msg, sizeof e->msg, "out of memory");
+    e->code = code;
+    e->rc = rc;
+    e->line = line;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int patch_error_nomem(patch_error *e)
+{
+    patch_error_set(e, "backend_error", OCISBX_ENOMEM, 0, "out of memory");
     return ocisbx_fail_nomem();
 }
 
@@ -142,7 +151,7 @@ static int split_lines(const char *text, size_t len, lines *l, patch_error *err)
         n += text[i] == '\n';
     l->v = calloc(n, sizeof *l->v);
     if (!l->v)
-        return nomem(err);
+        return patch_error_nomem(err);
     size_t start = 0;
     for (size_t i = 0; i <= len; i++) {
         if (i < len && text[i] != '\n')
@@ -165,7 +174,7 @@ static int push_line(patch_line **v, size_t *n, const patch_line *l, patch_error
 {
     patch_line *nv = realloc(*v, (*n + 1) * sizeof *nv);
     if (!nv)
-        return nomem(err);
+        return patch_error_nomem(err);
     *v = nv;
     nv[(*n)++] = *l;
     return 0;
@@ -180,7 +189,7 @@ static int take_path(parser *ps, const patch_line *rest, const char *marker, cha
         if (!rest->text[i])
             return perr(ps, rest->no, "the path after '%s' holds a NUL byte", marker);
     *out = ocisbx_strndup(rest->text, rest->len);
-    return *out ? 0 : nomem(ps->err);
+    return *out ? 0 : patch_error_nomem(ps->err);
 }
 
 static patch_op *new_op(parser *ps, patch_action a, size_t no)
@@ -188,7 +197,7 @@ static patch_op *new_op(parser *ps, patch_action a, size_t no)
     patch *p = ps->p;
     patch_op *v = realloc(p->ops, (p->n_ops + 1) * sizeof *v);
     if (!v) {
-        nomem(ps->err);
+        patch_error_nomem(ps->err);
         return NULL;
     }
     p->ops = v;
@@ -270,7 +279,7 @@ static patch_hunk *new_hunk(parser *ps, patch_op *op, size_t no)
 {
     patch_hunk *v = realloc(op->hunks, (op->n_hunks + 1) * sizeof *v);
     if (!v) {
-        nomem(ps->err);
+        patch_error_nomem(ps->err);
         return NULL;
     }
     op->hunks = v;
@@ -477,11 +486,11 @@ int patch_parse(const char *text, size_t len, patch **out, patch_error *err)
     *out = NULL;
     patch *p = calloc(1, sizeof *p);
     if (!p)
-        return nomem(err);
+        return patch_error_nomem(err);
     p->text = malloc(len + 1);
     if (!p->text) {
         free(p);
-        return nomem(err);
+        return patch_error_nomem(err);
     }
     if (len)
         memcpy(p->text, text, len);

@@ -12,19 +12,6 @@
 #include "ocisbx/common.h"
 #include "util/internal.h"
 
-static int perr(patch_error *e, const char *code, int rc, size_t line, const char *fmt, ...) OCISBX_PRINTF(5, 6);
-static int perr(patch_error *e, const char *code, int rc, size_t line, const char *fmt, ...)
-{
-    e->code = code;
-    e->rc = rc;
-    e->line = line;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
-    va_end(ap);
-    return rc;
-}
-
 /* The error code for a failed patch_io call. */
 static const char *io_code(int rc)
 {
@@ -44,7 +31,7 @@ static const char *io_code(int rc)
 static int io_err(patch_error *e, int rc, size_t line, const char *what, const char *path)
 {
     const char *m = ocisbx_error_message(ocisbx_error_last());
-    return perr(e, io_code(rc), rc ? rc : OCISBX_EIO, line, "line %zu: %s %s: %s", line, what, path,
+    return patch_error_set(e, io_code(rc), rc ? rc : OCISBX_EIO, line, "line %zu: %s %s: %s", line, what, path,
                 m && m[0] ? m : ocisbx_strerror(rc));
 }
 
@@ -73,7 +60,7 @@ static int resolve(const patch_io *io, const char *path, size_t line, char **abs
     char shown[300];
     ocisbx_escape_shown(path, shown, sizeof shown);
     if (rc == OCISBX_EFORBIDDEN)
-        return perr(err, "outside_workspace", rc, line,
+        return patch_error_set(err, "outside_workspace", rc, line,
                     "line %zu: %s is outside the workspace: paths are relative to /workspace or absolute under it",
                     line, shown);
     return io_err(err, rc, line, "the path", shown);
@@ -96,7 +83,7 @@ static int check_unique(const patch_plan *plan, patch_error *err)
 {
     seen *v = malloc((2 * plan->n + 1) * sizeof *v);
     if (!v)
-        return perr(err, "backend_error", ocisbx_fail_nomem(), 0, "out of memory");
+        return patch_error_set(err, "backend_error", ocisbx_fail_nomem(), 0, "out of memory");
     size_t n = 0;
     for (size_t i = 0; i < plan->n; i++) {
         v[n++] = (seen){plan->v[i].path, plan->v[i].no};
@@ -107,7 +94,7 @@ static int check_unique(const patch_plan *plan, patch_error *err)
     int rc = 0;
     for (size_t i = 0; !rc && i + 1 < n; i++)
         if (!strcmp(v[i].path, v[i + 1].path))
-            rc = perr(err, "conflict", OCISBX_ECONFLICT, v[i + 1].line,
+            rc = patch_error_set(err, "conflict", OCISBX_ECONFLICT, v[i + 1].line,
                       "lines %zu and %zu: the patch changes %s twice; give each file one operation (an Update may "
                       "have many hunks)",
                       v[i].line, v[i + 1].line, v[i].path);
@@ -127,17 +114,17 @@ static int read_file(const patch_io *io, const char *path, size_t line, const ch
     if (rc == OCISBX_ENOTFOUND && may_be_missing)
         return 0;
     if (rc == OCISBX_ENOTFOUND)
-        return perr(err, "not_found", rc, line, "line %zu: %s %s: the file does not exist%s", line, what, path,
+        return patch_error_set(err, "not_found", rc, line, "line %zu: %s %s: the file does not exist%s", line, what, path,
                     strcmp(what, "Delete File") ? " ('*** Add File' creates a file)" : "");
     if (rc == OCISBX_EISDIR)
-        return perr(err, "is_directory", rc, line, "line %zu: %s %s: it is a directory, not a file", line, what,
+        return patch_error_set(err, "is_directory", rc, line, "line %zu: %s %s: it is a directory, not a file", line, what,
                     path);
     if (rc)
         return io_err(err, rc, line, what, path);
     *exists = true;
     *total += *len;
     if (*len > PATCH_FILE_MAX || *total > PATCH_TOTAL_MAX)
-        return perr(err, "too_large", OCISBX_ETOOLARGE, line,
+        return patch_error_set(err, "too_large", OCISBX_ETOOLARGE, line,
                     "line %zu: %s %s: the files of one patch may hold at most %u bytes (one file %u): split the patch",
                     line, what, path, PATCH_TOTAL_MAX, PATCH_FILE_MAX);
     return 0;
@@ -154,13 +141,13 @@ static int prepare_add(const patch_op *op, patch_change *c, size_t *total, patch
     }
     if (rc) {
         ocisbx_buf_free(&b);
-        return perr(err, "backend_error", rc, op->no, "out of memory");
+        return patch_error_set(err, "backend_error", rc, op->no, "out of memory");
     }
     c->new_len = b.len;
     c->new_data = ocisbx_buf_detach(&b);
     *total += c->new_len;
     if (c->new_len > PATCH_FILE_MAX || *total > PATCH_TOTAL_MAX)
-        return perr(err, "too_large", OCISBX_ETOOLARGE, op->no, "line %zu: Add File %s: more than %u bytes", op->no,
+        return patch_error_set(err, "too_large", OCISBX_ETOOLARGE, op->no, "line %zu: Add File %s: more than %u bytes", op->no,
                     c->path, PATCH_FILE_MAX);
     return 0;
 }
@@ -182,7 +169,7 @@ static int prepare_op(const patch_op *op, const patch_io *io, patch_change *c, s
         return rc;
     *total += c->new_len;
     if (*total > PATCH_TOTAL_MAX)
-        return perr(err, "too_large", OCISBX_ETOOLARGE, op->no, "line %zu: the patch's files exceed %u bytes", op->no,
+        return patch_error_set(err, "too_large", OCISBX_ETOOLARGE, op->no, "line %zu: the patch's files exceed %u bytes", op->no,
                     PATCH_TOTAL_MAX);
     if (c->action == PATCH_MOVE)
         return read_file(io, c->moved_to, op->move_no, "Move to", true, &c->target_existed, &c->target_old,
@@ -196,7 +183,7 @@ int patch_prepare(const patch *p, const patch_io *io, patch_plan *plan, patch_er
     plan->v = calloc(p->n_ops + 1, sizeof *plan->v);
     plan->n = 0;
     if (!plan->v)
-        return perr(err, "backend_error", ocisbx_fail_nomem(), 0, "out of memory");
+        return patch_error_set(err, "backend_error", ocisbx_fail_nomem(), 0, "out of memory");
     int rc = 0;
     /* every path first: one outside the workspace refuses the patch before any read */
     for (size_t i = 0; !rc && i < p->n_ops; i++) {
@@ -268,12 +255,12 @@ static int commit_failed(const patch_plan *plan, const patch_io *io, const step 
     undo(plan, io, done, n, &failed);
     err->undo_failed = failed.len > 0;
     if (failed.len)
-        perr(err, io_code(rc), rc, c->no,
+        patch_error_set(err, io_code(rc), rc, c->no,
              "%s; the patch was not applied, but restoring failed for %.*s: those files are left as the patch "
              "made them",
              msg, (int)failed.len, failed.data);
     else
-        perr(err, io_code(rc), rc, c->no, "%s; the patch was not applied: %s", msg,
+        patch_error_set(err, io_code(rc), rc, c->no, "%s; the patch was not applied: %s", msg,
              n ? "the files already changed were restored" : "no file was changed");
     ocisbx_buf_free(&failed);
     ocisbx_fail(rc, "apply_patch: %s", err->msg);
@@ -285,7 +272,7 @@ int patch_commit(const patch_plan *plan, const patch_io *io, patch_error *err)
     memset(err, 0, sizeof *err);
     step *done = calloc(2 * plan->n + 1, sizeof *done);
     if (!done)
-        return perr(err, "backend_error", ocisbx_fail_nomem(), 0, "out of memory");
+        return patch_error_set(err, "backend_error", ocisbx_fail_nomem(), 0, "out of memory");
     size_t n = 0;
     int rc = 0;
     for (size_t i = 0; i < plan->n; i++) {
