@@ -347,6 +347,13 @@ typedef struct cli_column {
  * next page token on stderr); otherwise (json, the default) the list as
  * JSON. */
 int cli_api_print_list(const cli_api_opts *o, const cJSON *list, const cli_column *cols);
+/* A list's options with what every list takes: --limit, --page, --sort-by,
+ * --sort-order. 0, or the library's status (the last error). */
+int cli_api_list_options(const cli_api_opts *o, long long limit, ocisbx_list_options **out);
+/* Appends one item's JSON (json, from a *_to_json call that returned rc)
+ * to items; frees json. Returns rc, or OCISBX_ENOMEM (set) when the item
+ * could not be added. */
+int cli_api_list_add(cJSON *items, int rc, char *json);
 /* One resource's output (get): its JSON text, or with --output table one
  * row under the header. Frees json; rc non-zero: the last error. */
 int cli_api_print_one(const cli_api_opts *o, int rc, char *json, const cli_column *cols);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "util/internal.h"
 
 /* Where each option of the API groups is kept in cli_api_opts (the table
  * says which subcommand takes which; this says where the value goes). */
@@ -319,6 +320,39 @@ static char *cell_text(const cJSON *item, const char *key)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             *p = '?';
     return t;
+}
+
+int cli_api_list_options(const cli_api_opts *o, long long limit, ocisbx_list_options **out)
+{
+    ocisbx_list_options *lo = NULL;
+    int rc = ocisbx_list_options_new(&lo);
+    if (!rc)
+        rc = ocisbx_list_options_set_limit(lo, (int)limit);
+    if (!rc && o->page)
+        rc = ocisbx_list_options_set(lo, "page", o->page);
+    if (!rc && o->sort_by)
+        rc = ocisbx_list_options_set(lo, "sortBy", o->sort_by);
+    if (!rc && o->sort_order)
+        rc = ocisbx_list_options_set(lo, "sortOrder", o->sort_order);
+    if (rc) {
+        ocisbx_list_options_free(lo);
+        lo = NULL;
+    }
+    *out = lo;
+    return rc;
+}
+
+int cli_api_list_add(cJSON *items, int rc, char *json)
+{
+    cJSON *item = rc ? NULL : cJSON_Parse(json);
+    ocisbx_free(json);
+    if (rc)
+        return rc;
+    if (!item || !cJSON_AddItemToArray(items, item)) {
+        cJSON_Delete(item);
+        return ocisbx_fail(OCISBX_ENOMEM, "out of memory");
+    }
+    return 0;
 }
 
 int cli_api_print_list(const cli_api_opts *o, const cJSON *list, const cli_column *cols)

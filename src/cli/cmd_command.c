@@ -165,17 +165,9 @@ static int wait_and_print(ocisbx_client *c, const char *cmd, const cli_api_opts 
 static int list_commands(ocisbx_client *c, const cli_api_opts *o, long long limit)
 {
     ocisbx_list_options *lo = NULL;
-    int rc = ocisbx_list_options_new(&lo);
-    if (!rc)
-        rc = ocisbx_list_options_set_limit(lo, (int)limit);
-    if (!rc && o->page)
-        rc = ocisbx_list_options_set(lo, "page", o->page);
+    int rc = cli_api_list_options(o, limit, &lo);
     if (!rc && o->command_id)
         rc = ocisbx_list_options_set(lo, "commandId", o->command_id);
-    if (!rc && o->sort_by)
-        rc = ocisbx_list_options_set(lo, "sortBy", o->sort_by);
-    if (!rc && o->sort_order)
-        rc = ocisbx_list_options_set(lo, "sortOrder", o->sort_order);
     cJSON *outj = cJSON_CreateObject();
     cJSON *items = cJSON_AddArrayToObject(outj, "items");
     if (!rc && o->all) {
@@ -184,9 +176,8 @@ static int list_commands(ocisbx_client *c, const cli_api_opts *o, long long limi
         rc = ocisbx_client_iter_commands(c, o->sandbox_id, lo, &it);
         while (!rc && (rc = ocisbx_command_iter_next(it, &item)) == 0 && item) {
             char *json = NULL;
-            if ((rc = command_json(o, item, &json)) == 0)
-                cJSON_AddItemToArray(items, cJSON_Parse(json));
-            ocisbx_free(json);
+            rc = command_json(o, item, &json);
+            rc = cli_api_list_add(items, rc, json);
         }
         ocisbx_command_iter_free(it);
     } else if (!rc) {
@@ -194,9 +185,8 @@ static int list_commands(ocisbx_client *c, const cli_api_opts *o, long long limi
         rc = ocisbx_client_list_commands(c, o->sandbox_id, lo, &l);
         for (size_t i = 0; !rc && i < ocisbx_command_collection_count(l); i++) {
             char *json = NULL;
-            if ((rc = command_json(o, ocisbx_command_collection_item(l, i), &json)) == 0)
-                cJSON_AddItemToArray(items, cJSON_Parse(json));
-            ocisbx_free(json);
+            rc = command_json(o, ocisbx_command_collection_item(l, i), &json);
+            rc = cli_api_list_add(items, rc, json);
         }
         if (!rc && ocisbx_command_collection_next_page(l))
             cJSON_AddStringToObject(outj, "opcNextPage", ocisbx_command_collection_next_page(l));

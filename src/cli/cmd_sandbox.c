@@ -186,28 +186,18 @@ static int sandbox_create(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
 static int sandbox_list(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
 {
     const char *cmd = "sandbox list";
-    ocisbx_list_options *lo = NULL;
-    int rc = ocisbx_list_options_new(&lo);
     const char *project = o->project_id ? o->project_id : cli_setting(ctx, "project_id");
     long long limit = 0;
-    if (o->limit && cli_api_int(cmd, "limit", o->limit, 1, 1000, &limit)) {
-        ocisbx_list_options_free(lo);
+    if (o->limit && cli_api_int(cmd, "limit", o->limit, 1, 1000, &limit))
         return CLI_EXIT_USAGE;
-    }
+    ocisbx_list_options *lo = NULL;
+    int rc = cli_api_list_options(o, limit, &lo);
     if (!rc && project)
         rc = ocisbx_list_options_set(lo, "projectId", project);
     if (!rc && o->display_name)
         rc = ocisbx_list_options_set(lo, "displayName", o->display_name);
     if (!rc && o->lifecycle_state)
         rc = ocisbx_list_options_set(lo, "lifecycleState", o->lifecycle_state);
-    if (!rc && o->sort_by)
-        rc = ocisbx_list_options_set(lo, "sortBy", o->sort_by);
-    if (!rc && o->sort_order)
-        rc = ocisbx_list_options_set(lo, "sortOrder", o->sort_order);
-    if (!rc && o->page)
-        rc = ocisbx_list_options_set(lo, "page", o->page);
-    if (!rc)
-        rc = ocisbx_list_options_set_limit(lo, (int)limit);
     if (rc) {
         ocisbx_list_options_free(lo);
         return cli_fail_last();
@@ -239,9 +229,8 @@ static int sandbox_list(ocisbx_client *c, cli_ctx *ctx, const cli_api_opts *o)
     const ocisbx_sandbox *s = NULL;
     while (!rc && (rc = ocisbx_sandbox_iter_next(it, &s)) == 0 && s) {
         char *json = NULL;
-        if ((rc = ocisbx_sandbox_to_json(s, &json)) == 0)
-            cJSON_AddItemToArray(items, cJSON_Parse(json));
-        ocisbx_free(json);
+        rc = ocisbx_sandbox_to_json(s, &json);
+        rc = cli_api_list_add(items, rc, json);
     }
     ocisbx_sandbox_iter_free(it);
     int st = rc ? cli_fail_last() : cli_api_print_list(o, out, sandbox_cols);

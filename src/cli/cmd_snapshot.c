@@ -72,9 +72,7 @@ int cmd_snapshot(cli_ctx *ctx, int argc, char **argv)
         st = rc ? cli_fail_last() : (s ? print_snapshot(&o, 0, s) : CLI_EXIT_OK);
     } else {
         ocisbx_list_options *lo = NULL;
-        rc = ocisbx_list_options_new(&lo);
-        if (!rc)
-            rc = ocisbx_list_options_set_limit(lo, (int)limit);
+        rc = cli_api_list_options(&o, limit, &lo);
         if (!rc && o.sandbox_id)
             rc = ocisbx_list_options_set(lo, "sandboxId", o.sandbox_id);
         const char *project = o.project_id ? o.project_id : cli_setting(ctx, "project_id");
@@ -86,12 +84,6 @@ int cmd_snapshot(cli_ctx *ctx, int argc, char **argv)
             rc = ocisbx_list_options_set(lo, "snapshotId", o.snapshot_id);
         if (!rc && o.lifecycle_state)
             rc = ocisbx_list_options_set(lo, "lifecycleState", o.lifecycle_state);
-        if (!rc && o.sort_by)
-            rc = ocisbx_list_options_set(lo, "sortBy", o.sort_by);
-        if (!rc && o.sort_order)
-            rc = ocisbx_list_options_set(lo, "sortOrder", o.sort_order);
-        if (!rc && o.page)
-            rc = ocisbx_list_options_set(lo, "page", o.page);
         cJSON *outj = cJSON_CreateObject();
         cJSON *items = cJSON_AddArrayToObject(outj, "items");
         if (!rc && o.all) {
@@ -100,9 +92,8 @@ int cmd_snapshot(cli_ctx *ctx, int argc, char **argv)
             rc = ocisbx_client_iter_snapshots(c, lo, &it);
             while (!rc && (rc = ocisbx_snapshot_iter_next(it, &item)) == 0 && item) {
                 char *json = NULL;
-                if ((rc = ocisbx_snapshot_to_json(item, &json)) == 0)
-                    cJSON_AddItemToArray(items, cJSON_Parse(json));
-                ocisbx_free(json);
+                rc = ocisbx_snapshot_to_json(item, &json);
+                rc = cli_api_list_add(items, rc, json);
             }
             ocisbx_snapshot_iter_free(it);
         } else if (!rc) {
@@ -110,9 +101,8 @@ int cmd_snapshot(cli_ctx *ctx, int argc, char **argv)
             rc = ocisbx_client_list_snapshots(c, lo, &l);
             for (size_t i = 0; !rc && i < ocisbx_snapshot_collection_count(l); i++) {
                 char *json = NULL;
-                if ((rc = ocisbx_snapshot_to_json(ocisbx_snapshot_collection_item(l, i), &json)) == 0)
-                    cJSON_AddItemToArray(items, cJSON_Parse(json));
-                ocisbx_free(json);
+                rc = ocisbx_snapshot_to_json(ocisbx_snapshot_collection_item(l, i), &json);
+                rc = cli_api_list_add(items, rc, json);
             }
             if (!rc && ocisbx_snapshot_collection_next_page(l))
                 cJSON_AddStringToObject(outj, "opcNextPage", ocisbx_snapshot_collection_next_page(l));
