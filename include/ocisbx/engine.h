@@ -127,11 +127,47 @@ OCISBX_API int ocisbx_engine_sandbox_is_owned(const ocisbx_engine_sandbox *sb);
 OCISBX_API int ocisbx_engine_exec(ocisbx_engine *e, ocisbx_engine_sandbox *sb, const char *command,
                                   const ocisbx_exec_options *o, ocisbx_engine_exec_fn fn, void *user_data,
                                   ocisbx_engine_op *op);
+/** write finished: rc 0 when the file is at the path whole and checked. */
+typedef void (*ocisbx_engine_write_fn)(int rc, void *user_data);
+/** read finished: rc 0 with the file's bytes checked against the
+ * service's SHA-256. Without a sink: data (yours: free with ocisbx_free;
+ * a 0-byte file gives a non-NULL empty buffer) and len; with a sink: data
+ * NULL and len the bytes the sink got. On a failure data is NULL (and
+ * what a sink got must be discarded). */
+typedef void (*ocisbx_engine_read_fn)(int rc, unsigned char *data, size_t len, void *user_data);
+
+/** Writes a file in the sandbox as ocisbx_backend_write does, checked and
+ * chunked: up to OCISBX_BACKEND_PART_SIZE one checked WriteSandboxFile
+ * (the service checks its SHA-256); above, the parts go one after the
+ * other to .ocisbx/write-<id>/ in the workspace, each checked, then one
+ * workspace script joins them, checks the whole file's SHA-256 and
+ * renames it over the path. A failed or canceled write leaves no partial
+ * file at the path and no parts behind (their removal runs before the
+ * callback). The same errors as ocisbx_backend_write (OCISBX_EISDIR,
+ * OCISBX_EFORBIDDEN, OCISBX_EINTEGRITY, ...).
+ *
+ * data is borrowed, not copied: it must stay valid and unchanged until fn
+ * is called (or the engine is freed); each request's body is read from
+ * it. A cancel of a write whose join has started gets the join's result. */
+OCISBX_API int ocisbx_engine_write_file(ocisbx_engine *e, ocisbx_engine_sandbox *sb, const char *path,
+                                        const void *data, size_t len, ocisbx_engine_write_fn fn, void *user_data,
+                                        ocisbx_engine_op *op);
+/** Reads a file of the sandbox as ocisbx_backend_read_bytes (sink NULL:
+ * into memory, at most the client's download limit or
+ * OCISBX_READ_BUFFER_MAX) or ocisbx_backend_read_to_callback (sink: the
+ * bytes as they arrive, nothing held; a non-zero return from it cancels):
+ * checked against the service's SHA-256, OCISBX_ENOTFOUND for nothing
+ * there, OCISBX_EISDIR for a directory, OCISBX_EFORBIDDEN for a symlink
+ * out of /workspace. */
+OCISBX_API int ocisbx_engine_read_file(ocisbx_engine *e, ocisbx_engine_sandbox *sb, const char *path,
+                                       ocisbx_write_fn sink, void *sink_user_data, ocisbx_engine_read_fn fn,
+                                       void *user_data, ocisbx_engine_op *op);
 /** Closes the sandbox as ocisbx_backend_close does: an owned one is
  * stopped, polled until STOPPED (at most the stop timeout) and deleted (a
  * 404 on the way: gone already, success); an attached one is forgotten.
- * Operations of the sandbox still pending are canceled first. A close
- * cannot be canceled. */
+ * Operations of the sandbox still pending are canceled first, and the
+ * close starts once they have ended (a canceled write's parts removed).
+ * A close cannot be canceled. */
 OCISBX_API int ocisbx_engine_close_sandbox(ocisbx_engine *e, ocisbx_engine_sandbox *sb, ocisbx_engine_close_fn fn,
                                            void *user_data, ocisbx_engine_op *op);
 /** Cancels an operation: it finishes with OCISBX_ECANCELED through its

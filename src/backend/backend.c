@@ -450,30 +450,43 @@ static int step_failure(const char *stderr_text)
     return rc;
 }
 
+void ocisbx_backend_script_req(ocisbx_backend *b, const char *script, const char *const *args, size_t n_args,
+                               const ocisbx_env_list *env, ocisbx_run_req *req)
+{
+    memset(req, 0, sizeof *req);
+    req->script = script;
+    req->args = args;
+    req->n_args = n_args;
+    req->env[0] = &b->env;
+    req->env[1] = env;
+    req->deadline_ms = ocisbx_time_monotonic_ms() + 600000;
+    req->backstop_s = 600;
+}
+
+int ocisbx_backend_script_result(int rc, const ocisbx_run_res *res, int *exit_code)
+{
+    if (rc == 0 && !res->has_exit)
+        rc = ocisbx_fail(OCISBX_ESERVICE, "workspace script ended without an exit status");
+    if (rc == 0 && res->exit_code == OCISBX_SCRIPT_EXIT_OUTSIDE)
+        rc = ocisbx_fail(OCISBX_EFORBIDDEN, "path leads outside /workspace (through a symlink)");
+    if (rc == 0 && res->exit_code == OCISBX_SCRIPT_EXIT_STEP)
+        rc = step_failure(res->stderr_text);
+    if (rc == 0)
+        *exit_code = res->exit_code;
+    return rc;
+}
+
 static int run_sh_env(ocisbx_backend *b, const char *script, const char *const *args, size_t n_args,
                       const ocisbx_env_list *env, size_t cap, char **out, size_t *out_len, int *exit_code)
 {
     collect c = {OCISBX_BUF_INIT, cap};
-    ocisbx_run_req req = {0};
+    ocisbx_run_req req;
     ocisbx_run_res res = {0};
-    req.script = script;
-    req.args = args;
-    req.n_args = n_args;
-    req.env[0] = &b->env;
-    req.env[1] = env;
-    req.deadline_ms = ocisbx_time_monotonic_ms() + 600000;
-    req.backstop_s = 600;
+    ocisbx_backend_script_req(b, script, args, n_args, env, &req);
     req.on_stdout = collect_cb;
     req.user_data = &c;
-    int rc = b->vt->run(b, &req, &res);
-    if (rc == 0 && !res.has_exit)
-        rc = ocisbx_fail(OCISBX_ESERVICE, "workspace script ended without an exit status");
-    if (rc == 0 && res.exit_code == OCISBX_SCRIPT_EXIT_OUTSIDE)
-        rc = ocisbx_fail(OCISBX_EFORBIDDEN, "path leads outside /workspace (through a symlink)");
-    if (rc == 0 && res.exit_code == OCISBX_SCRIPT_EXIT_STEP)
-        rc = step_failure(res.stderr_text);
+    int rc = ocisbx_backend_script_result(b->vt->run(b, &req, &res), &res, exit_code);
     if (rc == 0) {
-        *exit_code = res.exit_code;
         if (out_len)
             *out_len = c.buf.len;
         if (out)

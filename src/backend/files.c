@@ -24,23 +24,45 @@ static int check_open(ocisbx_backend *b)
     return 0;
 }
 
+bool ocisbx_backend_refine_wanted(int rc)
+{
+    return !(rc == OCISBX_EISDIR || rc == OCISBX_ENOTFOUND || rc == OCISBX_ECANCELED || rc == OCISBX_EFORBIDDEN);
+}
+
+void ocisbx_backend_path_stat_req(ocisbx_backend *b, const char *rel, const char *args[2], ocisbx_run_req *req)
+{
+    args[0] = b->root;
+    args[1] = *rel ? rel : ".";
+    ocisbx_backend_script_req(b, ocisbx_script_path_stat, args, 2, NULL, req);
+}
+
+int ocisbx_backend_refine_map(const char *rel, int rc, int stat_rc, int ex, bool missing_too)
+{
+    if (stat_rc == OCISBX_EFORBIDDEN)
+        return ocisbx_fail(OCISBX_EFORBIDDEN, "/workspace/%s leads outside /workspace (through a symlink)", rel);
+    if (!stat_rc && ex == 21)
+        return ocisbx_fail(OCISBX_EISDIR, "read: /workspace/%s is a directory", rel);
+    if (!stat_rc && ex == 3 && missing_too)
+        return ocisbx_fail(OCISBX_ENOTFOUND, "read: /workspace/%s does not exist", rel);
+    return rc;
+}
+
 /* After a failed get: a directory is EISDIR on both backends. */
 int ocisbx_backend_refine_error(ocisbx_backend *b, const char *rel, int rc, bool missing_too)
 {
-    if (rc == OCISBX_EISDIR || rc == OCISBX_ENOTFOUND || rc == OCISBX_ECANCELED || rc == OCISBX_EFORBIDDEN)
+    if (!ocisbx_backend_refine_wanted(rc))
         return rc;
     ocisbx_error_saved *sv = ocisbx_error_save();
-    const char *args[] = {b->root, *rel ? rel : "."};
+    const char *args[2];
+    ocisbx_run_req req;
+    ocisbx_run_res res = {0};
+    ocisbx_backend_path_stat_req(b, rel, args, &req);
     int ex = -1;
-    int r2 = ocisbx_backend_run_sh(b, ocisbx_script_path_stat, args, 2, 64, NULL, NULL, &ex);
+    int r2 = ocisbx_backend_script_result(b->vt->run(b, &req, &res), &res, &ex);
+    free(res.command_id);
+    free(res.stderr_text);
     ocisbx_error_restore(sv);
-    if (r2 == OCISBX_EFORBIDDEN)
-        return ocisbx_fail(OCISBX_EFORBIDDEN, "/workspace/%s leads outside /workspace (through a symlink)", rel);
-    if (!r2 && ex == 21)
-        return ocisbx_fail(OCISBX_EISDIR, "read: /workspace/%s is a directory", rel);
-    if (!r2 && ex == 3 && missing_too)
-        return ocisbx_fail(OCISBX_ENOTFOUND, "read: /workspace/%s does not exist", rel);
-    return rc;
+    return ocisbx_backend_refine_map(rel, rc, r2, ex, missing_too);
 }
 
 int ocisbx_backend_read_to_callback(ocisbx_backend *b, const char *path, ocisbx_write_fn write_fn, void *ud)

@@ -13,10 +13,10 @@
 #define FIRST_POLL_MS 100 /* polls start at this and double up to the poll interval */
 #define STDERR_TEXT_MAX 1024
 
-enum { C_POST, C_POLL, C_DELETE, X_RUN, K_STATE, K_STOP, K_POLL, K_DELETE, SOON };
+enum { C_POST, C_POLL, C_DELETE, X_RUN, K_WAIT, K_STATE, K_STOP, K_POLL, K_DELETE, SOON = ENG_STEP_SOON };
 
 /* ---- the operations' list and their end ---- */
-static eng_op *op_new(ocisbx_engine *e, eng_kind kind, void *ud)
+eng_op *eng_op_new(ocisbx_engine *e, eng_kind kind, void *ud)
 {
     eng_op *op = calloc(1, sizeof *op);
     if (!op)
@@ -46,6 +46,7 @@ static void op_unlink_free(eng_op *op)
     eng_req_drop(op->req);
     ocisbx_exec_wire_free(op->wire);
     ocisbx_exec_options_free(op->xo);
+    eng_file_free(op->file);
     if (op->err)
         ocisbx_error_restore(op->err); /* frees it */
     free(op);
@@ -59,7 +60,7 @@ void eng_op_abandon(eng_op *op)
 }
 
 /* Keeps a failure (the thread's error) for the operation's end. */
-static void keep(eng_op *op, int rc)
+void eng_op_keep(eng_op *op, int rc)
 {
     if (op->rc)
         return;
@@ -67,8 +68,32 @@ static void keep(eng_op *op, int rc)
     op->err = ocisbx_error_save();
 }
 
+static void close_begin(eng_op *op);
+
+/* Whether an operation of the sandbox other than its close is still to end. */
+static bool sandbox_busy(const ocisbx_engine_sandbox *sb)
+{
+    for (const eng_op *o = sb->e->ops; o; o = o->next)
+        if (o->sb == sb && o->kind != ENG_CLOSE && o->step != SOON)
+            return true;
+    return false;
+}
+
+/* A close that waits for the sandbox's other operations starts once the
+ * last of them has ended. */
+static void close_when_idle(ocisbx_engine_sandbox *sb)
+{
+    if (!sb || !sb->closing || sandbox_busy(sb))
+        return;
+    for (eng_op *o = sb->e->ops; o; o = o->next)
+        if (o->sb == sb && o->kind == ENG_CLOSE && o->step == K_WAIT) {
+            close_begin(o);
+            return;
+        }
+}
+
 /* The end: the callback with the thread's error set to the operation's. */
-static void op_end(eng_op *op, int rc, ocisbx_exec_result *res)
+void eng_op_end(eng_op *op, int rc, ocisbx_exec_result *res)
 {
     ocisbx_engine_sandbox *sb = op->sb;
     if (op->err) {
@@ -82,10 +107,16 @@ static void op_end(eng_op *op, int rc, ocisbx_exec_result *res)
     ocisbx_engine_exec_fn xf = op->exec_fn;
     ocisbx_engine_close_fn kf = op->close_fn;
     void *ud = op->ud;
+    eng_file *f = op->file;
+    op->file = NULL;
     ocisbx_error_saved *sv = ocisbx_error_save();
     op_unlink_free(op);
     ocisbx_error_restore(sv);
-    if (kind == ENG_CREATE) {
+    if (kind != ENG_CLOSE && kind != ENG_CREATE)
+        close_when_idle(sb);
+    if (kind == ENG_WRITE || kind == ENG_READ) {
+        eng_file_end(f, kind, rc, ud);
+    } else if (kind == ENG_CREATE) {
         cf(rc, rc ? NULL : sb, ud);
         if (rc)
             eng_sandbox_free(sb);
@@ -99,7 +130,7 @@ static void op_end(eng_op *op, int rc, ocisbx_exec_result *res)
 
 /* An end that is due now but must come from the loop (a start or a
  * cancel outside it): run by eng_ops_due. */
-static void op_soon(eng_op *op)
+void eng_op_soon(eng_op *op)
 {
     eng_req_drop(op->req);
     op->step = SOON;
@@ -114,7 +145,7 @@ void eng_ops_due(ocisbx_engine *e)
             op = op->next;
         if (!op)
             return;
-        op_end(op, op->rc, NULL);
+        eng_op_end(op, op->rc, NULL);
     }
 }
 
@@ -140,7 +171,7 @@ static int64_t poll_delay(eng_op *op)
     return d < top ? d : top;
 }
 
-static int queue_op(eng_op *op, ocisbx_op route, const ocisbx_model *body, int64_t delay,
+int eng_queue_route(eng_op *op, ocisbx_op route, const ocisbx_model *body, int64_t delay,
                     void (*done)(eng_req *q, int rc, ocisbx_http_response *resp), eng_req **out)
 {
     ocisbx_engine *e = op->e;
@@ -171,16 +202,16 @@ static void create_polled(eng_req *q, int rc, ocisbx_http_response *resp);
 /* A failure after the create was answered: the sandbox is deleted first. */
 static void create_fail(eng_op *op, int rc)
 {
-    keep(op, rc);
+    eng_op_keep(op, rc);
     eng_req_drop(op->req);
     op->step = C_DELETE;
-    int qrc = queue_op(op, OCISBX_OP_DELETE_SANDBOX, NULL, 0, create_delete_done, NULL);
+    int qrc = eng_queue_route(op, OCISBX_OP_DELETE_SANDBOX, NULL, 0, create_delete_done, NULL);
     if (qrc) {
         ocisbx_error_restore(op->err);
         op->err = NULL;
         ocisbx_error_wrap("(and deleting sandbox %s failed too) ", op->sb->id);
         op->err = ocisbx_error_save();
-        op_end(op, op->rc, NULL);
+        eng_op_end(op, op->rc, NULL);
     }
 }
 
@@ -195,7 +226,7 @@ static void create_delete_done(eng_req *q, int rc, ocisbx_http_response *resp)
         ocisbx_error_wrap("(and deleting sandbox %s failed too) ", op->sb->id);
         op->err = ocisbx_error_save();
     }
-    op_end(op, op->rc, NULL);
+    eng_op_end(op, op->rc, NULL);
 }
 
 static void create_answered(eng_req *q, int rc, ocisbx_http_response *resp)
@@ -212,8 +243,8 @@ static void create_answered(eng_req *q, int rc, ocisbx_http_response *resp)
     ocisbx_sandbox_free(s);
     ocisbx_http_response_free(resp);
     if (rc) {
-        keep(op, rc);
-        op_end(op, rc, NULL);
+        eng_op_keep(op, rc);
+        eng_op_end(op, rc, NULL);
         return;
     }
     op->sb->owned = true;
@@ -223,7 +254,7 @@ static void create_answered(eng_req *q, int rc, ocisbx_http_response *resp)
     }
     op->step = C_POLL;
     op->until = ocisbx_time_monotonic_ms() + op->e->ready_ms;
-    rc = queue_op(op, OCISBX_OP_GET_SANDBOX, NULL, poll_delay(op), create_polled, NULL);
+    rc = eng_queue_route(op, OCISBX_OP_GET_SANDBOX, NULL, poll_delay(op), create_polled, NULL);
     if (rc)
         create_fail(op, rc);
 }
@@ -247,7 +278,7 @@ static void create_polled(eng_req *q, int rc, ocisbx_http_response *resp)
         if (rc)
             create_fail(op, rc);
         else
-            op_end(op, 0, NULL);
+            eng_op_end(op, 0, NULL);
         return;
     }
     if (st && (strcmp(st, "FAILED") == 0 || strcmp(st, "DELETED") == 0))
@@ -258,7 +289,7 @@ static void create_polled(eng_req *q, int rc, ocisbx_http_response *resp)
                          (long long)op->e->ready_ms);
     ocisbx_sandbox_free(s);
     if (!rc)
-        rc = queue_op(op, OCISBX_OP_GET_SANDBOX, NULL, poll_delay(op), create_polled, NULL);
+        rc = eng_queue_route(op, OCISBX_OP_GET_SANDBOX, NULL, poll_delay(op), create_polled, NULL);
     if (rc)
         create_fail(op, rc);
 }
@@ -283,7 +314,7 @@ int ocisbx_engine_create_sandbox(ocisbx_engine *e, ocisbx_engine_create_fn fn, v
         ocisbx_create_sandbox_details_free(d);
         return rc;
     }
-    eng_op *op = op_new(e, ENG_CREATE, user_data);
+    eng_op *op = eng_op_new(e, ENG_CREATE, user_data);
     ocisbx_engine_sandbox *sb = op ? eng_sandbox_new(e) : NULL;
     eng_req *q = NULL;
     if (!op || !sb) {
@@ -292,7 +323,7 @@ int ocisbx_engine_create_sandbox(ocisbx_engine *e, ocisbx_engine_create_fn fn, v
         op->sb = sb;
         op->create_fn = fn;
         op->step = C_POST;
-        rc = queue_op(op, OCISBX_OP_CREATE_SANDBOX, (const ocisbx_model *)(const void *)d, 0, create_answered, &q);
+        rc = eng_queue_route(op, OCISBX_OP_CREATE_SANDBOX, (const ocisbx_model *)(const void *)d, 0, create_answered, &q);
     }
     ocisbx_create_sandbox_details_free(d);
     if (rc || !q) {
@@ -377,8 +408,8 @@ static void exec_answered(eng_req *q, int rc, ocisbx_http_response *resp)
     }
     ocisbx_http_response_free(resp);
     if (rc)
-        keep(op, rc);
-    op_end(op, rc, out);
+        eng_op_keep(op, rc);
+    eng_op_end(op, rc, out);
 }
 
 static int exec_request(eng_op *op)
@@ -388,7 +419,7 @@ static int exec_request(eng_op *op)
     int rc = ocisbx_oci_run_details(req, &d);
     eng_req *q = NULL;
     if (!rc)
-        rc = queue_op(op, OCISBX_OP_RUN_COMMAND_AND_WAIT, (const ocisbx_model *)(const void *)d, 0, exec_answered,
+        rc = eng_queue_route(op, OCISBX_OP_RUN_COMMAND_AND_WAIT, (const ocisbx_model *)(const void *)d, 0, exec_answered,
                       &q);
     ocisbx_run_command_details_free(d);
     if (rc)
@@ -412,7 +443,7 @@ int ocisbx_engine_exec(ocisbx_engine *e, ocisbx_engine_sandbox *sb, const char *
                            sb->closing ? "closing" : "not ready");
     if (o && o->yield_ms > 0)
         return ocisbx_fail(OCISBX_EUNSUPPORTED, "engine exec: a yield is not supported (run it as a job)");
-    eng_op *op = op_new(e, ENG_EXEC, user_data);
+    eng_op *op = eng_op_new(e, ENG_EXEC, user_data);
     if (!op)
         return ocisbx_fail_nomem();
     op->sb = sb;
@@ -470,11 +501,11 @@ static void close_next(eng_op *op, int step, int64_t delay)
             rc = ocisbx_model_put_bool(body, "isForce", false);
     }
     if (!rc)
-        rc = queue_op(op, route, body, delay, close_answered, NULL);
+        rc = eng_queue_route(op, route, body, delay, close_answered, NULL);
     ocisbx_model_free(body);
     if (rc) {
-        keep(op, rc);
-        op_end(op, rc, NULL);
+        eng_op_keep(op, rc);
+        eng_op_end(op, rc, NULL);
     }
 }
 
@@ -496,7 +527,7 @@ static void close_deleted(eng_op *op, int rc)
     }
     if (rc)
         op->err = ocisbx_error_save();
-    op_end(op, rc, NULL);
+    eng_op_end(op, rc, NULL);
 }
 
 static void close_answered(eng_req *q, int rc, ocisbx_http_response *resp)
@@ -514,11 +545,11 @@ static void close_answered(eng_req *q, int rc, ocisbx_http_response *resp)
     ocisbx_http_response_free(resp);
     if (k == 1) { /* gone already */
         op->sb->owned = false;
-        op_end(op, 0, NULL);
+        eng_op_end(op, 0, NULL);
         return;
     }
     if (k < 0) { /* the delete comes without a stop, the failure kept */
-        keep(op, step == K_STOP ? ocisbx_error_wrap("close: stopping sandbox %s: ", id)
+        eng_op_keep(op, step == K_STOP ? ocisbx_error_wrap("close: stopping sandbox %s: ", id)
                                 : ocisbx_error_wrap("close: waiting for sandbox %s to stop: ", id));
         close_next(op, K_DELETE, 0);
     } else if (k == 2) {
@@ -529,13 +560,21 @@ static void close_answered(eng_req *q, int rc, ocisbx_http_response *resp)
         if (step != K_POLL)
             op->until = ocisbx_time_monotonic_ms() + op->sb->b->stop_timeout_ms;
         if (step == K_POLL && ocisbx_time_monotonic_ms() >= op->until) {
-            keep(op, ocisbx_fail(OCISBX_ETIMEOUT, "close: sandbox %s was not STOPPED within %lld ms", id,
+            eng_op_keep(op, ocisbx_fail(OCISBX_ETIMEOUT, "close: sandbox %s was not STOPPED within %lld ms", id,
                                  (long long)op->sb->b->stop_timeout_ms));
             close_next(op, K_DELETE, 0);
         } else {
             close_next(op, K_POLL, poll_delay(op));
         }
     }
+}
+
+static void close_begin(eng_op *op)
+{
+    if (op->sb->owned)
+        close_next(op, K_STATE, 0);
+    else
+        eng_op_soon(op); /* attached: forgotten, no request */
 }
 
 static void cancel_op(eng_op *op);
@@ -554,16 +593,16 @@ int ocisbx_engine_close_sandbox(ocisbx_engine *e, ocisbx_engine_sandbox *sb, oci
     for (eng_op *o = e->ops; o; o = o->next)
         if (o->sb == sb && o->kind != ENG_CLOSE)
             cancel_op(o);
-    eng_op *op = op_new(e, ENG_CLOSE, user_data);
+    eng_op *op = eng_op_new(e, ENG_CLOSE, user_data);
     if (!op)
         return ocisbx_fail_nomem();
     op->sb = sb;
     op->close_fn = fn;
     sb->closing = true;
-    if (sb->owned)
-        close_next(op, K_STATE, 0);
+    if (sandbox_busy(sb))
+        op->step = K_WAIT; /* a canceled write removes its parts first */
     else
-        op_soon(op); /* attached: forgotten, no request */
+        close_begin(op);
     if (id)
         *id = op->id;
     eng_kick(e);
@@ -579,13 +618,15 @@ static void cancel_op(eng_op *op)
     if (op->kind == ENG_CREATE && op->step == C_POST) {
         if (op->req && op->req->in_flight)
             return; /* its answer may be a sandbox: it is deleted then */
-        keep(op, ocisbx_fail(OCISBX_ECANCELED, "create: canceled before the request"));
-        op_soon(op);
+        eng_op_keep(op, ocisbx_fail(OCISBX_ECANCELED, "create: canceled before the request"));
+        eng_op_soon(op);
     } else if (op->kind == ENG_CREATE && op->step == C_POLL) {
         create_fail(op, ocisbx_fail(OCISBX_ECANCELED, "create: canceled while waiting for RUNNING"));
     } else if (op->kind == ENG_EXEC) {
-        keep(op, ocisbx_fail(OCISBX_ECANCELED, "exec: canceled"));
-        op_soon(op);
+        eng_op_keep(op, ocisbx_fail(OCISBX_ECANCELED, "exec: canceled"));
+        eng_op_soon(op);
+    } else {
+        eng_file_cancel(op);
     }
 }
 
