@@ -121,9 +121,12 @@ OCISBX_API int ocisbx_engine_sandbox_is_owned(const ocisbx_engine_sandbox *sb);
 
 /** Runs a command in the sandbox as ocisbx_backend_exec does (the same
  * wrapper: the timeout inside, the capped head and tail, the client-side
- * deadline), in one run-and-wait request. The options are copied (NULL:
- * the defaults); a yield is refused (OCISBX_EUNSUPPORTED). The live output
- * callback gets the output when the answer comes. */
+ * deadline), over one RunSandboxCommandAndStream. The options are copied
+ * (NULL: the defaults); a yield is refused (OCISBX_EUNSUPPORTED). The live
+ * output callback gets the output as the command writes it (on the
+ * engine's thread); its non-zero return ends the command (ECANCELED). A
+ * service without runAndStream: one run-and-wait, the output with the
+ * answer. */
 OCISBX_API int ocisbx_engine_exec(ocisbx_engine *e, ocisbx_engine_sandbox *sb, const char *command,
                                   const ocisbx_exec_options *o, ocisbx_engine_exec_fn fn, void *user_data,
                                   ocisbx_engine_op *op);
@@ -171,7 +174,9 @@ OCISBX_API int ocisbx_engine_read_file(ocisbx_engine *e, ocisbx_engine_sandbox *
 OCISBX_API int ocisbx_engine_close_sandbox(ocisbx_engine *e, ocisbx_engine_sandbox *sb, ocisbx_engine_close_fn fn,
                                            void *user_data, ocisbx_engine_op *op);
 /** Cancels an operation: it finishes with OCISBX_ECANCELED through its
- * callback (a create deletes its sandbox first). 0, or OCISBX_ENOTFOUND
+ * callback (a create deletes its sandbox first; a running command is
+ * canceled in the sandbox and its end awaited first; a write removes its
+ * parts first). 0, or OCISBX_ENOTFOUND
  * when no such operation is pending (finished already), or OCISBX_EINVAL
  * for a close. */
 OCISBX_API int ocisbx_engine_cancel(ocisbx_engine *e, ocisbx_engine_op op);

@@ -5,7 +5,8 @@
  *
  *   engine.c  the engine, its options, the loops (its own, the caller's)
  *   sched.c   requests: the queue, the bounds, one call's attempts on multi
- *   ops.c     the operations (create, exec, close, cancel)
+ *   ops.c     the operations (create, close, cancel)
+ *   exec.c    the exec (runAndStream: live output; a cancel ends the command)
  *   files.c   the file operations (write, read) and workspace script runs
  *
  * Layering: above the backend (the exec wrapper's client half,
@@ -73,6 +74,7 @@ typedef enum { ENG_CREATE, ENG_EXEC, ENG_CLOSE, ENG_WRITE, ENG_READ } eng_kind;
 #define ENG_STEP_FILE 50
 
 typedef struct eng_file eng_file;
+typedef struct eng_stream eng_stream;
 
 struct eng_op {
     ocisbx_engine *e;
@@ -93,6 +95,7 @@ struct eng_op {
     ocisbx_exec_wire *wire;
     ocisbx_exec_options *xo; /* exec: the caller's options, copied */
     eng_file *file;          /* write, read: their state (files.c) */
+    eng_stream *stream;      /* exec: its event stream (exec.c) */
     void (*script_done)(eng_op *op, int rc, ocisbx_run_res *res); /* a script run's end */
     eng_op *prev, *next;     /* every pending operation */
 };
@@ -143,6 +146,7 @@ struct ocisbx_engine {
     void *timer_ud;
 
     uint64_t throttled, attempts;
+    bool no_stream; /* the service has no runAndStream: execs run and wait */
 };
 
 /* ---- sched.c ---- */
@@ -186,6 +190,10 @@ int eng_queue_route(eng_op *op, ocisbx_op route, const ocisbx_model *body, int64
  * loop decided it); 1 when one is due. */
 void eng_ops_due(ocisbx_engine *e);
 int eng_ops_soon(const ocisbx_engine *e);
+
+/* ---- exec.c ---- */
+void eng_stream_free(eng_stream *st);
+void eng_exec_cancel(eng_op *op);
 
 /* ---- files.c ---- */
 /* A workspace script's run (one runAndWait), its end to done with the

@@ -1,8 +1,7 @@
 /* The engine's operations as state machines whose steps are requests:
- * create (POST, polls until RUNNING, DELETE after any failure), exec (one
- * runAndWait of the backend's exec wrapper, its trailer parsed by the
- * backend's own client half), close (state, stop, polls until STOPPED,
- * DELETE; a 404 on the way is gone), and cancel. */
+ * create (POST, polls until RUNNING, DELETE after any failure), close
+ * (state, stop, polls until STOPPED, DELETE; a 404 on the way is gone),
+ * and cancel. The exec: exec.c; write and read: files.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +10,8 @@
 #include "ocisbx/util.h"
 
 #define FIRST_POLL_MS 100 /* polls start at this and double up to the poll interval */
-#define STDERR_TEXT_MAX 1024
 
-enum { C_POST, C_POLL, C_DELETE, X_RUN, K_WAIT, K_STATE, K_STOP, K_POLL, K_DELETE, SOON = ENG_STEP_SOON };
+enum { C_POST, C_POLL, C_DELETE, K_WAIT, K_STATE, K_STOP, K_POLL, K_DELETE, SOON = ENG_STEP_SOON };
 
 /* ---- the operations' list and their end ---- */
 eng_op *eng_op_new(ocisbx_engine *e, eng_kind kind, void *ud)
@@ -47,6 +45,7 @@ static void op_unlink_free(eng_op *op)
     ocisbx_exec_wire_free(op->wire);
     ocisbx_exec_options_free(op->xo);
     eng_file_free(op->file);
+    eng_stream_free(op->stream);
     if (op->err)
         ocisbx_error_restore(op->err); /* frees it */
     free(op);
@@ -339,132 +338,6 @@ int ocisbx_engine_create_sandbox(ocisbx_engine *e, ocisbx_engine_create_fn fn, v
     return 0;
 }
 
-/* ---- exec ---- */
-static int copy_exec_options(const ocisbx_exec_options *s, ocisbx_exec_options **out)
-{
-    int rc = ocisbx_exec_options_new(out);
-    if (rc || !s)
-        return rc;
-    ocisbx_exec_options *d = *out;
-    d->timeout_ms = s->timeout_ms;
-    d->max_output = s->max_output;
-    d->on_output = s->on_output;
-    d->on_output_ud = s->on_output_ud;
-    d->yield_ms = s->yield_ms;
-    if (s->cwd && !(d->cwd = ocisbx_strdup(s->cwd)))
-        rc = ocisbx_fail_nomem();
-    for (size_t i = 0; !rc && i < s->env.n; i++)
-        rc = ocisbx_env_list_add(&d->env, s->env.v[i].name, s->env.v[i].value, s->env.v[i].secret);
-    return rc;
-}
-
-/* The answer of runAndWait: the wrapper's stdout, stderr and status. */
-static int exec_answer(eng_op *op, ocisbx_http_response *resp, ocisbx_exec_result **out)
-{
-    size_t len = 0;
-    const char *b = ocisbx_http_response_body(resp, &len);
-    ocisbx_command *cm = NULL;
-    int rc = ocisbx_command_from_json(b, len, &cm);
-    if (rc) {
-        ocisbx_error_wrap("RunSandboxCommandAndWait (opc-request-id: %s): ", ocisbx_http_response_request_id(resp));
-        return rc;
-    }
-    const char *so = ocisbx_command_stdout(cm), *se = ocisbx_command_stderr(cm);
-    size_t sl = ocisbx_command_stdout_len(cm), el = ocisbx_command_stderr_len(cm);
-    ocisbx_run_res res = {0};
-    int x = 0;
-    res.has_exit = ocisbx_command_has_exit_code(cm, &x) == 1;
-    res.exit_code = x;
-    if (ocisbx_command_id(cm) && !(res.command_id = ocisbx_strdup(ocisbx_command_id(cm))))
-        rc = ocisbx_fail_nomem();
-    if (!rc && se && el && !(res.stderr_text = ocisbx_strndup(se, el < STDERR_TEXT_MAX ? el : STDERR_TEXT_MAX)))
-        rc = ocisbx_fail_nomem();
-    if (!rc && so)
-        rc = ocisbx_exec_wire_stdout(op->wire, so, sl);
-    if (!rc && se)
-        rc = ocisbx_exec_wire_stderr(op->wire, se, el);
-    ocisbx_command_free(cm);
-    if (!rc) {
-        rc = ocisbx_exec_wire_end(op->wire, 0, &res, out);
-        op->wire = NULL;
-    }
-    free(res.command_id);
-    free(res.stderr_text);
-    return rc;
-}
-
-static void exec_answered(eng_req *q, int rc, ocisbx_http_response *resp)
-{
-    eng_op *op = q->op;
-    ocisbx_exec_result *out = NULL;
-    if (rc == OCISBX_ETIMEOUT && ocisbx_time_monotonic_ms() >= q->deadline_at - 20) {
-        /* the client's deadline: what came of the head, timed out */
-        ocisbx_run_res res = {0};
-        rc = ocisbx_exec_wire_end(op->wire, rc, &res, &out);
-        op->wire = NULL;
-        free(res.command_id);
-    } else if (!rc) {
-        rc = exec_answer(op, resp, &out);
-    }
-    ocisbx_http_response_free(resp);
-    if (rc)
-        eng_op_keep(op, rc);
-    eng_op_end(op, rc, out);
-}
-
-static int exec_request(eng_op *op)
-{
-    const ocisbx_run_req *req = ocisbx_exec_wire_req(op->wire);
-    ocisbx_run_command_details *d = NULL;
-    int rc = ocisbx_oci_run_details(req, &d);
-    eng_req *q = NULL;
-    if (!rc)
-        rc = eng_queue_route(op, OCISBX_OP_RUN_COMMAND_AND_WAIT, (const ocisbx_model *)(const void *)d, 0, exec_answered,
-                      &q);
-    ocisbx_run_command_details_free(d);
-    if (rc)
-        return rc;
-    /* the answer comes when the command has ended: the deadline bounds the
-     * wait, not the read timeout */
-    q->deadline_at = req->deadline_ms;
-    q->idle_ms = req->deadline_ms - ocisbx_time_monotonic_ms() + 1000;
-    return 0;
-}
-
-int ocisbx_engine_exec(ocisbx_engine *e, ocisbx_engine_sandbox *sb, const char *command,
-                       const ocisbx_exec_options *o, ocisbx_engine_exec_fn fn, void *user_data, ocisbx_engine_op *id)
-{
-    if (id)
-        *id = 0;
-    if (!e || !sb || !command || !fn)
-        return ocisbx_fail(OCISBX_EINVAL, "engine exec: engine, sandbox, command and callback are required");
-    if (sb->closing || !sb->b)
-        return ocisbx_fail(OCISBX_ECONFLICT, "engine exec: sandbox %s is %s", sb->id ? sb->id : "(none)",
-                           sb->closing ? "closing" : "not ready");
-    if (o && o->yield_ms > 0)
-        return ocisbx_fail(OCISBX_EUNSUPPORTED, "engine exec: a yield is not supported (run it as a job)");
-    eng_op *op = eng_op_new(e, ENG_EXEC, user_data);
-    if (!op)
-        return ocisbx_fail_nomem();
-    op->sb = sb;
-    op->exec_fn = fn;
-    op->step = X_RUN;
-    ocisbx_exec_result *none = NULL;
-    int rc = copy_exec_options(o, &op->xo);
-    if (!rc)
-        rc = ocisbx_exec_wire_begin(sb->b, command, op->xo, &op->wire, &none);
-    if (!rc)
-        rc = exec_request(op);
-    if (rc) {
-        eng_op_abandon(op);
-        return rc;
-    }
-    if (id)
-        *id = op->id;
-    eng_kick(e);
-    return 0;
-}
-
 /* ---- close ---- */
 static void close_answered(eng_req *q, int rc, ocisbx_http_response *resp);
 
@@ -623,8 +496,7 @@ static void cancel_op(eng_op *op)
     } else if (op->kind == ENG_CREATE && op->step == C_POLL) {
         create_fail(op, ocisbx_fail(OCISBX_ECANCELED, "create: canceled while waiting for RUNNING"));
     } else if (op->kind == ENG_EXEC) {
-        eng_op_keep(op, ocisbx_fail(OCISBX_ECANCELED, "exec: canceled"));
-        eng_op_soon(op);
+        eng_exec_cancel(op);
     } else {
         eng_file_cancel(op);
     }
