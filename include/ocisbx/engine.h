@@ -84,11 +84,15 @@ OCISBX_API int ocisbx_engine_options_set_creates_per_second(ocisbx_engine_option
 /** Makes an engine (opts NULL: every default). Makes the client; sends
  * nothing. */
 OCISBX_API int ocisbx_engine_new(const ocisbx_engine_options *opts, ocisbx_engine **out);
-/** Frees the engine. Operations still pending are abandoned without their
- * callbacks; sandboxes it created and did not close yet are deleted first
- * (one DELETE each, bounded by 30 s in all). A create whose request is
- * still in flight has no id yet: cancel (ocisbx_engine_cancel_all) and run
- * until idle before freeing to leave nothing behind, as ocisbx fleet does. */
+/** Frees the engine, leaving no sandbox behind. Operations still pending
+ * are canceled (as ocisbx_engine_cancel_all) and run to their end first,
+ * without their callbacks, for at most 30 s: a create whose request is in
+ * flight waits for its answer and deletes the sandbox, a running command
+ * is ended in the sandbox, a write's parts are removed, closes go on.
+ * Then sandboxes it created and did not close are deleted (one DELETE
+ * each, bounded by 30 s in all). The socket and timer callbacks are not
+ * called from here. Must not be called from a callback (nothing is run
+ * then: pending operations are abandoned). */
 OCISBX_API void ocisbx_engine_free(ocisbx_engine *e);
 
 /* ---- operations ------------------------------------------------------------- */

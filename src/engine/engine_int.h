@@ -147,6 +147,7 @@ struct ocisbx_engine {
 
     uint64_t throttled, attempts;
     bool no_stream; /* the service has no runAndStream: execs run and wait */
+    bool freeing;   /* ocisbx_engine_free runs what it canceled: no callbacks */
 };
 
 /* ---- sched.c ---- */

@@ -106,6 +106,7 @@ void eng_op_end(eng_op *op, int rc, ocisbx_exec_result *res)
     ocisbx_engine_exec_fn xf = op->exec_fn;
     ocisbx_engine_close_fn kf = op->close_fn;
     void *ud = op->ud;
+    bool quiet = op->e->freeing; /* ocisbx_engine_free's run: no callbacks */
     eng_file *f = op->file;
     op->file = NULL;
     ocisbx_error_saved *sv = ocisbx_error_save();
@@ -114,15 +115,23 @@ void eng_op_end(eng_op *op, int rc, ocisbx_exec_result *res)
     if (kind != ENG_CLOSE && kind != ENG_CREATE)
         close_when_idle(sb);
     if (kind == ENG_WRITE || kind == ENG_READ) {
-        eng_file_end(f, kind, rc, ud);
+        if (quiet)
+            eng_file_free(f);
+        else
+            eng_file_end(f, kind, rc, ud);
     } else if (kind == ENG_CREATE) {
-        cf(rc, rc ? NULL : sb, ud);
+        if (!quiet)
+            cf(rc, rc ? NULL : sb, ud);
         if (rc)
             eng_sandbox_free(sb);
     } else if (kind == ENG_EXEC) {
-        xf(rc, res, ud);
+        if (quiet)
+            ocisbx_exec_result_free(res);
+        else
+            xf(rc, res, ud);
     } else {
-        kf(rc, ud);
+        if (!quiet)
+            kf(rc, ud);
         eng_sandbox_free(sb);
     }
 }

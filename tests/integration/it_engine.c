@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -359,6 +360,52 @@ static void cancel_leaves_nothing(void **state)
     free(fl);
 }
 
+/* Freed with creates in flight (their POSTs answered 1.5 s later), a
+ * sandbox created and not closed, a command running in it and another's
+ * create polling for RUNNING: no callback runs from the free, and no
+ * sandbox is left, also once every delayed answer has come. */
+static void free_while_creating_leaves_nothing(void **state)
+{
+    emu_fixture *f = *state;
+    ocisbx_client *c = NULL;
+    fleet *fl = calloc(1, sizeof *fl);
+    fl->e = engine_world_new(f, &c, 0, 0);
+    fl->exec_and_close = false;
+    start_creates(fl, 1);
+    engine_world_until(fl->e, &fl->s[0].created);
+    engine_check(fl->s[0].create_rc, "first create");
+    engine_check(ocisbx_engine_exec(fl->e, fl->s[0].sb, "sleep 20", NULL, on_exec, &fl->s[0], NULL), "exec");
+    for (int i = 1; i < 6; i++) {
+        fl->s[i].index = i;
+        fl->s[i].fl = fl;
+        engine_check(ocisbx_engine_create_sandbox(fl->e, on_create, &fl->s[i], NULL), "create");
+    }
+    fl->n = 6;
+    assert_true(ocisbx_engine_run(fl->e, 300) > 0); /* the POSTs sent, none answered yet */
+    for (int i = 1; i < 6; i++)
+        assert_false(fl->s[i].created);
+    int64_t t0 = ocisbx_time_monotonic_ms();
+    ocisbx_engine_free(fl->e);
+    fprintf(stderr, "free with creates in flight: %lld ms\n", (long long)(ocisbx_time_monotonic_ms() - t0));
+    for (int i = 1; i < 6; i++)
+        assert_false(fl->s[i].created);
+    assert_false(fl->s[0].execed);
+    assert_int_equal(engine_world_live(c), 0);
+    struct timespec ts = {2, 0}; /* every delayed answer has come: still none */
+    nanosleep(&ts, NULL);
+    assert_int_equal(engine_world_live(c), 0);
+    ocisbx_client_free(c);
+    free(fl);
+}
+
+static int setup_slow_create(void **state)
+{
+    emu_fixture_options o = {0};
+    o.extra_yaml = "limits:\n  create_delay_ms: 50\n  stop_delay_ms: 20\n"
+                   "faults:\n  rules:\n    - match: {method: POST, path: \"/sandboxes\"}\n      delay_ms: 1500\n";
+    return emu_fixture_setup_state(&o, state);
+}
+
 static int setup_plain(void **state)
 {
     emu_fixture_options o = {0};
@@ -393,7 +440,11 @@ int main(void)
     const struct CMUnitTest max[] = {
         cmocka_unit_test(failing_creates_reported_others_go_on),
     };
+    const struct CMUnitTest slow[] = {
+        cmocka_unit_test(free_while_creating_leaves_nothing),
+    };
     int rc = cmocka_run_group_tests_name("engine", plain, setup_plain, emu_fixture_teardown_state);
+    rc += cmocka_run_group_tests_name("engine_slow_create", slow, setup_slow_create, emu_fixture_teardown_state);
     rc += cmocka_run_group_tests_name("engine_throttled", throttled, setup_throttled, emu_fixture_teardown_state);
     rc += cmocka_run_group_tests_name("engine_max_sandboxes", max, setup_max, emu_fixture_teardown_state);
     return rc;
