@@ -169,6 +169,18 @@ OCISBX_API int ocisbx_engine_write_file(ocisbx_engine *e, ocisbx_engine_sandbox 
 OCISBX_API int ocisbx_engine_read_file(ocisbx_engine *e, ocisbx_engine_sandbox *sb, const char *path,
                                        ocisbx_write_fn sink, void *sink_user_data, ocisbx_engine_read_fn fn,
                                        void *user_data, ocisbx_engine_op *op);
+/** read_text finished: rc 0 with r (yours: free with
+ * ocisbx_text_result_free); OCISBX_EBINARY with r too (its size and
+ * SHA-256, no text); else r NULL. */
+typedef void (*ocisbx_engine_text_fn)(int rc, ocisbx_text_result *r, void *user_data);
+/** Numbered lines of a text file as ocisbx_backend_read_text reads them
+ * (offset: the first line, 1-based, 0: 1; limit 0: the default): the
+ * window is cut in the sandbox by the same workspace script, its output
+ * read back byte exact and removed. The same errors (OCISBX_ENOTFOUND,
+ * OCISBX_EISDIR, OCISBX_EBINARY, OCISBX_EFORBIDDEN, OCISBX_EINVAL). */
+OCISBX_API int ocisbx_engine_read_text(ocisbx_engine *e, ocisbx_engine_sandbox *sb, const char *path,
+                                       int64_t offset, int64_t limit, ocisbx_engine_text_fn fn, void *user_data,
+                                       ocisbx_engine_op *op);
 /** Closes the sandbox as ocisbx_backend_close does: an owned one is
  * stopped, polled until STOPPED (at most the stop timeout) and deleted (a
  * 404 on the way: gone already, success); an attached one is forgotten.

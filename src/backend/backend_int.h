@@ -191,6 +191,20 @@ bool ocisbx_backend_refine_wanted(int rc);
 void ocisbx_backend_path_stat_req(ocisbx_backend *b, const char *rel, const char *args[2], ocisbx_run_req *req);
 int ocisbx_backend_refine_map(const char *rel, int rc, int stat_rc, int ex, bool missing_too);
 
+/* read_text's pieces (files.c), for a loop that sends the requests itself
+ * (the engine): the read-window.sh run (offset and limit checked, 0: the
+ * defaults; its stdout captured: ocisbx_capture) and the result from its
+ * end (rc, ex: ocisbx_backend_script_result's) and the captured bytes. */
+typedef struct ocisbx_window {
+    int64_t offset;
+    char first[24], last[24], cut[24];
+    const char *args[5];
+} ocisbx_window;
+int ocisbx_read_window_req(ocisbx_backend *b, const char *rel, int64_t offset, int64_t limit, ocisbx_window *w,
+                           ocisbx_run_req *req);
+int ocisbx_read_window_result(const ocisbx_window *w, const char *rel, int rc, int ex, const char *res, size_t rl,
+                              ocisbx_text_result **out);
+
 /* ---- a chunked write (write.c), for the sequential path and a parallel one:
  *   ocisbx_chunked_begin, then ocisbx_chunked_next for each part in order
  *   (read once: its SHA-256 and the whole file's computed as it is read),
@@ -265,6 +279,20 @@ int ocisbx_backend_rel_path(const char *path, char **rel);
  * kept); generous fixed deadline. */
 int ocisbx_backend_run_script(ocisbx_backend *b, const char *script, size_t cap, char **out, size_t *out_len,
                               int *exit_code);
+
+/* Its pieces, for a loop that sends the requests itself (the engine): the
+ * capture's name, env (for the script's run) and file (rel, to get); the
+ * run of state-rm.sh that removes the file (owed after the run, unless
+ * canceled). */
+typedef struct ocisbx_capture {
+    char name[24];
+    char rel[40];
+    ocisbx_env_list env;
+    const char *rm_args[2];
+} ocisbx_capture;
+int ocisbx_capture_init(ocisbx_capture *cp);
+void ocisbx_capture_rm_req(ocisbx_backend *b, ocisbx_capture *cp, ocisbx_run_req *req);
+void ocisbx_capture_release(ocisbx_capture *cp);
 
 /* The same, its stdout through a file in the workspace and get_file (byte
  * exact); no cap but the file's. */

@@ -66,7 +66,7 @@ struct ocisbx_engine_sandbox {
     ocisbx_engine_sandbox *prev, *next; /* every sandbox of the engine */
 };
 
-typedef enum { ENG_CREATE, ENG_EXEC, ENG_CLOSE, ENG_WRITE, ENG_READ } eng_kind;
+typedef enum { ENG_CREATE, ENG_EXEC, ENG_CLOSE, ENG_WRITE, ENG_READ, ENG_TEXT } eng_kind;
 
 /* The step of an operation whose end is due (eng_op_soon); the file
  * operations' steps start at ENG_STEP_FILE. */

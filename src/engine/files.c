@@ -22,7 +22,7 @@
 #define STDERR_TEXT_MAX 1024
 #define REL_MAX 240 /* "/workspace/" and this fit a part's path (api/parts.h) */
 
-enum { F_PUT = ENG_STEP_FILE, F_JOIN, F_ABORT, F_STAT, F_GET };
+enum { F_PUT = ENG_STEP_FILE, F_JOIN, F_ABORT, F_STAT, F_GET, T_RUN, T_GET, T_RM };
 
 struct eng_file {
     char *rel;       /* the target, workspace-relative */
@@ -39,7 +39,12 @@ struct eng_file {
     ocisbx_checked_read rd;
     ocisbx_write_fn sink;
     void *sink_ud;
-    ocisbx_buf buf; /* no sink: the content */
+    ocisbx_buf buf; /* no sink: the content; read_text: the window's output */
+    /* read_text */
+    ocisbx_engine_text_fn text_fn;
+    ocisbx_window win;
+    ocisbx_capture cap;
+    int win_ex;
 };
 
 void eng_file_free(eng_file *f)
@@ -49,6 +54,7 @@ void eng_file_free(eng_file *f)
     ocisbx_chunked_free(f->w);
     ocisbx_checked_read_release(&f->rd);
     ocisbx_buf_free(&f->buf);
+    ocisbx_capture_release(&f->cap);
     free(f->rel);
     free(f);
 }
@@ -57,6 +63,10 @@ void eng_file_end(eng_file *f, eng_kind kind, int rc, void *ud)
 {
     if (kind == ENG_WRITE) {
         f->write_fn(rc, ud);
+    } else if (kind == ENG_TEXT) {
+        ocisbx_text_result *r = NULL;
+        rc = ocisbx_read_window_result(&f->win, f->rel, rc, f->win_ex, f->buf.data, f->buf.len, &r);
+        f->text_fn(rc, r, ud);
     } else if (rc) {
         f->read_fn(rc, NULL, 0, ud);
     } else if (f->sink) {
@@ -379,6 +389,95 @@ int ocisbx_engine_read_file(ocisbx_engine *e, ocisbx_engine_sandbox *sb, const c
     return 0;
 }
 
+/* ---- read_text: read-window.sh, its output read back, then removed ---- */
+static void text_removed(eng_op *op, int rc, ocisbx_run_res *res)
+{
+    (void)rc;
+    (void)res;
+    eng_op_end(op, op->rc, NULL); /* eng_file_end makes the result */
+}
+
+/* The capture file goes, whatever happened before (the failure kept). */
+static void text_rm(eng_op *op)
+{
+    ocisbx_run_req req;
+    ocisbx_capture_rm_req(op->sb->b, &op->file->cap, &req);
+    op->step = T_RM;
+    if (eng_run_script(op, &req, text_removed) != 0)
+        eng_op_end(op, op->rc, NULL); /* the failure kept, else this one */
+}
+
+static void text_got(eng_req *q, int rc, ocisbx_http_response *resp)
+{
+    eng_op *op = q->op;
+    eng_file *f = op->file;
+    rc = ocisbx_checked_read_end(&f->rd, f->path, rc, resp);
+    ocisbx_http_response_free(resp);
+    if (rc == OCISBX_ENOTFOUND) { /* the script ended before it captured anything */
+        ocisbx_buf_clear(&f->buf);
+        rc = 0;
+    }
+    if (rc)
+        eng_op_keep(op, rc);
+    text_rm(op);
+}
+
+static void text_ran(eng_op *op, int rc, ocisbx_run_res *res)
+{
+    eng_file *f = op->file;
+    rc = ocisbx_backend_script_result(rc, res, &f->win_ex);
+    if (rc) {
+        eng_op_keep(op, rc);
+        text_rm(op);
+        return;
+    }
+    ocisbx_http_request *r = NULL;
+    char cap_path[64];
+    snprintf(cap_path, sizeof cap_path, "/workspace/%s", f->cap.rel);
+    op->step = T_GET;
+    rc = ocisbx_checked_read_request(op->e->client, op->sb->id, cap_path, 0, to_buf, &f->buf, &f->rd, &r);
+    if (!rc)
+        rc = eng_req_queue(op->e, op, r, 0, text_got, NULL);
+    if (rc) {
+        eng_op_keep(op, rc);
+        text_rm(op);
+    }
+}
+
+int ocisbx_engine_read_text(ocisbx_engine *e, ocisbx_engine_sandbox *sb, const char *path, int64_t offset,
+                            int64_t limit, ocisbx_engine_text_fn fn, void *user_data, ocisbx_engine_op *id)
+{
+    if (id)
+        *id = 0;
+    if (!fn)
+        return ocisbx_fail(OCISBX_EINVAL, "engine read_text: a callback is required");
+    if (offset < 0 || limit < 0)
+        return ocisbx_fail(OCISBX_EINVAL, "read_text: negative offset or limit");
+    eng_op *op = NULL;
+    int rc = file_op(e, sb, path, ENG_TEXT, user_data, "read_text", &op);
+    if (rc)
+        return rc;
+    eng_file *f = op->file;
+    f->text_fn = fn;
+    ocisbx_run_req req;
+    rc = ocisbx_capture_init(&f->cap);
+    if (!rc)
+        rc = ocisbx_read_window_req(sb->b, f->rel, offset, limit, &f->win, &req);
+    if (!rc) {
+        req.env[1] = &f->cap.env;
+        op->step = T_RUN;
+        rc = eng_run_script(op, &req, text_ran);
+    }
+    if (rc) {
+        eng_op_abandon(op);
+        return rc;
+    }
+    if (id)
+        *id = op->id;
+    eng_kick(e);
+    return 0;
+}
+
 /* ---- cancel ---- */
 void eng_file_cancel(eng_op *op)
 {
@@ -390,8 +489,8 @@ void eng_file_cancel(eng_op *op)
         write_abort(op, ocisbx_fail(OCISBX_ECANCELED, "write /workspace/%s: canceled", f->rel));
         return;
     }
-    if (op->step == F_JOIN || op->step == F_ABORT)
-        return; /* the join's result stands; the removal goes on */
+    if (op->step == F_JOIN || op->step == F_ABORT || op->step == T_RM)
+        return; /* the join's result stands; a removal goes on */
     eng_op_keep(op, ocisbx_fail(OCISBX_ECANCELED, "%s /workspace/%s: canceled",
                                 op->kind == ENG_WRITE ? "write" : "read", f->rel));
     eng_op_soon(op);

@@ -114,7 +114,7 @@ void eng_op_end(eng_op *op, int rc, ocisbx_exec_result *res)
     ocisbx_error_restore(sv);
     if (kind != ENG_CLOSE && kind != ENG_CREATE)
         close_when_idle(sb);
-    if (kind == ENG_WRITE || kind == ENG_READ) {
+    if (kind == ENG_WRITE || kind == ENG_READ || kind == ENG_TEXT) {
         if (quiet)
             eng_file_free(f);
         else

@@ -249,6 +249,67 @@ static void many_sandboxes_at_once(void **state)
     ocisbx_client_free(c);
 }
 
+typedef struct text_io {
+    bool done;
+    int rc;
+    ocisbx_text_result *r;
+} text_io;
+
+static void on_text(int rc, ocisbx_text_result *r, void *ud)
+{
+    text_io *t = ud;
+    t->rc = rc;
+    t->r = r;
+    t->done = true;
+}
+
+static int text_now(ocisbx_engine *e, ocisbx_engine_sandbox *sb, const char *path, int64_t off, int64_t lim,
+                    text_io *t)
+{
+    memset(t, 0, sizeof *t);
+    engine_check(ocisbx_engine_read_text(e, sb, path, off, lim, on_text, t, NULL), "read_text");
+    engine_world_until(e, &t->done);
+    return t->rc;
+}
+
+/* The numbered window, as ocisbx_backend_read_text gives it: lines 2..3
+ * of 4, the size and SHA-256; a binary file (EBINARY with its size); a
+ * missing file, a directory; no capture file left under .ocisbx. */
+static void read_text_window(void **state)
+{
+    emu_fixture *f = *state;
+    ocisbx_client *c = NULL;
+    ocisbx_engine *e = engine_world_new(f, &c, 0, 0);
+    ocisbx_engine_sandbox *sb = engine_world_create(e);
+    io w;
+    text_io t;
+    engine_check(write_now(e, sb, "notes.txt", "one\ntwo\nthree\nfour\n", 19, &w), "write");
+    engine_check(text_now(e, sb, "notes.txt", 2, 2, &t), "window");
+    assert_string_equal(ocisbx_text_result_text(t.r), "     2\ttwo\n     3\tthree\n");
+    assert_int_equal(ocisbx_text_result_total_lines(t.r), 4);
+    assert_int_equal(ocisbx_text_result_first_line(t.r), 2);
+    assert_int_equal(ocisbx_text_result_line_count(t.r), 2);
+    assert_int_equal(ocisbx_text_result_size(t.r), 19);
+    assert_int_equal(strlen(ocisbx_text_result_sha256(t.r)), 64);
+    ocisbx_text_result_free(t.r);
+    engine_check(write_now(e, sb, "bin.dat", "\x00\x01\x02\xff", 4, &w), "write binary");
+    assert_int_equal(text_now(e, sb, "bin.dat", 0, 0, &t), OCISBX_EBINARY);
+    assert_non_null(t.r);
+    assert_true(ocisbx_text_result_is_binary(t.r));
+    assert_int_equal(ocisbx_text_result_size(t.r), 4);
+    ocisbx_text_result_free(t.r);
+    assert_int_equal(text_now(e, sb, "missing.txt", 0, 0, &t), OCISBX_ENOTFOUND);
+    assert_null(t.r);
+    expect_sh(e, sb, "mkdir -p d && echo ok", "ok\n");
+    assert_int_equal(text_now(e, sb, "d", 0, 0, &t), OCISBX_EISDIR);
+    assert_int_equal(ocisbx_engine_read_text(e, sb, "notes.txt", -1, 0, on_text, &t, NULL), OCISBX_EINVAL);
+    expect_sh(e, sb, "ls -A .ocisbx 2>/dev/null | grep -c '^q-'; true", "0\n");
+    engine_world_close(e, sb);
+    ocisbx_engine_free(e);
+    assert_int_equal(engine_world_live(c), 0);
+    ocisbx_client_free(c);
+}
+
 static int setup(void **state)
 {
     emu_fixture_options o = {0};
@@ -263,6 +324,7 @@ int main(void)
         cmocka_unit_test(chunked_write),
         cmocka_unit_test(canceled_write_leaves_nothing),
         cmocka_unit_test(many_sandboxes_at_once),
+        cmocka_unit_test(read_text_window),
     };
     return cmocka_run_group_tests_name("engine_files", tests, setup, emu_fixture_teardown_state);
 }
