@@ -60,6 +60,7 @@ struct ocisbx_engine_sandbox {
     char *id;
     bool owned;
     bool closing;
+    bool no_stream; /* runAndStream answered 404/405/501: its execs run and wait (as the backend's own flag) */
     ocisbx_backend *b; /* the exec plan's settings (a connected backend, never used to send) */
     eng_req *qhead, *qtail;
     int in_flight;
@@ -146,7 +147,6 @@ struct ocisbx_engine {
     void *timer_ud;
 
     uint64_t throttled, attempts;
-    bool no_stream; /* the service has no runAndStream: execs run and wait */
     bool freeing;   /* ocisbx_engine_free runs what it canceled: no callbacks */
 };
 

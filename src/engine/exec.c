@@ -315,7 +315,7 @@ static void stream_done(eng_req *q, int rc, ocisbx_http_response *resp)
         rc = ocisbx_fail(OCISBX_ETIMEOUT, "command still running at the client's deadline: canceled");
     } else if (rc && !st->events && !st->cmd_id && (status == 404 || status == 405 || status == 501)) {
         ocisbx_log(OCISBX_LOG_INFO, "engine: no RunSandboxCommandAndStream here (HTTP %d): run and wait", status);
-        op->e->no_stream = true;
+        op->sb->no_stream = true;
         eng_stream_free(op->stream);
         op->stream = NULL;
         if ((rc = exec_wait_request(op)) != 0) {
@@ -429,7 +429,7 @@ int ocisbx_engine_exec(ocisbx_engine *e, ocisbx_engine_sandbox *sb, const char *
     int rc = copy_exec_options(o, &op->xo);
     if (!rc)
         rc = ocisbx_exec_wire_begin(sb->b, command, op->xo, &op->wire, &none);
-    if (!rc && !e->no_stream) {
+    if (!rc && !sb->no_stream) {
         op->stream = calloc(1, sizeof *op->stream);
         if (!op->stream) {
             rc = ocisbx_fail_nomem();

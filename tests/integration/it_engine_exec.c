@@ -188,6 +188,40 @@ static void output_stop_and_close_end_the_command(void **state)
     ocisbx_client_free(c);
 }
 
+/* A service without runAndStream (a fault rule answers it 404): the exec
+ * runs and waits instead, the same result, its output with the answer;
+ * the sandbox's later execs go there at once. */
+static void without_run_and_stream(void **state)
+{
+    emu_fixture *f = *state;
+    ocisbx_client *c = NULL;
+    ocisbx_engine *e = engine_world_new(f, &c, 0, 0);
+    ocisbx_engine_sandbox *sb = engine_world_create(e);
+    for (int k = 0; k < 2; k++) {
+        run r;
+        memset(&r, 0, sizeof r);
+        start(e, sb, "echo a; sleep 1; echo b >&2; exit 3", &r);
+        engine_world_until(e, &r.done);
+        engine_check(r.rc, "exec");
+        assert_string_equal(r.output, "a\nb\n");
+        assert_true(r.chunks >= 1);
+        assert_true(r.at[0] >= 900); /* with the answer, not as written */
+    }
+    engine_world_close(e, sb);
+    ocisbx_engine_free(e);
+    assert_int_equal(engine_world_live(c), 0);
+    ocisbx_client_free(c);
+}
+
+static int setup_no_stream(void **state)
+{
+    emu_fixture_options o = {0};
+    o.extra_yaml = "limits:\n  create_delay_ms: 50\n  stop_delay_ms: 20\n"
+                   "faults:\n  rules:\n    - match: {method: POST, path: \"/sandboxes/*/commands/actions/runAndStream\"}\n"
+                   "      respond: 404\n";
+    return emu_fixture_setup_state(&o, state);
+}
+
 static int setup(void **state)
 {
     emu_fixture_options o = {0};
@@ -202,5 +236,10 @@ int main(void)
         cmocka_unit_test(cancel_ends_the_command),
         cmocka_unit_test(output_stop_and_close_end_the_command),
     };
-    return cmocka_run_group_tests_name("engine_exec", tests, setup, emu_fixture_teardown_state);
+    const struct CMUnitTest no_stream[] = {
+        cmocka_unit_test(without_run_and_stream),
+    };
+    int rc = cmocka_run_group_tests_name("engine_exec", tests, setup, emu_fixture_teardown_state);
+    rc += cmocka_run_group_tests_name("engine_exec_no_stream", no_stream, setup_no_stream, emu_fixture_teardown_state);
+    return rc;
 }
