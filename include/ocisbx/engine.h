@@ -84,11 +84,15 @@ OCISBX_API int ocisbx_engine_options_set_creates_per_second(ocisbx_engine_option
 /** Makes an engine (opts NULL: every default). Makes the client; sends
  * nothing. */
 OCISBX_API int ocisbx_engine_new(const ocisbx_engine_options *opts, ocisbx_engine **out);
-/** Frees the engine. Operations still pending are abandoned without their
- * callbacks; sandboxes it created and did not close yet are deleted first
- * (one DELETE each, bounded by 30 s in all). A create whose request is
- * still in flight has no id yet: cancel (ocisbx_engine_cancel_all) and run
- * until idle before freeing to leave nothing behind, as ocisbx fleet does. */
+/** Frees the engine, leaving no sandbox behind. Operations still pending
+ * are canceled (as ocisbx_engine_cancel_all) and run to their end first,
+ * without their callbacks, for at most 30 s: a create whose request is in
+ * flight waits for its answer and deletes the sandbox, a running command
+ * is ended in the sandbox, a write's parts are removed, closes go on.
+ * Then sandboxes it created and did not close are deleted (one DELETE
+ * each, bounded by 30 s in all). The socket and timer callbacks are not
+ * called from here. Must not be called from a callback (nothing is run
+ * then: pending operations are abandoned). */
 OCISBX_API void ocisbx_engine_free(ocisbx_engine *e);
 
 /* ---- operations ------------------------------------------------------------- */
@@ -121,21 +125,74 @@ OCISBX_API int ocisbx_engine_sandbox_is_owned(const ocisbx_engine_sandbox *sb);
 
 /** Runs a command in the sandbox as ocisbx_backend_exec does (the same
  * wrapper: the timeout inside, the capped head and tail, the client-side
- * deadline), in one run-and-wait request. The options are copied (NULL:
- * the defaults); a yield is refused (OCISBX_EUNSUPPORTED). The live output
- * callback gets the output when the answer comes. */
+ * deadline), over one RunSandboxCommandAndStream. The options are copied
+ * (NULL: the defaults); a yield is refused (OCISBX_EUNSUPPORTED). The live
+ * output callback gets the output as the command writes it (on the
+ * engine's thread); its non-zero return ends the command (ECANCELED). A
+ * service without runAndStream: one run-and-wait, the output with the
+ * answer. */
 OCISBX_API int ocisbx_engine_exec(ocisbx_engine *e, ocisbx_engine_sandbox *sb, const char *command,
                                   const ocisbx_exec_options *o, ocisbx_engine_exec_fn fn, void *user_data,
                                   ocisbx_engine_op *op);
+/** write finished: rc 0 when the file is at the path whole and checked. */
+typedef void (*ocisbx_engine_write_fn)(int rc, void *user_data);
+/** read finished: rc 0 with the file's bytes checked against the
+ * service's SHA-256. Without a sink: data (yours: free with ocisbx_free;
+ * a 0-byte file gives a non-NULL empty buffer) and len; with a sink: data
+ * NULL and len the bytes the sink got. On a failure data is NULL (and
+ * what a sink got must be discarded). */
+typedef void (*ocisbx_engine_read_fn)(int rc, unsigned char *data, size_t len, void *user_data);
+
+/** Writes a file in the sandbox as ocisbx_backend_write does, checked and
+ * chunked: up to OCISBX_BACKEND_PART_SIZE one checked WriteSandboxFile
+ * (the service checks its SHA-256); above, the parts go one after the
+ * other to .ocisbx/write-<id>/ in the workspace, each checked, then one
+ * workspace script joins them, checks the whole file's SHA-256 and
+ * renames it over the path. A failed or canceled write leaves no partial
+ * file at the path and no parts behind (their removal runs before the
+ * callback). The same errors as ocisbx_backend_write (OCISBX_EISDIR,
+ * OCISBX_EFORBIDDEN, OCISBX_EINTEGRITY, ...).
+ *
+ * data is borrowed, not copied: it must stay valid and unchanged until fn
+ * is called (or the engine is freed); each request's body is read from
+ * it. A cancel of a write whose join has started gets the join's result. */
+OCISBX_API int ocisbx_engine_write_file(ocisbx_engine *e, ocisbx_engine_sandbox *sb, const char *path,
+                                        const void *data, size_t len, ocisbx_engine_write_fn fn, void *user_data,
+                                        ocisbx_engine_op *op);
+/** Reads a file of the sandbox as ocisbx_backend_read_bytes (sink NULL:
+ * into memory, at most the client's download limit or
+ * OCISBX_READ_BUFFER_MAX) or ocisbx_backend_read_to_callback (sink: the
+ * bytes as they arrive, nothing held; a non-zero return from it cancels):
+ * checked against the service's SHA-256, OCISBX_ENOTFOUND for nothing
+ * there, OCISBX_EISDIR for a directory, OCISBX_EFORBIDDEN for a symlink
+ * out of /workspace. */
+OCISBX_API int ocisbx_engine_read_file(ocisbx_engine *e, ocisbx_engine_sandbox *sb, const char *path,
+                                       ocisbx_write_fn sink, void *sink_user_data, ocisbx_engine_read_fn fn,
+                                       void *user_data, ocisbx_engine_op *op);
+/** read_text finished: rc 0 with r (yours: free with
+ * ocisbx_text_result_free); OCISBX_EBINARY with r too (its size and
+ * SHA-256, no text); else r NULL. */
+typedef void (*ocisbx_engine_text_fn)(int rc, ocisbx_text_result *r, void *user_data);
+/** Numbered lines of a text file as ocisbx_backend_read_text reads them
+ * (offset: the first line, 1-based, 0: 1; limit 0: the default): the
+ * window is cut in the sandbox by the same workspace script, its output
+ * read back byte exact and removed. The same errors (OCISBX_ENOTFOUND,
+ * OCISBX_EISDIR, OCISBX_EBINARY, OCISBX_EFORBIDDEN, OCISBX_EINVAL). */
+OCISBX_API int ocisbx_engine_read_text(ocisbx_engine *e, ocisbx_engine_sandbox *sb, const char *path,
+                                       int64_t offset, int64_t limit, ocisbx_engine_text_fn fn, void *user_data,
+                                       ocisbx_engine_op *op);
 /** Closes the sandbox as ocisbx_backend_close does: an owned one is
  * stopped, polled until STOPPED (at most the stop timeout) and deleted (a
  * 404 on the way: gone already, success); an attached one is forgotten.
- * Operations of the sandbox still pending are canceled first. A close
- * cannot be canceled. */
+ * Operations of the sandbox still pending are canceled first, and the
+ * close starts once they have ended (a canceled write's parts removed).
+ * A close cannot be canceled. */
 OCISBX_API int ocisbx_engine_close_sandbox(ocisbx_engine *e, ocisbx_engine_sandbox *sb, ocisbx_engine_close_fn fn,
                                            void *user_data, ocisbx_engine_op *op);
 /** Cancels an operation: it finishes with OCISBX_ECANCELED through its
- * callback (a create deletes its sandbox first). 0, or OCISBX_ENOTFOUND
+ * callback (a create deletes its sandbox first; a running command is
+ * canceled in the sandbox and its end awaited first; a write removes its
+ * parts first). 0, or OCISBX_ENOTFOUND
  * when no such operation is pending (finished already), or OCISBX_EINVAL
  * for a close. */
 OCISBX_API int ocisbx_engine_cancel(ocisbx_engine *e, ocisbx_engine_op op);

@@ -36,6 +36,12 @@ typedef struct ocisbx_event_parser {
 /* The format from a Content-Type value (NULL or unknown: AUTO). */
 int ocisbx_stream_format_from_content_type(const char *content_type);
 
+/* The format of an answer's Content-Type (stream.c): a stream's, AUTO for
+ * none or JSON / plain text / octet-stream (the first line decides), else
+ * OCISBX_EPARSE naming the type (no event stream: an HTML page of a
+ * proxy, say). */
+int ocisbx_stream_answer_format(const char *content_type);
+
 void ocisbx_event_parser_init(ocisbx_event_parser *p, int format, ocisbx_event_text_fn fn, void *user_data);
 /* The format of the current connection, from its Content-Type: AUTO keeps
  * the first-line sniffing. Call before its first byte; finish() goes back

@@ -237,19 +237,9 @@ int ocisbx_client_write_file_from_callback(ocisbx_client *c, const char *sandbox
 }
 
 /* ---- reads ---- */
-typedef struct read_ctx {
-    ocisbx_sha256_ctx *sha;
-    ocisbx_write_fn write;
-    void *user_data;
-    bool canceled;
-    uint64_t total;
-    uint64_t max; /* 0: no limit */
-    bool too_large;
-} read_ctx;
-
-static int on_read(const void *data, size_t len, void *ud)
+int ocisbx_checked_read_sink(const void *data, size_t len, void *ud)
 {
-    read_ctx *r = ud;
+    ocisbx_checked_read *r = ud;
     if (r->max && r->total + len > r->max) {
         r->too_large = true;
         return 1;
@@ -264,65 +254,107 @@ static int on_read(const void *data, size_t len, void *ud)
     return 0;
 }
 
-/* The reads' one body: max is the most bytes taken (0: no limit). */
-static int read_to_callback(ocisbx_client *c, const char *sandbox_id, const char *file_path, uint64_t max,
-                            ocisbx_write_fn write, void *user_data)
+int ocisbx_checked_read_request(ocisbx_client *c, const char *sandbox_id, const char *file_path, uint64_t max,
+                             ocisbx_write_fn write, void *user_data, ocisbx_checked_read *r, ocisbx_http_request **out)
 {
+    memset(r, 0, sizeof *r);
+    *out = NULL;
     if (!write)
         return ocisbx_fail(OCISBX_EINVAL, "read %s: no writer", file_path ? file_path : "");
-    read_ctx r = {NULL, write, user_data, false, 0, max, false};
+    r->write = write;
+    r->user_data = user_data;
+    r->max = max;
     ocisbx_http_request *req = NULL;
-    ocisbx_http_response *resp = NULL;
-    int rc = ocisbx_sha256_new(&r.sha);
+    int rc = ocisbx_sha256_new(&r->sha);
     if (!rc)
         rc = ocisbx_file_request(c, OCISBX_OP_READ_FILE, sandbox_id, file_path, &req);
     if (!rc)
         rc = ocisbx_http_request_set_streaming(req, 1);
     if (!rc)
-        rc = ocisbx_http_request_set_sink_callback(req, on_read, &r);
+        rc = ocisbx_http_request_set_sink_callback(req, ocisbx_checked_read_sink, r);
+    if (rc)
+        ocisbx_http_request_free(req);
+    else
+        *out = req;
+    return rc;
+}
+
+/* The content against the opc-content-sha256 of the answer. */
+static int read_check(ocisbx_checked_read *r, const char *file_path, ocisbx_http_response *resp)
+{
+    const char *rid = ocisbx_http_response_request_id(resp);
+    const char *want = ocisbx_http_response_header(resp, SHA_HEADER);
+    unsigned char digest[OCISBX_SHA256_LEN];
+    char got[OCISBX_SHA256_B64_LEN + 1];
+    char *b64 = NULL;
+    int rc = ocisbx_sha256_final(r->sha, digest);
+    if (!rc)
+        rc = ocisbx_base64_encode(digest, sizeof digest, &b64);
+    if (!rc) {
+        snprintf(got, sizeof got, "%s", b64);
+        ocisbx_free(b64);
+        if (!want)
+            rc = ocisbx_fail(OCISBX_EINTEGRITY,
+                             "read %s: the answer has no %s to check the content against "
+                             "(opc-request-id: %s)",
+                             file_path, SHA_HEADER, rid ? rid : "none");
+        else if (strcmp(want, got) != 0)
+            rc = ocisbx_fail(OCISBX_EINTEGRITY,
+                             "read %s: content SHA-256 %s does not match %s %s (%llu bytes, "
+                             "opc-request-id: %s)",
+                             file_path, got, SHA_HEADER, want, (unsigned long long)r->total, rid ? rid : "none");
+    }
+    if (rc)
+        ocisbx_error_annotate(ocisbx_http_response_status(resp), rid);
+    return rc;
+}
+
+int ocisbx_checked_read_end(ocisbx_checked_read *r, const char *file_path, int rc, ocisbx_http_response *resp)
+{
+    if (r->too_large)
+        rc = ocisbx_fail(OCISBX_ETOOLARGE, "read %s: the file is larger than the %llu bytes allowed", file_path,
+                         (unsigned long long)r->max);
+    else if (r->canceled)
+        rc = ocisbx_fail(OCISBX_ECANCELED, "read %s: canceled by the writer", file_path);
+    if (!rc)
+        rc = read_check(r, file_path, resp);
+    return rc;
+}
+
+void ocisbx_checked_read_release(ocisbx_checked_read *r)
+{
+    ocisbx_sha256_free(r->sha);
+    r->sha = NULL;
+}
+
+uint64_t ocisbx_checked_read_max(const ocisbx_client *c, bool buffered)
+{
+    if (!buffered)
+        return c ? c->max_download : 0;
+    return c && c->max_download ? c->max_download : (uint64_t)OCISBX_READ_BUFFER_MAX;
+}
+
+/* The reads' one body: max is the most bytes taken (0: no limit). */
+static int read_to_callback(ocisbx_client *c, const char *sandbox_id, const char *file_path, uint64_t max,
+                            ocisbx_write_fn write, void *user_data)
+{
+    ocisbx_checked_read r;
+    ocisbx_http_request *req = NULL;
+    ocisbx_http_response *resp = NULL;
+    int rc = ocisbx_checked_read_request(c, sandbox_id, file_path, max, write, user_data, &r, &req);
     if (!rc)
         rc = send_raw(c, req, &resp);
-    if (r.too_large)
-        rc = ocisbx_fail(OCISBX_ETOOLARGE, "read %s: the file is larger than the %llu bytes allowed", file_path,
-                         (unsigned long long)max);
-    else if (r.canceled)
-        rc = ocisbx_fail(OCISBX_ECANCELED, "read %s: canceled by the writer", file_path);
-    if (!rc) {
-        const char *rid = ocisbx_http_response_request_id(resp);
-        const char *want = ocisbx_http_response_header(resp, SHA_HEADER);
-        unsigned char digest[OCISBX_SHA256_LEN];
-        char got[OCISBX_SHA256_B64_LEN + 1];
-        char *b64 = NULL;
-        rc = ocisbx_sha256_final(r.sha, digest);
-        if (!rc)
-            rc = ocisbx_base64_encode(digest, sizeof digest, &b64);
-        if (!rc) {
-            snprintf(got, sizeof got, "%s", b64);
-            ocisbx_free(b64);
-            if (!want)
-                rc = ocisbx_fail(OCISBX_EINTEGRITY,
-                                 "read %s: the answer has no %s to check the content against "
-                                 "(opc-request-id: %s)",
-                                 file_path, SHA_HEADER, rid ? rid : "none");
-            else if (strcmp(want, got) != 0)
-                rc = ocisbx_fail(OCISBX_EINTEGRITY,
-                                 "read %s: content SHA-256 %s does not match %s %s (%llu bytes, "
-                                 "opc-request-id: %s)",
-                                 file_path, got, SHA_HEADER, want, (unsigned long long)r.total, rid ? rid : "none");
-        }
-        if (rc)
-            ocisbx_error_annotate(ocisbx_http_response_status(resp), rid);
-    }
+    rc = ocisbx_checked_read_end(&r, file_path, rc, resp);
     ocisbx_http_response_free(resp);
     ocisbx_http_request_free(req);
-    ocisbx_sha256_free(r.sha);
+    ocisbx_checked_read_release(&r);
     return rc;
 }
 
 int ocisbx_client_read_file_to_callback(ocisbx_client *c, const char *sandbox_id, const char *file_path,
                                         ocisbx_write_fn write, void *user_data)
 {
-    return read_to_callback(c, sandbox_id, file_path, c ? c->max_download : 0, write, user_data);
+    return read_to_callback(c, sandbox_id, file_path, ocisbx_checked_read_max(c, false), write, user_data);
 }
 
 static int to_buf(const void *data, size_t len, void *ud)
@@ -339,8 +371,7 @@ int ocisbx_client_read_file(ocisbx_client *c, const char *sandbox_id, const char
     if (len)
         *len = 0;
     ocisbx_buf b = OCISBX_BUF_INIT;
-    uint64_t max = c && c->max_download ? c->max_download : (uint64_t)OCISBX_READ_BUFFER_MAX;
-    int rc = read_to_callback(c, sandbox_id, file_path, max, to_buf, &b);
+    int rc = read_to_callback(c, sandbox_id, file_path, ocisbx_checked_read_max(c, true), to_buf, &b);
     if (rc) {
         ocisbx_buf_free(&b);
         return rc;

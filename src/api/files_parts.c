@@ -28,23 +28,29 @@ static void part_req_free(part_req *q)
     free(q);
 }
 
-/* The request of one part (the part's own error on failure). */
-static int part_request(parts_run *pr, part_req *q)
+int ocisbx_part_request(ocisbx_client *c, const char *sandbox_id, const ocisbx_file_part *p, ocisbx_mem_reader *body,
+                        ocisbx_http_request **out)
 {
-    if (q->p.len > OCISBX_FILE_PART_MAX)
+    *out = NULL;
+    if (p->len > OCISBX_FILE_PART_MAX)
         return ocisbx_fail(OCISBX_ETOOLARGE, "write %s: a part of %zu bytes is above the service's %d-byte limit",
-                           q->p.path, q->p.len, OCISBX_FILE_PART_MAX);
-    if (!q->p.data && q->p.len)
-        return ocisbx_fail(OCISBX_EINVAL, "write %s: NULL data", q->p.path);
-    int rc = ocisbx_file_request(pr->c, OCISBX_OP_WRITE_FILE, pr->sandbox_id, q->p.path, &q->req);
-    q->body = (ocisbx_mem_reader){q->p.data, q->p.len, 0};
+                           p->path, p->len, OCISBX_FILE_PART_MAX);
+    if (!p->data && p->len)
+        return ocisbx_fail(OCISBX_EINVAL, "write %s: NULL data", p->path);
+    ocisbx_http_request *r = NULL;
+    int rc = ocisbx_file_request(c, OCISBX_OP_WRITE_FILE, sandbox_id, p->path, &r);
+    *body = (ocisbx_mem_reader){p->data, p->len, 0};
     if (!rc)
-        rc = ocisbx_http_request_set_body_callback(q->req, (int64_t)q->p.len, ocisbx_mem_reader_read,
-                                                   ocisbx_mem_reader_rewind, &q->body);
+        rc = ocisbx_http_request_set_body_callback(r, (int64_t)p->len, ocisbx_mem_reader_read,
+                                                   ocisbx_mem_reader_rewind, body);
     if (!rc)
-        rc = ocisbx_http_request_set_body_sha256(q->req, q->p.sha256_b64, q->p.len);
+        rc = ocisbx_http_request_set_body_sha256(r, p->sha256_b64, p->len);
     if (!rc)
-        rc = ocisbx_write_request_finish(q->req, q->p.sha256_b64);
+        rc = ocisbx_write_request_finish(r, p->sha256_b64);
+    if (rc)
+        ocisbx_http_request_free(r);
+    else
+        *out = r;
     return rc;
 }
 
@@ -61,7 +67,7 @@ static int batch_next(void *ud, ocisbx_http_request **r, void **tag)
         free(q);
         return rc;
     }
-    rc = part_request(pr, q); /* the part is taken: done is owed for it */
+    rc = ocisbx_part_request(pr->c, pr->sandbox_id, &q->p, &q->body, &q->req); /* the part is taken: done is owed */
     if (rc) {
         pr->feed->done(pr->feed->ud, q->p.tag, rc, false);
         part_req_free(q);

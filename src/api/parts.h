@@ -13,6 +13,7 @@
 #include "ocisbx/api.h"
 #include "ocisbx/http.h"
 #include "ocisbx/util.h"
+#include "util/internal.h"
 
 /* One part: where it goes and its bytes, which stay where they are (sent
  * from there, no copy) until done is called for it. */
@@ -42,6 +43,12 @@ typedef struct ocisbx_file_part_feed {
 int ocisbx_client_write_parts(ocisbx_client *c, const char *sandbox_id, int in_flight,
                               const ocisbx_file_part_feed *feed);
 
+/* The checked WriteSandboxFile of one part (its body read from where it
+ * lies through *body, which must stay until the request is freed), as the
+ * parts above send it; shared with the engine. */
+int ocisbx_part_request(ocisbx_client *c, const char *sandbox_id, const ocisbx_file_part *p, ocisbx_mem_reader *body,
+                        ocisbx_http_request **out);
+
 /* files.c's pieces of one write, shared with the parts. */
 int ocisbx_file_request(ocisbx_client *c, ocisbx_op op, const char *sandbox_id, const char *path,
                         ocisbx_http_request **out);
@@ -50,5 +57,25 @@ int ocisbx_write_request_finish(ocisbx_http_request *req, const char *sha);
 /* The answer of a write: the SHA-256 the service confirms must be sha. */
 int ocisbx_write_answer_check(ocisbx_http_response *resp, const char *path, const char *sha,
                               ocisbx_sandbox_file **out);
+
+/* files.c's pieces of one checked read, shared with the engine: the
+ * GetSandboxFile request (streamed to the sink below, which hashes,
+ * counts against max (0: no limit) and hands the bytes to write), the end
+ * (the sink's own stops, then the content against the answer's
+ * opc-content-sha256: OCISBX_EINTEGRITY), and the most bytes a read takes
+ * (buffered: into memory). */
+typedef struct ocisbx_checked_read {
+    ocisbx_sha256_ctx *sha;
+    ocisbx_write_fn write;
+    void *user_data;
+    bool canceled, too_large;
+    uint64_t total, max;
+} ocisbx_checked_read;
+int ocisbx_checked_read_request(ocisbx_client *c, const char *sandbox_id, const char *file_path, uint64_t max,
+                             ocisbx_write_fn write, void *user_data, ocisbx_checked_read *r, ocisbx_http_request **out);
+int ocisbx_checked_read_sink(const void *data, size_t len, void *ud);
+int ocisbx_checked_read_end(ocisbx_checked_read *r, const char *file_path, int rc, ocisbx_http_response *resp);
+void ocisbx_checked_read_release(ocisbx_checked_read *r);
+uint64_t ocisbx_checked_read_max(const ocisbx_client *c, bool buffered);
 
 #endif

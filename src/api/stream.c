@@ -77,6 +77,24 @@ static int on_bytes(const void *data, size_t len, void *ud)
     return rc != 0;
 }
 
+int ocisbx_stream_answer_format(const char *ct)
+{
+    /* an answer that is no event stream (an HTML page of a proxy, say):
+     * fail naming its type rather than parse it */
+    if (ct && ocisbx_stream_format_from_content_type(ct) == OCISBX_STREAM_AUTO) {
+        const char *p = ct;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (ocisbx_strncasecmp(p, "application/json", 16) != 0 && ocisbx_strncasecmp(p, "text/plain", 10) != 0 &&
+            ocisbx_strncasecmp(p, "application/octet-stream", 24) != 0)
+            return ocisbx_fail(OCISBX_EPARSE,
+                               "event stream: unexpected content-type '%.100s' (expected "
+                               "text/event-stream or application/x-ndjson)",
+                               ct);
+    }
+    return ocisbx_stream_format_from_content_type(ct);
+}
+
 /* The answer's Content-Type picks the parser of this connection; without
  * one (or an unknown one) the first line decides. Error answers never reach
  * the sink, so their type does not matter. */
@@ -84,29 +102,18 @@ static int on_headers(int status, const ocisbx_headers *headers, void *ud)
 {
     stream_ctx *s = ud;
     if (status >= 200 && status < 300) {
-        const char *ct = ocisbx_headers_get(headers, "content-type");
         s->answered = true;
         s->answer_status = status;
-        /* an answer that is no event stream (an HTML page of a proxy, say):
-         * fail naming its type rather than parse it */
-        if (ct && ocisbx_stream_format_from_content_type(ct) == OCISBX_STREAM_AUTO) {
-            const char *p = ct;
-            while (*p == ' ' || *p == '\t')
-                p++;
-            if (ocisbx_strncasecmp(p, "application/json", 16) != 0 && ocisbx_strncasecmp(p, "text/plain", 10) != 0 &&
-                ocisbx_strncasecmp(p, "application/octet-stream", 24) != 0) {
-                if (!s->err) {
-                    s->err = ocisbx_fail(OCISBX_EPARSE,
-                                         "event stream: unexpected content-type '%.100s' (expected "
-                                         "text/event-stream or application/x-ndjson)",
-                                         ct);
-                    if (!s->saved)
-                        s->saved = ocisbx_error_save();
-                }
-                return 1;
+        int format = ocisbx_stream_answer_format(ocisbx_headers_get(headers, "content-type"));
+        if (format < 0) {
+            if (!s->err) {
+                s->err = format;
+                if (!s->saved)
+                    s->saved = ocisbx_error_save();
             }
+            return 1;
         }
-        ocisbx_event_parser_set_format(&s->parser, ocisbx_stream_format_from_content_type(ct));
+        ocisbx_event_parser_set_format(&s->parser, format);
     }
     return 0;
 }

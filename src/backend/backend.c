@@ -450,30 +450,43 @@ static int step_failure(const char *stderr_text)
     return rc;
 }
 
+void ocisbx_backend_script_req(ocisbx_backend *b, const char *script, const char *const *args, size_t n_args,
+                               const ocisbx_env_list *env, ocisbx_run_req *req)
+{
+    memset(req, 0, sizeof *req);
+    req->script = script;
+    req->args = args;
+    req->n_args = n_args;
+    req->env[0] = &b->env;
+    req->env[1] = env;
+    req->deadline_ms = ocisbx_time_monotonic_ms() + 600000;
+    req->backstop_s = 600;
+}
+
+int ocisbx_backend_script_result(int rc, const ocisbx_run_res *res, int *exit_code)
+{
+    if (rc == 0 && !res->has_exit)
+        rc = ocisbx_fail(OCISBX_ESERVICE, "workspace script ended without an exit status");
+    if (rc == 0 && res->exit_code == OCISBX_SCRIPT_EXIT_OUTSIDE)
+        rc = ocisbx_fail(OCISBX_EFORBIDDEN, "path leads outside /workspace (through a symlink)");
+    if (rc == 0 && res->exit_code == OCISBX_SCRIPT_EXIT_STEP)
+        rc = step_failure(res->stderr_text);
+    if (rc == 0)
+        *exit_code = res->exit_code;
+    return rc;
+}
+
 static int run_sh_env(ocisbx_backend *b, const char *script, const char *const *args, size_t n_args,
                       const ocisbx_env_list *env, size_t cap, char **out, size_t *out_len, int *exit_code)
 {
     collect c = {OCISBX_BUF_INIT, cap};
-    ocisbx_run_req req = {0};
+    ocisbx_run_req req;
     ocisbx_run_res res = {0};
-    req.script = script;
-    req.args = args;
-    req.n_args = n_args;
-    req.env[0] = &b->env;
-    req.env[1] = env;
-    req.deadline_ms = ocisbx_time_monotonic_ms() + 600000;
-    req.backstop_s = 600;
+    ocisbx_backend_script_req(b, script, args, n_args, env, &req);
     req.on_stdout = collect_cb;
     req.user_data = &c;
-    int rc = b->vt->run(b, &req, &res);
-    if (rc == 0 && !res.has_exit)
-        rc = ocisbx_fail(OCISBX_ESERVICE, "workspace script ended without an exit status");
-    if (rc == 0 && res.exit_code == OCISBX_SCRIPT_EXIT_OUTSIDE)
-        rc = ocisbx_fail(OCISBX_EFORBIDDEN, "path leads outside /workspace (through a symlink)");
-    if (rc == 0 && res.exit_code == OCISBX_SCRIPT_EXIT_STEP)
-        rc = step_failure(res.stderr_text);
+    int rc = ocisbx_backend_script_result(b->vt->run(b, &req, &res), &res, exit_code);
     if (rc == 0) {
-        *exit_code = res.exit_code;
         if (out_len)
             *out_len = c.buf.len;
         if (out)
@@ -491,31 +504,52 @@ int ocisbx_backend_run_sh(ocisbx_backend *b, const char *script, const char *con
     return run_sh_env(b, script, args, n_args, NULL, cap, out, out_len, exit_code);
 }
 
+int ocisbx_capture_init(ocisbx_capture *cp)
+{
+    memset(cp, 0, sizeof *cp);
+    memcpy(cp->name, "q-", 3);
+    int rc = ocisbx_random_id(cp->name + 2, 16);
+    if (!rc)
+        rc = ocisbx_env_list_add(&cp->env, "OCISBX_CAPTURE", cp->name, false);
+    snprintf(cp->rel, sizeof cp->rel, ".ocisbx/%s", cp->name);
+    return rc;
+}
+
+void ocisbx_capture_rm_req(ocisbx_backend *b, ocisbx_capture *cp, ocisbx_run_req *req)
+{
+    cp->rm_args[0] = b->root;
+    cp->rm_args[1] = cp->name;
+    ocisbx_backend_script_req(b, ocisbx_script_state_rm, cp->rm_args, 2, NULL, req);
+}
+
+void ocisbx_capture_release(ocisbx_capture *cp)
+{
+    ocisbx_env_list_free(&cp->env);
+}
+
 int ocisbx_backend_run_sh_capture(ocisbx_backend *b, const char *script, const char *const *args, size_t n_args,
                                   char **out, size_t *out_len, int *exit_code)
 {
-    char name[24] = "q-";
-    int rc = ocisbx_random_id(name + 2, 16);
-    ocisbx_env_list env = {0};
+    ocisbx_capture cp;
+    int rc = ocisbx_capture_init(&cp);
     if (!rc)
-        rc = ocisbx_env_list_add(&env, "OCISBX_CAPTURE", name, false);
-    if (!rc)
-        rc = run_sh_env(b, script, args, n_args, &env, 0, NULL, NULL, exit_code);
-    ocisbx_env_list_free(&env);
-    char rel[40];
-    snprintf(rel, sizeof rel, ".ocisbx/%s", name);
+        rc = run_sh_env(b, script, args, n_args, &cp.env, 0, NULL, NULL, exit_code);
     ocisbx_buf data = OCISBX_BUF_INIT;
     if (!rc)
-        rc = b->vt->get_file(b, rel, collect_cb_all, &data);
+        rc = b->vt->get_file(b, cp.rel, collect_cb_all, &data);
     if (rc == OCISBX_ENOTFOUND) /* the script ended before it captured anything */
         rc = 0;
     if (rc != OCISBX_ECANCELED) { /* the capture file goes, whatever happened */
         ocisbx_error_saved *sv = ocisbx_error_save();
-        const char *rm_args[] = {b->root, name};
-        int ex = 0;
-        (void)run_sh_env(b, ocisbx_script_state_rm, rm_args, 2, NULL, 0, NULL, NULL, &ex);
+        ocisbx_run_req req;
+        ocisbx_run_res res = {0};
+        ocisbx_capture_rm_req(b, &cp, &req);
+        (void)b->vt->run(b, &req, &res);
+        free(res.command_id);
+        free(res.stderr_text);
         ocisbx_error_restore(sv);
     }
+    ocisbx_capture_release(&cp);
     if (rc) {
         ocisbx_buf_free(&data);
         return rc;

@@ -164,6 +164,15 @@ int ocisbx_run_req_text(const ocisbx_run_req *req, ocisbx_buf *out);
 int ocisbx_backend_run_sh(ocisbx_backend *b, const char *script, const char *const *args, size_t n_args, size_t cap,
                           char **out, size_t *out_len, int *exit_code);
 
+/* The run of an embedded script as ocisbx_backend_run_sh sends it (the
+ * backend's env then env, a 600 s deadline and backstop), for a loop that
+ * sends it itself (the engine); and its end as run_sh reads it: 0 with
+ * *exit_code, EFORBIDDEN for lib.sh's confine, a step's failure, no exit
+ * status. */
+void ocisbx_backend_script_req(ocisbx_backend *b, const char *script, const char *const *args, size_t n_args,
+                               const ocisbx_env_list *env, ocisbx_run_req *req);
+int ocisbx_backend_script_result(int rc, const ocisbx_run_res *res, int *exit_code);
+
 /* The same, the script's stdout byte exact: lib.sh's capture sends it to
  * a file under .ocisbx ($OCISBX_CAPTURE), read back with get_file and
  * removed; nothing captured is empty output. No cap but the file's. */
@@ -174,6 +183,27 @@ int ocisbx_backend_run_sh_capture(ocisbx_backend *b, const char *script, const c
  * OCISBX_ENOTFOUND (missing_too) for nothing there, EFORBIDDEN for a
  * symlink out (path-stat.sh); else rc (files.c). */
 int ocisbx_backend_refine_error(ocisbx_backend *b, const char *rel, int rc, bool missing_too);
+/* Its pieces, for a loop that sends the path-stat.sh run itself (the
+ * engine): whether rc is refined at all; the run (args: its storage); the
+ * code from its end (stat_rc, ex: ocisbx_backend_script_result's), the
+ * error of rc kept when nothing better is known. */
+bool ocisbx_backend_refine_wanted(int rc);
+void ocisbx_backend_path_stat_req(ocisbx_backend *b, const char *rel, const char *args[2], ocisbx_run_req *req);
+int ocisbx_backend_refine_map(const char *rel, int rc, int stat_rc, int ex, bool missing_too);
+
+/* read_text's pieces (files.c), for a loop that sends the requests itself
+ * (the engine): the read-window.sh run (offset and limit checked, 0: the
+ * defaults; its stdout captured: ocisbx_capture) and the result from its
+ * end (rc, ex: ocisbx_backend_script_result's) and the captured bytes. */
+typedef struct ocisbx_window {
+    int64_t offset;
+    char first[24], last[24], cut[24];
+    const char *args[5];
+} ocisbx_window;
+int ocisbx_read_window_req(ocisbx_backend *b, const char *rel, int64_t offset, int64_t limit, ocisbx_window *w,
+                           ocisbx_run_req *req);
+int ocisbx_read_window_result(const ocisbx_window *w, const char *rel, int rc, int ex, const char *res, size_t rl,
+                              ocisbx_text_result **out);
 
 /* ---- a chunked write (write.c), for the sequential path and a parallel one:
  *   ocisbx_chunked_begin, then ocisbx_chunked_next for each part in order
@@ -200,6 +230,17 @@ int ocisbx_chunked_put(ocisbx_chunked_write *w, const ocisbx_part *p);
 int ocisbx_chunked_finish(ocisbx_chunked_write *w);
 void ocisbx_chunked_abort(ocisbx_chunked_write *w);
 void ocisbx_chunked_free(ocisbx_chunked_write *w);
+/* The same steps for a loop that sends the requests itself (the engine):
+ * a part's path (workspace-relative); that a part was sent (the abort is
+ * owed from then on); the join's run and its end (rc, ex:
+ * ocisbx_backend_script_result's); the abort's run (false: no part was
+ * sent, nothing to remove) and its end (a warning when it failed). */
+void ocisbx_chunked_part_rel(const ocisbx_chunked_write *w, int index, char *buf, size_t cap);
+void ocisbx_chunked_part_sent(ocisbx_chunked_write *w);
+int ocisbx_chunked_join_req(ocisbx_chunked_write *w, ocisbx_run_req *req);
+int ocisbx_chunked_join_result(ocisbx_chunked_write *w, int rc, int ex);
+bool ocisbx_chunked_abort_req(ocisbx_chunked_write *w, ocisbx_run_req *req);
+void ocisbx_chunked_abort_result(ocisbx_chunked_write *w, int rc, const ocisbx_run_res *res);
 
 /* Common part of every backend (backend.c). */
 int ocisbx_backend_init_common(ocisbx_backend *b, const ocisbx_backend_vt *vt, const ocisbx_backend_options *o);
@@ -238,6 +279,20 @@ int ocisbx_backend_rel_path(const char *path, char **rel);
  * kept); generous fixed deadline. */
 int ocisbx_backend_run_script(ocisbx_backend *b, const char *script, size_t cap, char **out, size_t *out_len,
                               int *exit_code);
+
+/* Its pieces, for a loop that sends the requests itself (the engine): the
+ * capture's name, env (for the script's run) and file (rel, to get); the
+ * run of state-rm.sh that removes the file (owed after the run, unless
+ * canceled). */
+typedef struct ocisbx_capture {
+    char name[24];
+    char rel[40];
+    ocisbx_env_list env;
+    const char *rm_args[2];
+} ocisbx_capture;
+int ocisbx_capture_init(ocisbx_capture *cp);
+void ocisbx_capture_rm_req(ocisbx_backend *b, ocisbx_capture *cp, ocisbx_run_req *req);
+void ocisbx_capture_release(ocisbx_capture *cp);
 
 /* The same, its stdout through a file in the workspace and get_file (byte
  * exact); no cap but the file's. */

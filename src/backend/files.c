@@ -24,23 +24,45 @@ static int check_open(ocisbx_backend *b)
     return 0;
 }
 
+bool ocisbx_backend_refine_wanted(int rc)
+{
+    return !(rc == OCISBX_EISDIR || rc == OCISBX_ENOTFOUND || rc == OCISBX_ECANCELED || rc == OCISBX_EFORBIDDEN);
+}
+
+void ocisbx_backend_path_stat_req(ocisbx_backend *b, const char *rel, const char *args[2], ocisbx_run_req *req)
+{
+    args[0] = b->root;
+    args[1] = *rel ? rel : ".";
+    ocisbx_backend_script_req(b, ocisbx_script_path_stat, args, 2, NULL, req);
+}
+
+int ocisbx_backend_refine_map(const char *rel, int rc, int stat_rc, int ex, bool missing_too)
+{
+    if (stat_rc == OCISBX_EFORBIDDEN)
+        return ocisbx_fail(OCISBX_EFORBIDDEN, "/workspace/%s leads outside /workspace (through a symlink)", rel);
+    if (!stat_rc && ex == 21)
+        return ocisbx_fail(OCISBX_EISDIR, "read: /workspace/%s is a directory", rel);
+    if (!stat_rc && ex == 3 && missing_too)
+        return ocisbx_fail(OCISBX_ENOTFOUND, "read: /workspace/%s does not exist", rel);
+    return rc;
+}
+
 /* After a failed get: a directory is EISDIR on both backends. */
 int ocisbx_backend_refine_error(ocisbx_backend *b, const char *rel, int rc, bool missing_too)
 {
-    if (rc == OCISBX_EISDIR || rc == OCISBX_ENOTFOUND || rc == OCISBX_ECANCELED || rc == OCISBX_EFORBIDDEN)
+    if (!ocisbx_backend_refine_wanted(rc))
         return rc;
     ocisbx_error_saved *sv = ocisbx_error_save();
-    const char *args[] = {b->root, *rel ? rel : "."};
+    const char *args[2];
+    ocisbx_run_req req;
+    ocisbx_run_res res = {0};
+    ocisbx_backend_path_stat_req(b, rel, args, &req);
     int ex = -1;
-    int r2 = ocisbx_backend_run_sh(b, ocisbx_script_path_stat, args, 2, 64, NULL, NULL, &ex);
+    int r2 = ocisbx_backend_script_result(b->vt->run(b, &req, &res), &res, &ex);
+    free(res.command_id);
+    free(res.stderr_text);
     ocisbx_error_restore(sv);
-    if (r2 == OCISBX_EFORBIDDEN)
-        return ocisbx_fail(OCISBX_EFORBIDDEN, "/workspace/%s leads outside /workspace (through a symlink)", rel);
-    if (!r2 && ex == 21)
-        return ocisbx_fail(OCISBX_EISDIR, "read: /workspace/%s is a directory", rel);
-    if (!r2 && ex == 3 && missing_too)
-        return ocisbx_fail(OCISBX_ENOTFOUND, "read: /workspace/%s does not exist", rel);
-    return rc;
+    return ocisbx_backend_refine_map(rel, rc, r2, ex, missing_too);
 }
 
 int ocisbx_backend_read_to_callback(ocisbx_backend *b, const char *path, ocisbx_write_fn write_fn, void *ud)
@@ -254,6 +276,49 @@ static int parse_window(const char *rel, const char *out, size_t len, int64_t of
     return format_lines(win, len - (size_t)(win - out), offset, r);
 }
 
+int ocisbx_read_window_req(ocisbx_backend *b, const char *rel, int64_t offset, int64_t limit, ocisbx_window *w,
+                           ocisbx_run_req *req)
+{
+    if (offset < 0 || limit < 0)
+        return ocisbx_fail(OCISBX_EINVAL, "read_text: negative offset or limit");
+    w->offset = offset ? offset : 1;
+    limit = limit ? limit : OCISBX_BACKEND_READ_LIMIT;
+    snprintf(w->first, sizeof w->first, "%" PRId64, w->offset);
+    snprintf(w->last, sizeof w->last, "%" PRId64, w->offset + limit - 1);
+    snprintf(w->cut, sizeof w->cut, "%d", OCISBX_BACKEND_LINE_MAX * 4 + 4);
+    w->args[0] = b->root;
+    w->args[1] = *rel ? rel : ".";
+    w->args[2] = w->first;
+    w->args[3] = w->last;
+    w->args[4] = w->cut;
+    if (req)
+        ocisbx_backend_script_req(b, ocisbx_script_read_window, w->args, 5, NULL, req);
+    return 0;
+}
+
+int ocisbx_read_window_result(const ocisbx_window *w, const char *rel, int rc, int ex, const char *res, size_t rl,
+                              ocisbx_text_result **out)
+{
+    *out = NULL;
+    if (!rc && (ex == 21 || ex == 3))
+        rc = ocisbx_fail(ex == 21 ? OCISBX_EISDIR : OCISBX_ENOTFOUND, "read: /workspace/%s %s", rel,
+                         ex == 21 ? "is a directory" : "does not exist or is not a regular file");
+    else if (!rc && ex != 0)
+        rc = ocisbx_fail(OCISBX_EIO, "read: the workspace script failed (exit status %d)", ex);
+    else if (rc)
+        ocisbx_error_wrap("read /workspace/%s: ", rel);
+    if (rc)
+        return rc;
+    ocisbx_text_result *r = calloc(1, sizeof *r);
+    rc = r ? parse_window(rel, res ? res : "", rl, w->offset, r) : ocisbx_fail_nomem();
+    if (rc && !(rc == OCISBX_EBINARY && r)) {
+        ocisbx_text_result_free(r);
+        return rc;
+    }
+    *out = r;
+    return rc;
+}
+
 int ocisbx_backend_read_text(ocisbx_backend *b, const char *path, int64_t offset, int64_t limit,
                              ocisbx_text_result **out)
 {
@@ -263,39 +328,19 @@ int ocisbx_backend_read_text(ocisbx_backend *b, const char *path, int64_t offset
     int rc = check_open(b);
     if (rc)
         return rc;
-    if (offset < 0 || limit < 0)
-        return ocisbx_fail(OCISBX_EINVAL, "read_text: negative offset or limit");
-    offset = offset ? offset : 1;
-    limit = limit ? limit : OCISBX_BACKEND_READ_LIMIT;
     char *rel = NULL, *res = NULL;
-    rc = ocisbx_backend_rel_path(path, &rel);
+    ocisbx_window w;
+    rc = ocisbx_read_window_req(b, "", offset, limit, &w, NULL); /* the arguments checked first */
+    if (!rc)
+        rc = ocisbx_backend_rel_path(path, &rel);
     if (rc)
         return rc;
-    char first[24], last[24], cut[24];
-    snprintf(first, sizeof first, "%" PRId64, offset);
-    snprintf(last, sizeof last, "%" PRId64, offset + limit - 1);
-    snprintf(cut, sizeof cut, "%d", OCISBX_BACKEND_LINE_MAX * 4 + 4);
-    const char *args[] = {b->root, *rel ? rel : ".", first, last, cut};
+    (void)ocisbx_read_window_req(b, rel, offset, limit, &w, NULL);
     size_t rl = 0;
     int ex = 0;
-    ocisbx_text_result *r = calloc(1, sizeof *r);
-    rc = r ? ocisbx_backend_run_sh_capture(b, ocisbx_script_read_window, args, 5, &res, &rl, &ex)
-           : ocisbx_fail_nomem();
-    if (!rc && (ex == 21 || ex == 3))
-        rc = ocisbx_fail(ex == 21 ? OCISBX_EISDIR : OCISBX_ENOTFOUND, "read: /workspace/%s %s", rel,
-                         ex == 21 ? "is a directory" : "does not exist or is not a regular file");
-    else if (!rc && ex != 0)
-        rc = ocisbx_fail(OCISBX_EIO, "read: the workspace script failed (exit status %d)", ex);
-    else if (rc)
-        ocisbx_error_wrap("read /workspace/%s: ", rel);
-    if (!rc)
-        rc = parse_window(rel, res, rl, offset, r);
+    rc = ocisbx_backend_run_sh_capture(b, ocisbx_script_read_window, w.args, 5, &res, &rl, &ex);
+    rc = ocisbx_read_window_result(&w, rel, rc, ex, res, rl, out);
     free(rel);
     free(res);
-    if (rc && !(rc == OCISBX_EBINARY && r)) {
-        ocisbx_text_result_free(r);
-        return rc;
-    }
-    *out = r;
     return rc;
 }

@@ -37,6 +37,8 @@ struct ocisbx_chunked_write {
     bool eof;
     int next_index;
     bool parts_put; /* something may be under .ocisbx/write-<id> */
+    char hex[65];       /* the whole file's SHA-256, for the join */
+    const char *args[4]; /* the join's or the abort's arguments */
 };
 
 int ocisbx_chunked_begin(ocisbx_backend *b, const char *rel, const void *mem, size_t mem_len, ocisbx_read_fn read,
@@ -160,23 +162,41 @@ int ocisbx_chunked_next(ocisbx_chunked_write *w, unsigned char *buf, ocisbx_part
     return rc;
 }
 
+void ocisbx_chunked_part_rel(const ocisbx_chunked_write *w, int index, char *buf, size_t cap)
+{
+    snprintf(buf, cap, ".ocisbx/write-%s/p%06d", w->id, index);
+}
+
+void ocisbx_chunked_part_sent(ocisbx_chunked_write *w)
+{
+    w->parts_put = true;
+}
+
 int ocisbx_chunked_put(ocisbx_chunked_write *w, const ocisbx_part *p)
 {
     char rel[64];
-    snprintf(rel, sizeof rel, ".ocisbx/write-%s/p%06d", w->id, p->index);
+    ocisbx_chunked_part_rel(w, p->index, rel, sizeof rel);
     w->parts_put = true;
     return w->b->vt->put_file(w->b, rel, p->data, p->len, p->sha256_b64);
 }
 
-int ocisbx_chunked_finish(ocisbx_chunked_write *w)
+int ocisbx_chunked_join_req(ocisbx_chunked_write *w, ocisbx_run_req *req)
 {
     unsigned char h[OCISBX_SHA256_LEN];
-    char hex[65];
-    int ex = 0, rc = ocisbx_sha256_final(w->whole, h);
-    ocisbx_hex(h, sizeof h, hex);
-    const char *args[] = {w->b->root, w->rel, w->id, hex};
-    if (!rc)
-        rc = ocisbx_backend_run_sh(w->b, ocisbx_script_write_join, args, 4, 0, NULL, NULL, &ex);
+    int rc = ocisbx_sha256_final(w->whole, h);
+    if (rc)
+        return rc;
+    ocisbx_hex(h, sizeof h, w->hex);
+    w->args[0] = w->b->root;
+    w->args[1] = w->rel;
+    w->args[2] = w->id;
+    w->args[3] = w->hex;
+    ocisbx_backend_script_req(w->b, ocisbx_script_write_join, w->args, 4, NULL, req);
+    return 0;
+}
+
+int ocisbx_chunked_join_result(ocisbx_chunked_write *w, int rc, int ex)
+{
     if (rc)
         return ocisbx_error_wrap("write /workspace/%s: ", w->rel);
     w->parts_put = false; /* the script removed them, whatever it answers */
@@ -191,34 +211,60 @@ int ocisbx_chunked_finish(ocisbx_chunked_write *w)
     return 0;
 }
 
+int ocisbx_chunked_finish(ocisbx_chunked_write *w)
+{
+    ocisbx_run_req req;
+    ocisbx_run_res res = {0};
+    int ex = 0, rc = ocisbx_chunked_join_req(w, &req);
+    if (!rc)
+        rc = ocisbx_backend_script_result(w->b->vt->run(w->b, &req, &res), &res, &ex);
+    free(res.command_id);
+    free(res.stderr_text);
+    return ocisbx_chunked_join_result(w, rc, ex);
+}
+
+bool ocisbx_chunked_abort_req(ocisbx_chunked_write *w, ocisbx_run_req *req)
+{
+    if (!w->parts_put)
+        return false;
+    memset(req, 0, sizeof *req);
+    w->args[0] = w->b->root;
+    w->args[1] = w->id;
+    req->script = ocisbx_script_write_abort;
+    req->args = w->args;
+    req->n_args = 2;
+    req->env[0] = &w->b->env;
+    req->deadline_ms = ocisbx_time_monotonic_ms() + ABORT_CLEANUP_MS;
+    req->backstop_s = ABORT_CLEANUP_MS / 1000;
+    req->uncancelable = true;
+    return true;
+}
+
+void ocisbx_chunked_abort_result(ocisbx_chunked_write *w, int rc, const ocisbx_run_res *res)
+{
+    if (rc || !res->has_exit || res->exit_code != 0)
+        ocisbx_log(OCISBX_LOG_WARN,
+                   "write: the parts under /workspace/.ocisbx/write-%s were not removed (%s); the "
+                   "next chunked write removes them",
+                   w->id, rc ? ocisbx_error_message(ocisbx_error_last()) : "exit status");
+    w->parts_put = false;
+}
+
 /* The parts go also after a cancel: one bounded run (write-abort.sh) that
  * the backend's cancel callback (and the client's, held) does not stop; if
  * it fails, the next chunked write's sweep of stale parts removes them. */
 void ocisbx_chunked_abort(ocisbx_chunked_write *w)
 {
-    if (!w->parts_put)
+    ocisbx_run_req req;
+    if (!ocisbx_chunked_abort_req(w, &req))
         return;
     ocisbx_error_saved *sv = ocisbx_error_save();
-    const char *args[] = {w->b->root, w->id};
-    ocisbx_run_req req = {0};
     ocisbx_run_res res = {0};
-    req.script = ocisbx_script_write_abort;
-    req.args = args;
-    req.n_args = 2;
-    req.env[0] = &w->b->env;
-    req.deadline_ms = ocisbx_time_monotonic_ms() + ABORT_CLEANUP_MS;
-    req.backstop_s = ABORT_CLEANUP_MS / 1000;
-    req.uncancelable = true;
     int rc = w->b->vt->run(w->b, &req, &res);
-    if (rc || !res.has_exit || res.exit_code != 0)
-        ocisbx_log(OCISBX_LOG_WARN,
-                   "write: the parts under /workspace/.ocisbx/write-%s were not removed (%s); the "
-                   "next chunked write removes them",
-                   w->id, rc ? ocisbx_error_message(ocisbx_error_last()) : "exit status");
+    ocisbx_chunked_abort_result(w, rc, &res);
     free(res.command_id);
     free(res.stderr_text);
     ocisbx_error_restore(sv);
-    w->parts_put = false;
 }
 
 /* ---- parts in parallel: the feed of vt->put_parts ----
@@ -271,7 +317,9 @@ static int par_next(void *ud, ocisbx_file_part *fp, bool *none)
     }
     if (slot >= 0)
         f->busy[slot] = true;
-    snprintf(fp->path, sizeof fp->path, "%s/.ocisbx/write-%s/p%06d", f->w->b->root, f->w->id, p.index);
+    char rel[64];
+    ocisbx_chunked_part_rel(f->w, p.index, rel, sizeof rel);
+    snprintf(fp->path, sizeof fp->path, "%s/%s", f->w->b->root, rel);
     fp->data = p.data;
     fp->len = p.len;
     memcpy(fp->sha256_b64, p.sha256_b64, sizeof fp->sha256_b64);

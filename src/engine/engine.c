@@ -10,6 +10,7 @@
 #include "ocisbx/util.h"
 
 #define FREE_DELETE_MS 30000 /* engine_free's deletes of sandboxes not closed, in all */
+#define FREE_DRIVE_MS 30000  /* engine_free's run of what it canceled (creates in flight, kills, parts) */
 #define LIMIT_MAX 4096
 #define RUN_MAX_MS (INT64_C(7) * 86400 * 1000)
 #define SLOW_START 2 /* creates in flight at first */
@@ -286,10 +287,31 @@ static void delete_left(ocisbx_engine *e)
     ocisbx_error_restore(sv);
 }
 
+/* What is pending is canceled and run to its end, its callbacks not
+ * called: a create whose POST is in flight gets its answer and deletes
+ * its sandbox, a running command is ended, a write's parts removed;
+ * closes go on. Bounded by FREE_DRIVE_MS; not from inside a callback. */
+static void drive_pending(ocisbx_engine *e)
+{
+    if (!e->multi || e->depth > 0 || e->n_ops == 0)
+        return;
+    ocisbx_error_saved *sv = ocisbx_error_save();
+    e->freeing = true;
+    e->sock_fn = NULL; /* the caller's loop is done with the engine */
+    e->timer_fn = NULL;
+    ocisbx_engine_cancel_all(e);
+    int64_t end = ocisbx_time_monotonic_ms() + FREE_DRIVE_MS;
+    for (int64_t now = ocisbx_time_monotonic_ms(); e->n_ops > 0 && now < end; now = ocisbx_time_monotonic_ms())
+        if (ocisbx_engine_run(e, end - now) < 0)
+            break;
+    ocisbx_error_restore(sv);
+}
+
 void ocisbx_engine_free(ocisbx_engine *e)
 {
     if (!e)
         return;
+    drive_pending(e);
     while (e->ops)
         eng_op_abandon(e->ops);
     delete_left(e);

@@ -5,7 +5,9 @@
  *
  *   engine.c  the engine, its options, the loops (its own, the caller's)
  *   sched.c   requests: the queue, the bounds, one call's attempts on multi
- *   ops.c     the operations
+ *   ops.c     the operations (create, close, cancel)
+ *   exec.c    the exec (runAndStream: live output; a cancel ends the command)
+ *   files.c   the file operations (write, read) and workspace script runs
  *
  * Layering: above the backend (the exec wrapper's client half,
  * backend/exec_int.h, and the OCI backend's shared pieces) and the api
@@ -19,6 +21,7 @@
 #include <curl/curl.h>
 
 #include "api/client_internal.h"
+#include "api/parts.h"
 #include "backend/backend_int.h"
 #include "backend/exec_int.h"
 #include "http/http_internal.h"
@@ -57,13 +60,22 @@ struct ocisbx_engine_sandbox {
     char *id;
     bool owned;
     bool closing;
+    bool no_stream; /* runAndStream answered 404/405/501: its execs run and wait (as the backend's own flag) */
     ocisbx_backend *b; /* the exec plan's settings (a connected backend, never used to send) */
     eng_req *qhead, *qtail;
     int in_flight;
     ocisbx_engine_sandbox *prev, *next; /* every sandbox of the engine */
 };
 
-typedef enum { ENG_CREATE, ENG_EXEC, ENG_CLOSE } eng_kind;
+typedef enum { ENG_CREATE, ENG_EXEC, ENG_CLOSE, ENG_WRITE, ENG_READ, ENG_TEXT } eng_kind;
+
+/* The step of an operation whose end is due (eng_op_soon); the file
+ * operations' steps start at ENG_STEP_FILE. */
+#define ENG_STEP_SOON 99
+#define ENG_STEP_FILE 50
+
+typedef struct eng_file eng_file;
+typedef struct eng_stream eng_stream;
 
 struct eng_op {
     ocisbx_engine *e;
@@ -83,6 +95,9 @@ struct eng_op {
     ocisbx_engine_close_fn close_fn;
     ocisbx_exec_wire *wire;
     ocisbx_exec_options *xo; /* exec: the caller's options, copied */
+    eng_file *file;          /* write, read: their state (files.c) */
+    eng_stream *stream;      /* exec: its event stream (exec.c) */
+    void (*script_done)(eng_op *op, int rc, ocisbx_run_res *res); /* a script run's end */
     eng_op *prev, *next;     /* every pending operation */
 };
 
@@ -132,6 +147,7 @@ struct ocisbx_engine {
     void *timer_ud;
 
     uint64_t throttled, attempts;
+    bool freeing;   /* ocisbx_engine_free runs what it canceled: no callbacks */
 };
 
 /* ---- sched.c ---- */
@@ -159,10 +175,36 @@ ocisbx_engine_sandbox *eng_sandbox_new(ocisbx_engine *e);
 int eng_sandbox_backend(ocisbx_engine_sandbox *sb);
 
 /* ---- ops.c ---- */
+eng_op *eng_op_new(ocisbx_engine *e, eng_kind kind, void *ud);
 void eng_op_abandon(eng_op *op);
+/* Keeps a failure (the thread's error) for the operation's end. */
+void eng_op_keep(eng_op *op, int rc);
+/* The end: the callback with the thread's error the operation's. */
+void eng_op_end(eng_op *op, int rc, ocisbx_exec_result *res);
+/* An end due now that must come from the loop (a start or cancel outside it). */
+void eng_op_soon(eng_op *op);
+/* A request of op's sandbox for route (sandboxId, or projectId for a
+ * create), queued after delay ms. */
+int eng_queue_route(eng_op *op, ocisbx_op route, const ocisbx_model *body, int64_t delay,
+                    void (*done)(eng_req *q, int rc, ocisbx_http_response *resp), eng_req **out);
 /* Ends the operations whose end is due (a start or cancel outside the
  * loop decided it); 1 when one is due. */
 void eng_ops_due(ocisbx_engine *e);
 int eng_ops_soon(const ocisbx_engine *e);
+
+/* ---- exec.c ---- */
+void eng_stream_free(eng_stream *st);
+void eng_exec_cancel(eng_op *op);
+
+/* ---- files.c ---- */
+/* A workspace script's run (one runAndWait), its end to done with the
+ * run's code and result (has_exit, exit_code, stderr_text; the engine
+ * frees them after done). */
+int eng_run_script(eng_op *op, const ocisbx_run_req *req, void (*done)(eng_op *op, int rc, ocisbx_run_res *res));
+void eng_file_free(eng_file *f);
+/* The caller's callback of a write or read that ended (f taken out of its
+ * operation first), then f freed. */
+void eng_file_end(eng_file *f, eng_kind kind, int rc, void *ud);
+void eng_file_cancel(eng_op *op);
 
 #endif

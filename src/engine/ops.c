@@ -1,8 +1,7 @@
 /* The engine's operations as state machines whose steps are requests:
- * create (POST, polls until RUNNING, DELETE after any failure), exec (one
- * runAndWait of the backend's exec wrapper, its trailer parsed by the
- * backend's own client half), close (state, stop, polls until STOPPED,
- * DELETE; a 404 on the way is gone), and cancel. */
+ * create (POST, polls until RUNNING, DELETE after any failure), close
+ * (state, stop, polls until STOPPED, DELETE; a 404 on the way is gone),
+ * and cancel. The exec: exec.c; write and read: files.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,12 +10,11 @@
 #include "ocisbx/util.h"
 
 #define FIRST_POLL_MS 100 /* polls start at this and double up to the poll interval */
-#define STDERR_TEXT_MAX 1024
 
-enum { C_POST, C_POLL, C_DELETE, X_RUN, K_STATE, K_STOP, K_POLL, K_DELETE, SOON };
+enum { C_POST, C_POLL, C_DELETE, K_WAIT, K_STATE, K_STOP, K_POLL, K_DELETE, SOON = ENG_STEP_SOON };
 
 /* ---- the operations' list and their end ---- */
-static eng_op *op_new(ocisbx_engine *e, eng_kind kind, void *ud)
+eng_op *eng_op_new(ocisbx_engine *e, eng_kind kind, void *ud)
 {
     eng_op *op = calloc(1, sizeof *op);
     if (!op)
@@ -46,6 +44,8 @@ static void op_unlink_free(eng_op *op)
     eng_req_drop(op->req);
     ocisbx_exec_wire_free(op->wire);
     ocisbx_exec_options_free(op->xo);
+    eng_file_free(op->file);
+    eng_stream_free(op->stream);
     if (op->err)
         ocisbx_error_restore(op->err); /* frees it */
     free(op);
@@ -59,7 +59,7 @@ void eng_op_abandon(eng_op *op)
 }
 
 /* Keeps a failure (the thread's error) for the operation's end. */
-static void keep(eng_op *op, int rc)
+void eng_op_keep(eng_op *op, int rc)
 {
     if (op->rc)
         return;
@@ -67,8 +67,32 @@ static void keep(eng_op *op, int rc)
     op->err = ocisbx_error_save();
 }
 
+static void close_begin(eng_op *op);
+
+/* Whether an operation of the sandbox other than its close is still to end. */
+static bool sandbox_busy(const ocisbx_engine_sandbox *sb)
+{
+    for (const eng_op *o = sb->e->ops; o; o = o->next)
+        if (o->sb == sb && o->kind != ENG_CLOSE && o->step != SOON)
+            return true;
+    return false;
+}
+
+/* A close that waits for the sandbox's other operations starts once the
+ * last of them has ended. */
+static void close_when_idle(ocisbx_engine_sandbox *sb)
+{
+    if (!sb || !sb->closing || sandbox_busy(sb))
+        return;
+    for (eng_op *o = sb->e->ops; o; o = o->next)
+        if (o->sb == sb && o->kind == ENG_CLOSE && o->step == K_WAIT) {
+            close_begin(o);
+            return;
+        }
+}
+
 /* The end: the callback with the thread's error set to the operation's. */
-static void op_end(eng_op *op, int rc, ocisbx_exec_result *res)
+void eng_op_end(eng_op *op, int rc, ocisbx_exec_result *res)
 {
     ocisbx_engine_sandbox *sb = op->sb;
     if (op->err) {
@@ -82,24 +106,39 @@ static void op_end(eng_op *op, int rc, ocisbx_exec_result *res)
     ocisbx_engine_exec_fn xf = op->exec_fn;
     ocisbx_engine_close_fn kf = op->close_fn;
     void *ud = op->ud;
+    bool quiet = op->e->freeing; /* ocisbx_engine_free's run: no callbacks */
+    eng_file *f = op->file;
+    op->file = NULL;
     ocisbx_error_saved *sv = ocisbx_error_save();
     op_unlink_free(op);
     ocisbx_error_restore(sv);
-    if (kind == ENG_CREATE) {
-        cf(rc, rc ? NULL : sb, ud);
+    if (kind != ENG_CLOSE && kind != ENG_CREATE)
+        close_when_idle(sb);
+    if (kind == ENG_WRITE || kind == ENG_READ || kind == ENG_TEXT) {
+        if (quiet)
+            eng_file_free(f);
+        else
+            eng_file_end(f, kind, rc, ud);
+    } else if (kind == ENG_CREATE) {
+        if (!quiet)
+            cf(rc, rc ? NULL : sb, ud);
         if (rc)
             eng_sandbox_free(sb);
     } else if (kind == ENG_EXEC) {
-        xf(rc, res, ud);
+        if (quiet)
+            ocisbx_exec_result_free(res);
+        else
+            xf(rc, res, ud);
     } else {
-        kf(rc, ud);
+        if (!quiet)
+            kf(rc, ud);
         eng_sandbox_free(sb);
     }
 }
 
 /* An end that is due now but must come from the loop (a start or a
  * cancel outside it): run by eng_ops_due. */
-static void op_soon(eng_op *op)
+void eng_op_soon(eng_op *op)
 {
     eng_req_drop(op->req);
     op->step = SOON;
@@ -114,7 +153,7 @@ void eng_ops_due(ocisbx_engine *e)
             op = op->next;
         if (!op)
             return;
-        op_end(op, op->rc, NULL);
+        eng_op_end(op, op->rc, NULL);
     }
 }
 
@@ -140,7 +179,7 @@ static int64_t poll_delay(eng_op *op)
     return d < top ? d : top;
 }
 
-static int queue_op(eng_op *op, ocisbx_op route, const ocisbx_model *body, int64_t delay,
+int eng_queue_route(eng_op *op, ocisbx_op route, const ocisbx_model *body, int64_t delay,
                     void (*done)(eng_req *q, int rc, ocisbx_http_response *resp), eng_req **out)
 {
     ocisbx_engine *e = op->e;
@@ -171,16 +210,16 @@ static void create_polled(eng_req *q, int rc, ocisbx_http_response *resp);
 /* A failure after the create was answered: the sandbox is deleted first. */
 static void create_fail(eng_op *op, int rc)
 {
-    keep(op, rc);
+    eng_op_keep(op, rc);
     eng_req_drop(op->req);
     op->step = C_DELETE;
-    int qrc = queue_op(op, OCISBX_OP_DELETE_SANDBOX, NULL, 0, create_delete_done, NULL);
+    int qrc = eng_queue_route(op, OCISBX_OP_DELETE_SANDBOX, NULL, 0, create_delete_done, NULL);
     if (qrc) {
         ocisbx_error_restore(op->err);
         op->err = NULL;
         ocisbx_error_wrap("(and deleting sandbox %s failed too) ", op->sb->id);
         op->err = ocisbx_error_save();
-        op_end(op, op->rc, NULL);
+        eng_op_end(op, op->rc, NULL);
     }
 }
 
@@ -195,7 +234,7 @@ static void create_delete_done(eng_req *q, int rc, ocisbx_http_response *resp)
         ocisbx_error_wrap("(and deleting sandbox %s failed too) ", op->sb->id);
         op->err = ocisbx_error_save();
     }
-    op_end(op, op->rc, NULL);
+    eng_op_end(op, op->rc, NULL);
 }
 
 static void create_answered(eng_req *q, int rc, ocisbx_http_response *resp)
@@ -212,8 +251,8 @@ static void create_answered(eng_req *q, int rc, ocisbx_http_response *resp)
     ocisbx_sandbox_free(s);
     ocisbx_http_response_free(resp);
     if (rc) {
-        keep(op, rc);
-        op_end(op, rc, NULL);
+        eng_op_keep(op, rc);
+        eng_op_end(op, rc, NULL);
         return;
     }
     op->sb->owned = true;
@@ -223,7 +262,7 @@ static void create_answered(eng_req *q, int rc, ocisbx_http_response *resp)
     }
     op->step = C_POLL;
     op->until = ocisbx_time_monotonic_ms() + op->e->ready_ms;
-    rc = queue_op(op, OCISBX_OP_GET_SANDBOX, NULL, poll_delay(op), create_polled, NULL);
+    rc = eng_queue_route(op, OCISBX_OP_GET_SANDBOX, NULL, poll_delay(op), create_polled, NULL);
     if (rc)
         create_fail(op, rc);
 }
@@ -247,7 +286,7 @@ static void create_polled(eng_req *q, int rc, ocisbx_http_response *resp)
         if (rc)
             create_fail(op, rc);
         else
-            op_end(op, 0, NULL);
+            eng_op_end(op, 0, NULL);
         return;
     }
     if (st && (strcmp(st, "FAILED") == 0 || strcmp(st, "DELETED") == 0))
@@ -258,7 +297,7 @@ static void create_polled(eng_req *q, int rc, ocisbx_http_response *resp)
                          (long long)op->e->ready_ms);
     ocisbx_sandbox_free(s);
     if (!rc)
-        rc = queue_op(op, OCISBX_OP_GET_SANDBOX, NULL, poll_delay(op), create_polled, NULL);
+        rc = eng_queue_route(op, OCISBX_OP_GET_SANDBOX, NULL, poll_delay(op), create_polled, NULL);
     if (rc)
         create_fail(op, rc);
 }
@@ -283,7 +322,7 @@ int ocisbx_engine_create_sandbox(ocisbx_engine *e, ocisbx_engine_create_fn fn, v
         ocisbx_create_sandbox_details_free(d);
         return rc;
     }
-    eng_op *op = op_new(e, ENG_CREATE, user_data);
+    eng_op *op = eng_op_new(e, ENG_CREATE, user_data);
     ocisbx_engine_sandbox *sb = op ? eng_sandbox_new(e) : NULL;
     eng_req *q = NULL;
     if (!op || !sb) {
@@ -292,7 +331,7 @@ int ocisbx_engine_create_sandbox(ocisbx_engine *e, ocisbx_engine_create_fn fn, v
         op->sb = sb;
         op->create_fn = fn;
         op->step = C_POST;
-        rc = queue_op(op, OCISBX_OP_CREATE_SANDBOX, (const ocisbx_model *)(const void *)d, 0, create_answered, &q);
+        rc = eng_queue_route(op, OCISBX_OP_CREATE_SANDBOX, (const ocisbx_model *)(const void *)d, 0, create_answered, &q);
     }
     ocisbx_create_sandbox_details_free(d);
     if (rc || !q) {
@@ -302,132 +341,6 @@ int ocisbx_engine_create_sandbox(ocisbx_engine *e, ocisbx_engine_create_fn fn, v
         return rc;
     }
     q->is_create = true;
-    if (id)
-        *id = op->id;
-    eng_kick(e);
-    return 0;
-}
-
-/* ---- exec ---- */
-static int copy_exec_options(const ocisbx_exec_options *s, ocisbx_exec_options **out)
-{
-    int rc = ocisbx_exec_options_new(out);
-    if (rc || !s)
-        return rc;
-    ocisbx_exec_options *d = *out;
-    d->timeout_ms = s->timeout_ms;
-    d->max_output = s->max_output;
-    d->on_output = s->on_output;
-    d->on_output_ud = s->on_output_ud;
-    d->yield_ms = s->yield_ms;
-    if (s->cwd && !(d->cwd = ocisbx_strdup(s->cwd)))
-        rc = ocisbx_fail_nomem();
-    for (size_t i = 0; !rc && i < s->env.n; i++)
-        rc = ocisbx_env_list_add(&d->env, s->env.v[i].name, s->env.v[i].value, s->env.v[i].secret);
-    return rc;
-}
-
-/* The answer of runAndWait: the wrapper's stdout, stderr and status. */
-static int exec_answer(eng_op *op, ocisbx_http_response *resp, ocisbx_exec_result **out)
-{
-    size_t len = 0;
-    const char *b = ocisbx_http_response_body(resp, &len);
-    ocisbx_command *cm = NULL;
-    int rc = ocisbx_command_from_json(b, len, &cm);
-    if (rc) {
-        ocisbx_error_wrap("RunSandboxCommandAndWait (opc-request-id: %s): ", ocisbx_http_response_request_id(resp));
-        return rc;
-    }
-    const char *so = ocisbx_command_stdout(cm), *se = ocisbx_command_stderr(cm);
-    size_t sl = ocisbx_command_stdout_len(cm), el = ocisbx_command_stderr_len(cm);
-    ocisbx_run_res res = {0};
-    int x = 0;
-    res.has_exit = ocisbx_command_has_exit_code(cm, &x) == 1;
-    res.exit_code = x;
-    if (ocisbx_command_id(cm) && !(res.command_id = ocisbx_strdup(ocisbx_command_id(cm))))
-        rc = ocisbx_fail_nomem();
-    if (!rc && se && el && !(res.stderr_text = ocisbx_strndup(se, el < STDERR_TEXT_MAX ? el : STDERR_TEXT_MAX)))
-        rc = ocisbx_fail_nomem();
-    if (!rc && so)
-        rc = ocisbx_exec_wire_stdout(op->wire, so, sl);
-    if (!rc && se)
-        rc = ocisbx_exec_wire_stderr(op->wire, se, el);
-    ocisbx_command_free(cm);
-    if (!rc) {
-        rc = ocisbx_exec_wire_end(op->wire, 0, &res, out);
-        op->wire = NULL;
-    }
-    free(res.command_id);
-    free(res.stderr_text);
-    return rc;
-}
-
-static void exec_answered(eng_req *q, int rc, ocisbx_http_response *resp)
-{
-    eng_op *op = q->op;
-    ocisbx_exec_result *out = NULL;
-    if (rc == OCISBX_ETIMEOUT && ocisbx_time_monotonic_ms() >= q->deadline_at - 20) {
-        /* the client's deadline: what came of the head, timed out */
-        ocisbx_run_res res = {0};
-        rc = ocisbx_exec_wire_end(op->wire, rc, &res, &out);
-        op->wire = NULL;
-        free(res.command_id);
-    } else if (!rc) {
-        rc = exec_answer(op, resp, &out);
-    }
-    ocisbx_http_response_free(resp);
-    if (rc)
-        keep(op, rc);
-    op_end(op, rc, out);
-}
-
-static int exec_request(eng_op *op)
-{
-    const ocisbx_run_req *req = ocisbx_exec_wire_req(op->wire);
-    ocisbx_run_command_details *d = NULL;
-    int rc = ocisbx_oci_run_details(req, &d);
-    eng_req *q = NULL;
-    if (!rc)
-        rc = queue_op(op, OCISBX_OP_RUN_COMMAND_AND_WAIT, (const ocisbx_model *)(const void *)d, 0, exec_answered,
-                      &q);
-    ocisbx_run_command_details_free(d);
-    if (rc)
-        return rc;
-    /* the answer comes when the command has ended: the deadline bounds the
-     * wait, not the read timeout */
-    q->deadline_at = req->deadline_ms;
-    q->idle_ms = req->deadline_ms - ocisbx_time_monotonic_ms() + 1000;
-    return 0;
-}
-
-int ocisbx_engine_exec(ocisbx_engine *e, ocisbx_engine_sandbox *sb, const char *command,
-                       const ocisbx_exec_options *o, ocisbx_engine_exec_fn fn, void *user_data, ocisbx_engine_op *id)
-{
-    if (id)
-        *id = 0;
-    if (!e || !sb || !command || !fn)
-        return ocisbx_fail(OCISBX_EINVAL, "engine exec: engine, sandbox, command and callback are required");
-    if (sb->closing || !sb->b)
-        return ocisbx_fail(OCISBX_ECONFLICT, "engine exec: sandbox %s is %s", sb->id ? sb->id : "(none)",
-                           sb->closing ? "closing" : "not ready");
-    if (o && o->yield_ms > 0)
-        return ocisbx_fail(OCISBX_EUNSUPPORTED, "engine exec: a yield is not supported (run it as a job)");
-    eng_op *op = op_new(e, ENG_EXEC, user_data);
-    if (!op)
-        return ocisbx_fail_nomem();
-    op->sb = sb;
-    op->exec_fn = fn;
-    op->step = X_RUN;
-    ocisbx_exec_result *none = NULL;
-    int rc = copy_exec_options(o, &op->xo);
-    if (!rc)
-        rc = ocisbx_exec_wire_begin(sb->b, command, op->xo, &op->wire, &none);
-    if (!rc)
-        rc = exec_request(op);
-    if (rc) {
-        eng_op_abandon(op);
-        return rc;
-    }
     if (id)
         *id = op->id;
     eng_kick(e);
@@ -470,11 +383,11 @@ static void close_next(eng_op *op, int step, int64_t delay)
             rc = ocisbx_model_put_bool(body, "isForce", false);
     }
     if (!rc)
-        rc = queue_op(op, route, body, delay, close_answered, NULL);
+        rc = eng_queue_route(op, route, body, delay, close_answered, NULL);
     ocisbx_model_free(body);
     if (rc) {
-        keep(op, rc);
-        op_end(op, rc, NULL);
+        eng_op_keep(op, rc);
+        eng_op_end(op, rc, NULL);
     }
 }
 
@@ -496,7 +409,7 @@ static void close_deleted(eng_op *op, int rc)
     }
     if (rc)
         op->err = ocisbx_error_save();
-    op_end(op, rc, NULL);
+    eng_op_end(op, rc, NULL);
 }
 
 static void close_answered(eng_req *q, int rc, ocisbx_http_response *resp)
@@ -514,11 +427,11 @@ static void close_answered(eng_req *q, int rc, ocisbx_http_response *resp)
     ocisbx_http_response_free(resp);
     if (k == 1) { /* gone already */
         op->sb->owned = false;
-        op_end(op, 0, NULL);
+        eng_op_end(op, 0, NULL);
         return;
     }
     if (k < 0) { /* the delete comes without a stop, the failure kept */
-        keep(op, step == K_STOP ? ocisbx_error_wrap("close: stopping sandbox %s: ", id)
+        eng_op_keep(op, step == K_STOP ? ocisbx_error_wrap("close: stopping sandbox %s: ", id)
                                 : ocisbx_error_wrap("close: waiting for sandbox %s to stop: ", id));
         close_next(op, K_DELETE, 0);
     } else if (k == 2) {
@@ -529,13 +442,21 @@ static void close_answered(eng_req *q, int rc, ocisbx_http_response *resp)
         if (step != K_POLL)
             op->until = ocisbx_time_monotonic_ms() + op->sb->b->stop_timeout_ms;
         if (step == K_POLL && ocisbx_time_monotonic_ms() >= op->until) {
-            keep(op, ocisbx_fail(OCISBX_ETIMEOUT, "close: sandbox %s was not STOPPED within %lld ms", id,
+            eng_op_keep(op, ocisbx_fail(OCISBX_ETIMEOUT, "close: sandbox %s was not STOPPED within %lld ms", id,
                                  (long long)op->sb->b->stop_timeout_ms));
             close_next(op, K_DELETE, 0);
         } else {
             close_next(op, K_POLL, poll_delay(op));
         }
     }
+}
+
+static void close_begin(eng_op *op)
+{
+    if (op->sb->owned)
+        close_next(op, K_STATE, 0);
+    else
+        eng_op_soon(op); /* attached: forgotten, no request */
 }
 
 static void cancel_op(eng_op *op);
@@ -554,16 +475,16 @@ int ocisbx_engine_close_sandbox(ocisbx_engine *e, ocisbx_engine_sandbox *sb, oci
     for (eng_op *o = e->ops; o; o = o->next)
         if (o->sb == sb && o->kind != ENG_CLOSE)
             cancel_op(o);
-    eng_op *op = op_new(e, ENG_CLOSE, user_data);
+    eng_op *op = eng_op_new(e, ENG_CLOSE, user_data);
     if (!op)
         return ocisbx_fail_nomem();
     op->sb = sb;
     op->close_fn = fn;
     sb->closing = true;
-    if (sb->owned)
-        close_next(op, K_STATE, 0);
+    if (sandbox_busy(sb))
+        op->step = K_WAIT; /* a canceled write removes its parts first */
     else
-        op_soon(op); /* attached: forgotten, no request */
+        close_begin(op);
     if (id)
         *id = op->id;
     eng_kick(e);
@@ -579,13 +500,14 @@ static void cancel_op(eng_op *op)
     if (op->kind == ENG_CREATE && op->step == C_POST) {
         if (op->req && op->req->in_flight)
             return; /* its answer may be a sandbox: it is deleted then */
-        keep(op, ocisbx_fail(OCISBX_ECANCELED, "create: canceled before the request"));
-        op_soon(op);
+        eng_op_keep(op, ocisbx_fail(OCISBX_ECANCELED, "create: canceled before the request"));
+        eng_op_soon(op);
     } else if (op->kind == ENG_CREATE && op->step == C_POLL) {
         create_fail(op, ocisbx_fail(OCISBX_ECANCELED, "create: canceled while waiting for RUNNING"));
     } else if (op->kind == ENG_EXEC) {
-        keep(op, ocisbx_fail(OCISBX_ECANCELED, "exec: canceled"));
-        op_soon(op);
+        eng_exec_cancel(op);
+    } else {
+        eng_file_cancel(op);
     }
 }
 

@@ -10,11 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
-#include "emu_client.h"
 #include "emu_fixture.h"
+#include "engine_world.h"
 #include "ocisbx/ocisbx.h"
 
 #define MAXN 64
@@ -41,31 +42,6 @@ struct fleet {
     bool exec_and_close; /* go on from each create at once (else: after all creates) */
 };
 
-static void check(int rc, const char *what)
-{
-    if (rc)
-        fail_msg("%s: %d %s", what, rc, ocisbx_error_message(ocisbx_error_last()));
-}
-
-static size_t live_sandboxes(ocisbx_client *c)
-{
-    ocisbx_list_options *lo = NULL;
-    ocisbx_sandbox_collection *l = NULL;
-    check(ocisbx_list_options_new(&lo), "list options");
-    check(ocisbx_list_options_set(lo, "projectId", EMU_FIXTURE_PROJECT), "project");
-    check(ocisbx_list_options_set_limit(lo, 1000), "limit");
-    check(ocisbx_client_list_sandboxes(c, lo, &l), "list");
-    size_t n = 0;
-    for (size_t i = 0; i < ocisbx_sandbox_collection_count(l); i++) {
-        const char *st = ocisbx_sandbox_lifecycle_state(ocisbx_sandbox_collection_item(l, i));
-        if (strcmp(st, "DELETED") != 0)
-            n++;
-    }
-    ocisbx_sandbox_collection_free(l);
-    ocisbx_list_options_free(lo);
-    return n;
-}
-
 static void on_close(int rc, void *ud)
 {
     slot *s = ud;
@@ -76,7 +52,7 @@ static void on_close(int rc, void *ud)
 
 static void start_close(fleet *fl, slot *s)
 {
-    check(ocisbx_engine_close_sandbox(fl->e, s->sb, on_close, s, NULL), "close");
+    engine_check(ocisbx_engine_close_sandbox(fl->e, s->sb, on_close, s, NULL), "close");
 }
 
 static void on_exec(int rc, ocisbx_exec_result *r, void *ud)
@@ -99,7 +75,7 @@ static void start_exec(fleet *fl, slot *s)
 {
     char cmd[64];
     snprintf(cmd, sizeof cmd, "echo sandbox-%d; exit %d", s->index, s->index % 3 == 0 ? 0 : 1);
-    check(ocisbx_engine_exec(fl->e, s->sb, cmd, NULL, on_exec, s, NULL), "exec");
+    engine_check(ocisbx_engine_exec(fl->e, s->sb, cmd, NULL, on_exec, s, NULL), "exec");
 }
 
 static void on_create(int rc, ocisbx_engine_sandbox *sb, void *ud)
@@ -121,37 +97,13 @@ static void on_create(int rc, ocisbx_engine_sandbox *sb, void *ud)
         start_exec(fl, s);
 }
 
-static ocisbx_engine *engine_for(emu_fixture *f, ocisbx_client **c, double rate, int max_creates)
-{
-    check(emu_client_new(f, 0, c), "client");
-    ocisbx_backend_options *bo = NULL;
-    ocisbx_engine_options *eo = NULL;
-    ocisbx_engine *e = NULL;
-    check(ocisbx_backend_options_new(&bo), "backend options");
-    check(ocisbx_backend_options_set_client(bo, *c), "client");
-    check(ocisbx_backend_options_set_poll_interval_ms(bo, 200), "poll");
-    check(ocisbx_backend_options_set_stop_timeout_ms(bo, 30000), "stop timeout");
-    check(ocisbx_engine_options_new(&eo), "engine options");
-    check(ocisbx_engine_options_set_backend_options(eo, bo), "set backend options");
-    check(ocisbx_engine_options_set_project_id(eo, EMU_FIXTURE_PROJECT), "project");
-    check(ocisbx_engine_options_set_max_in_flight(eo, 32), "in flight");
-    if (max_creates)
-        check(ocisbx_engine_options_set_max_creates(eo, max_creates), "creates");
-    if (rate > 0)
-        check(ocisbx_engine_options_set_creates_per_second(eo, rate), "rate");
-    check(ocisbx_engine_new(eo, &e), "engine");
-    ocisbx_engine_options_free(eo);
-    ocisbx_backend_options_free(bo);
-    return e;
-}
-
 static void start_creates(fleet *fl, int n)
 {
     fl->n = n;
     for (int i = 0; i < n; i++) {
         fl->s[i].index = i;
         fl->s[i].fl = fl;
-        check(ocisbx_engine_create_sandbox(fl->e, on_create, &fl->s[i], &fl->s[i].create_op), "create");
+        engine_check(ocisbx_engine_create_sandbox(fl->e, on_create, &fl->s[i], &fl->s[i].create_op), "create");
         assert_true(fl->s[i].create_op != 0);
     }
 }
@@ -185,14 +137,14 @@ static void fifty_from_one_thread(void **state)
     emu_fixture *f = *state;
     ocisbx_client *c = NULL;
     fleet *fl = calloc(1, sizeof *fl);
-    fl->e = engine_for(f, &c, 0, 0);
+    fl->e = engine_world_new(f, &c, 0, 0);
     fl->exec_and_close = true;
     start_creates(fl, 50);
     run_idle(fl->e);
     check_all_ok(fl);
     assert_int_equal(ocisbx_engine_throttled(fl->e), 0);
     ocisbx_engine_free(fl->e);
-    assert_int_equal(live_sandboxes(c), 0);
+    assert_int_equal(engine_world_live(c), 0);
     ocisbx_client_free(c);
     free(fl);
 }
@@ -204,7 +156,7 @@ static void throttled_creates_adapt(void **state)
     emu_fixture *f = *state;
     ocisbx_client *c = NULL;
     fleet *fl = calloc(1, sizeof *fl);
-    fl->e = engine_for(f, &c, 0, 0);
+    fl->e = engine_world_new(f, &c, 0, 0);
     fl->exec_and_close = true;
     start_creates(fl, 16);
     run_idle(fl->e);
@@ -216,7 +168,7 @@ static void throttled_creates_adapt(void **state)
      * the learned pace (16 creates sent at once), 14 of the 16 got a 429 */
     assert_true(throttled <= (uint64_t)fl->n / 2);
     ocisbx_engine_free(fl->e);
-    assert_int_equal(live_sandboxes(c), 0);
+    assert_int_equal(engine_world_live(c), 0);
     ocisbx_client_free(c);
     free(fl);
 }
@@ -272,12 +224,12 @@ static void drive_outside(ocisbx_engine *e, outside *o)
         assert_true(r >= 0);
         if (r == 0 && wait >= 0) {
             o->timeout = -1;
-            check(ocisbx_engine_timeout(e), "timeout");
+            engine_check(ocisbx_engine_timeout(e), "timeout");
             continue;
         }
         for (int i = 0; i < n; i++)
             if (p[i].revents)
-                check(ocisbx_engine_socket_action(e, p[i].fd,
+                engine_check(ocisbx_engine_socket_action(e, p[i].fd,
                                                   ((p[i].revents & (POLLIN | POLLHUP | POLLERR)) ? OCISBX_ENGINE_POLL_IN : 0) |
                                                       ((p[i].revents & POLLOUT) ? OCISBX_ENGINE_POLL_OUT : 0)),
                       "socket action");
@@ -293,17 +245,17 @@ static void outside_loop_same_results(void **state)
     fleet *a = calloc(1, sizeof *a), *b = calloc(1, sizeof *b);
     outside *o = calloc(1, sizeof *o);
     o->timeout = -1;
-    a->e = engine_for(f, &c, 0, 0);
+    a->e = engine_world_new(f, &c, 0, 0);
     a->exec_and_close = true;
-    check(ocisbx_engine_set_socket_callback(a->e, on_sock, o), "socket callback");
-    check(ocisbx_engine_set_timer_callback(a->e, on_timer, o), "timer callback");
+    engine_check(ocisbx_engine_set_socket_callback(a->e, on_sock, o), "socket callback");
+    engine_check(ocisbx_engine_set_timer_callback(a->e, on_timer, o), "timer callback");
     start_creates(a, 12);
     drive_outside(a->e, o);
     check_all_ok(a);
     ocisbx_engine_free(a->e);
     ocisbx_client_free(c);
 
-    b->e = engine_for(f, &c, 0, 0);
+    b->e = engine_world_new(f, &c, 0, 0);
     b->exec_and_close = true;
     start_creates(b, 12);
     run_idle(b->e);
@@ -313,7 +265,7 @@ static void outside_loop_same_results(void **state)
         assert_int_equal(a->s[i].exit_code, b->s[i].exit_code);
     }
     ocisbx_engine_free(b->e);
-    assert_int_equal(live_sandboxes(c), 0);
+    assert_int_equal(engine_world_live(c), 0);
     ocisbx_client_free(c);
     free(a);
     free(b);
@@ -328,7 +280,7 @@ static void failing_creates_reported_others_go_on(void **state)
     emu_fixture *f = *state;
     ocisbx_client *c = NULL;
     fleet *fl = calloc(1, sizeof *fl);
-    fl->e = engine_for(f, &c, 0, 0);
+    fl->e = engine_world_new(f, &c, 0, 0);
     fl->exec_and_close = false;
     start_creates(fl, 8);
     run_idle(fl->e); /* every create has finished, none closed yet */
@@ -356,7 +308,7 @@ static void failing_creates_reported_others_go_on(void **state)
         assert_int_equal(s->close_rc, 0);
     }
     ocisbx_engine_free(fl->e);
-    assert_int_equal(live_sandboxes(c), 0);
+    assert_int_equal(engine_world_live(c), 0);
     ocisbx_client_free(c);
     free(fl);
 }
@@ -368,10 +320,10 @@ static void cancel_leaves_nothing(void **state)
     emu_fixture *f = *state;
     ocisbx_client *c = NULL;
     fleet *fl = calloc(1, sizeof *fl);
-    fl->e = engine_for(f, &c, 0, 4);
+    fl->e = engine_world_new(f, &c, 0, 4);
     fl->exec_and_close = false;
     start_creates(fl, 10);
-    check(ocisbx_engine_cancel(fl->e, fl->s[9].create_op), "cancel at once");
+    engine_check(ocisbx_engine_cancel(fl->e, fl->s[9].create_op), "cancel at once");
     /* run until a few creates have finished, then cancel the rest */
     int64_t end = ocisbx_time_monotonic_ms() + 120000;
     for (;;) {
@@ -403,9 +355,55 @@ static void cancel_leaves_nothing(void **state)
     assert_int_equal(ocisbx_engine_cancel(fl->e, fl->s[9].create_op), OCISBX_ENOTFOUND);
     run_idle(fl->e);
     ocisbx_engine_free(fl->e);
-    assert_int_equal(live_sandboxes(c), 0);
+    assert_int_equal(engine_world_live(c), 0);
     ocisbx_client_free(c);
     free(fl);
+}
+
+/* Freed with creates in flight (their POSTs answered 1.5 s later), a
+ * sandbox created and not closed, a command running in it and another's
+ * create polling for RUNNING: no callback runs from the free, and no
+ * sandbox is left, also once every delayed answer has come. */
+static void free_while_creating_leaves_nothing(void **state)
+{
+    emu_fixture *f = *state;
+    ocisbx_client *c = NULL;
+    fleet *fl = calloc(1, sizeof *fl);
+    fl->e = engine_world_new(f, &c, 0, 0);
+    fl->exec_and_close = false;
+    start_creates(fl, 1);
+    engine_world_until(fl->e, &fl->s[0].created);
+    engine_check(fl->s[0].create_rc, "first create");
+    engine_check(ocisbx_engine_exec(fl->e, fl->s[0].sb, "sleep 20", NULL, on_exec, &fl->s[0], NULL), "exec");
+    for (int i = 1; i < 6; i++) {
+        fl->s[i].index = i;
+        fl->s[i].fl = fl;
+        engine_check(ocisbx_engine_create_sandbox(fl->e, on_create, &fl->s[i], NULL), "create");
+    }
+    fl->n = 6;
+    assert_true(ocisbx_engine_run(fl->e, 300) > 0); /* the POSTs sent, none answered yet */
+    for (int i = 1; i < 6; i++)
+        assert_false(fl->s[i].created);
+    int64_t t0 = ocisbx_time_monotonic_ms();
+    ocisbx_engine_free(fl->e);
+    fprintf(stderr, "free with creates in flight: %lld ms\n", (long long)(ocisbx_time_monotonic_ms() - t0));
+    for (int i = 1; i < 6; i++)
+        assert_false(fl->s[i].created);
+    assert_false(fl->s[0].execed);
+    assert_int_equal(engine_world_live(c), 0);
+    struct timespec ts = {2, 0}; /* every delayed answer has come: still none */
+    nanosleep(&ts, NULL);
+    assert_int_equal(engine_world_live(c), 0);
+    ocisbx_client_free(c);
+    free(fl);
+}
+
+static int setup_slow_create(void **state)
+{
+    emu_fixture_options o = {0};
+    o.extra_yaml = "limits:\n  create_delay_ms: 50\n  stop_delay_ms: 20\n"
+                   "faults:\n  rules:\n    - match: {method: POST, path: \"/sandboxes\"}\n      delay_ms: 1500\n";
+    return emu_fixture_setup_state(&o, state);
 }
 
 static int setup_plain(void **state)
@@ -442,7 +440,11 @@ int main(void)
     const struct CMUnitTest max[] = {
         cmocka_unit_test(failing_creates_reported_others_go_on),
     };
+    const struct CMUnitTest slow[] = {
+        cmocka_unit_test(free_while_creating_leaves_nothing),
+    };
     int rc = cmocka_run_group_tests_name("engine", plain, setup_plain, emu_fixture_teardown_state);
+    rc += cmocka_run_group_tests_name("engine_slow_create", slow, setup_slow_create, emu_fixture_teardown_state);
     rc += cmocka_run_group_tests_name("engine_throttled", throttled, setup_throttled, emu_fixture_teardown_state);
     rc += cmocka_run_group_tests_name("engine_max_sandboxes", max, setup_max, emu_fixture_teardown_state);
     return rc;

@@ -39,6 +39,29 @@ class FleetTests(unittest.TestCase):
             self.assertEqual(r["exit_code"], r["index"] % 2)
             self.assertEqual(r["output"], b"n=%d\n" % r["index"])
 
+    def test_write_and_read_a_file(self):
+        data = bytes(range(256)) * 40000  # above one part: chunked, joined, checked
+        got = {}
+        with ocisbx.Fleet(poll_interval_ms=200) as fleet:
+            def on_read(err, value):
+                got.update(read_error=err, data=value)
+                fleet.close(got["sb"], lambda e, v: got.update(close_error=e))
+
+            def on_write(err, _v):
+                got["write_error"] = err
+                fleet.read_file(got["sb"], "dir/data.bin", on_read)
+
+            def on_create(err, sb):
+                self.assertIsNone(err)
+                got["sb"] = sb
+                fleet.write_file(sb, "dir/data.bin", data, on_write)
+            fleet.create(on_create)
+            fleet.run()
+        self.assertIsNone(got["write_error"])
+        self.assertIsNone(got["read_error"])
+        self.assertIsNone(got["close_error"])
+        self.assertEqual(got["data"], data)
+
     def test_a_failing_callback_is_raised_by_run(self):
         with ocisbx.Fleet(poll_interval_ms=200) as fleet:
             def boom(err, sb):

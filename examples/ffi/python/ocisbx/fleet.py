@@ -8,7 +8,8 @@ or step by step: create / exec / close start operations and call their
 callback from inside run() (or socket_action() / timeout(), for an outside
 event loop such as asyncio: see examples/ffi/python/fleet_asyncio.py).
 A callback gets (error, value): error None or an ocisbx.Error, value the
-sandbox (create), the result dict (exec) or None (close). One thread: the
+sandbox (create), the result dict (exec), the bytes (read_file) or None
+(close, write_file). One thread: the
 one that made the Fleet drives it and gets every callback.
 """
 
@@ -33,6 +34,8 @@ sandbox_p = c_void_p
 CREATE_FN = ctypes.CFUNCTYPE(None, c_int, c_void_p, c_void_p)
 EXEC_FN = ctypes.CFUNCTYPE(None, c_int, c_void_p, c_void_p)
 CLOSE_FN = ctypes.CFUNCTYPE(None, c_int, c_void_p)
+WRITE_FN = ctypes.CFUNCTYPE(None, c_int, c_void_p)
+READ_FN = ctypes.CFUNCTYPE(None, c_int, c_void_p, c_size_t, c_void_p)
 SOCKET_FN = ctypes.CFUNCTYPE(None, c_int, c_int, c_void_p)
 TIMER_FN = ctypes.CFUNCTYPE(None, c_int64, c_void_p)
 
@@ -53,6 +56,10 @@ _native.declare({
     "ocisbx_engine_sandbox_is_owned": (c_int, [sandbox_p]),
     "ocisbx_engine_exec": (c_int, [engine_p, sandbox_p, c_char_p, c_void_p, EXEC_FN, c_void_p, P(c_uint64)]),
     "ocisbx_engine_close_sandbox": (c_int, [engine_p, sandbox_p, CLOSE_FN, c_void_p, P(c_uint64)]),
+    "ocisbx_engine_write_file": (c_int, [engine_p, sandbox_p, c_char_p, c_void_p, c_size_t, WRITE_FN, c_void_p,
+                                         P(c_uint64)]),
+    "ocisbx_engine_read_file": (c_int, [engine_p, sandbox_p, c_char_p, c_void_p, c_void_p, READ_FN, c_void_p,
+                                        P(c_uint64)]),
     "ocisbx_engine_cancel": (c_int, [engine_p, c_uint64]),
     "ocisbx_engine_cancel_all": (None, [engine_p]),
     "ocisbx_engine_pending": (c_size_t, [engine_p]),
@@ -186,7 +193,12 @@ class Fleet:
                 traceback.print_exc(file=sys.stderr)
                 self._errors.append(e)
 
-        c = kind(thunk) if kind is not CLOSE_FN else CLOSE_FN(lambda rc, ud: thunk(rc, None))
+        if kind is CLOSE_FN or kind is WRITE_FN:
+            c = kind(lambda rc, ud: thunk(rc, None))
+        elif kind is READ_FN:
+            c = kind(lambda rc, data, n, ud: thunk(rc, (data, n)))
+        else:
+            c = kind(thunk)
         self._keep[key] = c
         return key, c
 
@@ -247,6 +259,40 @@ class Fleet:
             self._keep.pop(key, None)
             raise
         sb._h = None
+        return op.value
+
+    def write_file(self, sb: FleetSandbox, path: str, data: bytes, on_done: Callback) -> int:
+        """Writes data to path in sb, checked and chunked; on_done(error, None). data is kept until then."""
+        buf = bytes(data)
+        key, c = self._wrap(WRITE_FN, on_done, None)
+        self._keep[key] = (c, buf)  # the engine borrows the bytes until the callback
+        op = ctypes.c_uint64(0)
+        try:
+            check(lib.ocisbx_engine_write_file(self._engine(), sb._h, arg(path), buf, len(buf), c, None,
+                                               ctypes.byref(op)))
+        except BaseException:
+            self._keep.pop(key, None)
+            raise
+        return op.value
+
+    def read_file(self, sb: FleetSandbox, path: str, on_done: Callback) -> int:
+        """Reads path of sb, checked; on_done(error, bytes)."""
+
+        def convert(v):
+            data, n = v
+            try:
+                return ctypes.string_at(data, n) if n else b""
+            finally:
+                lib.ocisbx_free(data)
+
+        key, c = self._wrap(READ_FN, on_done, convert)
+        op = ctypes.c_uint64(0)
+        try:
+            check(lib.ocisbx_engine_read_file(self._engine(), sb._h, arg(path), None, None, c, None,
+                                              ctypes.byref(op)))
+        except BaseException:
+            self._keep.pop(key, None)
+            raise
         return op.value
 
     def cancel(self, op: int) -> None:
