@@ -184,6 +184,31 @@ connect_extend)
   "$ocisbx" sandbox delete --sandbox-id "$id" --wait-for-state DELETED > /dev/null
   check "deleted by the test" sandbox_gone "$id"
   ;;
+engine_libuv)
+  run "$work/out" "$work/err" "$ex/engine_libuv" --count 4
+  check "exit status 0" [ "$status" = 0 ]
+  check "driven by libuv" has "$work/out" 'driven by libuv ('
+  check "four sandboxes created, ran and closed" has "$work/out" 'summary: 4 of 4 sandboxes created, ran and closed'
+  for i in 0 1 2 3; do
+    check "sandbox $i's own output and exit code" has "$work/out" "result $i: exit $((i % 3)), output \"hello from sandbox $i\""
+  done
+  check "descriptors were watched through uv_poll_t" grep -Eq 'watched at most, [1-9][0-9]* descriptor events' "$work/out"
+  ids=$(sed -n 's/^created: *[0-9]* \(sbx-[a-z0-9]*\).*/\1/p' "$work/out")
+  check "four sandbox ids printed" [ "$(echo "$ids" | grep -c sbx-)" = 4 ]
+  for id in $ids; do check "$id is deleted" sandbox_gone "$id"; done
+  ;;
+engine_libuv_same_results)
+  run "$work/uv" "$work/uv.err" "$ex/engine_libuv" --count 6
+  check "libuv: exit status 0" [ "$status" = 0 ]
+  run "$work/own" "$work/own.err" "$ex/engine_libuv" --count 6 --own-loop
+  check "own loop: exit status 0" [ "$status" = 0 ]
+  grep '^result ' "$work/uv" > "$work/uv.results" || true
+  grep '^result ' "$work/own" > "$work/own.results" || true
+  check "six results each" [ "$(records "$work/uv.results")" = 6 ] && [ "$(records "$work/own.results")" = 6 ]
+  check "the same results from libuv and from the engine's own loop" cmp "$work/uv.results" "$work/own.results"
+  check "the project has no sandbox left" [ "$("$ocisbx" sandbox list --project-id "$OCI_SANDBOX_PROJECT_ID" --all \
+    | grep -c '"lifecycleState": *"\(RUNNING\|CREATING\|STOPPING\|STOPPED\)"')" = 0 ]
+  ;;
 *)
   echo "checks.sh: unknown case $case_" >&2
   exit 2

@@ -19,6 +19,12 @@ static const unsigned char agent_loop_default_json[] = {
 target_include_directories(example_agent_loop PRIVATE ${PROJECT_BINARY_DIR}/examples/generated)
 target_link_libraries(example_agent_loop PRIVATE PkgConfig::CJSON)
 
+# engine_libuv drives the engine from a libuv loop (skipped by
+# cmake/OcisbxExamples.cmake when libuv is missing).
+if(TARGET example_engine_libuv)
+  target_link_libraries(example_engine_libuv PRIVATE PkgConfig::LIBUV)
+endif()
+
 # ---- the tests (they need the emulator and the test fixtures) ----
 if(NOT OCISBX_BUILD_TESTS)
   return()
@@ -32,7 +38,11 @@ add_test(NAME example_sandbox_quickstart
 add_test(NAME example_demo COMMAND ${CMAKE_COMMAND} -E env BUILD_DIR=${PROJECT_BINARY_DIR}
   bash ${PROJECT_SOURCE_DIR}/scripts/demo-run)
 foreach(check hello_sandbox agent_loop agent_loop_local agent_loop_refused agent_loop_interrupted application_managed
-        application_managed_sandbox_delete_fails application_managed_session_delete_fails connect_extend)
+        application_managed_sandbox_delete_fails application_managed_session_delete_fails connect_extend
+        engine_libuv engine_libuv_same_results)
+  if(check MATCHES "^engine_libuv" AND NOT TARGET example_engine_libuv)
+    continue()
+  endif()
   add_test(NAME example_${check} COMMAND bash ${_ocisbx_example_checks} ${check} ${PROJECT_BINARY_DIR})
   list(APPEND _ocisbx_example_tests example_${check})
 endforeach()
