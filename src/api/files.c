@@ -255,7 +255,8 @@ int ocisbx_checked_read_sink(const void *data, size_t len, void *ud)
 }
 
 int ocisbx_checked_read_request(ocisbx_client *c, const char *sandbox_id, const char *file_path, uint64_t max,
-                             ocisbx_write_fn write, void *user_data, ocisbx_checked_read *r, ocisbx_http_request **out)
+                                ocisbx_write_fn write, void *user_data, ocisbx_checked_read *r,
+                                ocisbx_http_request **out)
 {
     memset(r, 0, sizeof *r);
     *out = NULL;

@@ -72,7 +72,8 @@ typedef struct ocisbx_checked_read {
     uint64_t total, max;
 } ocisbx_checked_read;
 int ocisbx_checked_read_request(ocisbx_client *c, const char *sandbox_id, const char *file_path, uint64_t max,
-                             ocisbx_write_fn write, void *user_data, ocisbx_checked_read *r, ocisbx_http_request **out);
+                                ocisbx_write_fn write, void *user_data, ocisbx_checked_read *r,
+                                ocisbx_http_request **out);
 int ocisbx_checked_read_sink(const void *data, size_t len, void *ud);
 int ocisbx_checked_read_end(ocisbx_checked_read *r, const char *file_path, int rc, ocisbx_http_response *resp);
 void ocisbx_checked_read_release(ocisbx_checked_read *r);

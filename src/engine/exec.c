@@ -182,8 +182,9 @@ static int on_event_text(const char *json, size_t len, void *ud)
         if (kind == OCISBX_EVENT_STDOUT && n && req->on_stdout(d, n, req->user_data))
             st->stopped = true;
         if (kind == OCISBX_EVENT_STDERR && n) {
-            if (st->err.len < STDERR_TEXT_MAX)
-                (void)ocisbx_buf_append(&st->err, d, n < STDERR_TEXT_MAX - st->err.len ? n : STDERR_TEXT_MAX - st->err.len);
+            size_t room = STDERR_TEXT_MAX > st->err.len ? STDERR_TEXT_MAX - st->err.len : 0;
+            if (room)
+                (void)ocisbx_buf_append(&st->err, d, n < room ? n : room);
             if (req->on_stderr(d, n, req->user_data))
                 st->stopped = true;
         }

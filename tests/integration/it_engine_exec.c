@@ -217,7 +217,8 @@ static int setup_no_stream(void **state)
 {
     emu_fixture_options o = {0};
     o.extra_yaml = "limits:\n  create_delay_ms: 50\n  stop_delay_ms: 20\n"
-                   "faults:\n  rules:\n    - match: {method: POST, path: \"/sandboxes/*/commands/actions/runAndStream\"}\n"
+                   "faults:\n  rules:\n"
+                   "    - match: {method: POST, path: \"/sandboxes/*/commands/actions/runAndStream\"}\n"
                    "      respond: 404\n";
     return emu_fixture_setup_state(&o, state);
 }
