@@ -24,6 +24,7 @@
 #include "cli_run.h"
 #include "ocisbx/ocisbx.h"
 #include "test_http_server.h"
+#include "par_run.h"
 
 #define AGENT OCISBX_BINARY_DIR "/examples/agent_chat"
 #define KEY "sk-test-SECRET-0123456789abcdef"
@@ -550,5 +551,5 @@ int main(void)
         cmocka_unit_test_setup_teardown(budgets_stop_the_loop, setup, teardown),
         cmocka_unit_test_setup_teardown(bad_command_lines, setup, teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return par_run_group_tests_name("it_agent_chat", tests, NULL, NULL);
 }

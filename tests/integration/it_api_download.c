@@ -20,6 +20,7 @@
 #include "emu_client.h"
 #include "emu_fixture.h"
 #include "ocisbx/api.h"
+#include "par_run.h"
 
 #define CONTENT "bytes from the sandbox\n"
 
@@ -222,5 +223,5 @@ int main(void)
         cmocka_unit_test(fifo_destination_is_written_through), cmocka_unit_test(device_destination_stays_a_device),
         cmocka_unit_test(directory_destination_is_refused),    cmocka_unit_test(download_cap),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return par_run_group_tests_name("it_api_download", tests, setup, teardown);
 }

@@ -13,6 +13,7 @@
 
 #include "ocisbx/ocisbx.h"
 #include "test_http_server.h"
+#include "par_run.h"
 
 static ocisbx_client *make_client(const char *url)
 {
@@ -109,5 +110,5 @@ int main(void)
         cmocka_unit_test(test_answers_that_fail_checks),
         cmocka_unit_test(test_transport_failure_keeps_caller_id),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return par_run_group_tests_name("it_api_error_context", tests, NULL, NULL);
 }

@@ -16,6 +16,7 @@
 #include "emu_fixture.h"
 #include "ocisbx/api.h"
 #include "util/internal.h"
+#include "par_run.h"
 
 #define FAULTS                                                                                     \
     "limits:\n  create_delay_ms: 20\n"                                                             \
@@ -347,5 +348,5 @@ int main(void)
         cmocka_unit_test(test_lost_answers_act_once),
         cmocka_unit_test(test_400_at_once),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return par_run_group_tests_name("it_api_faults", tests, setup, teardown);
 }

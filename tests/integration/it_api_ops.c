@@ -15,6 +15,7 @@
 #include "util/internal.h"
 #include "ocisbx/api.h"
 #include "ocisbx/util.h"
+#include "par_run.h"
 
 typedef struct world {
     emu_fixture *emu;
@@ -605,5 +606,5 @@ int main(void)
         cmocka_unit_test(test_ndjson_stream),
         cmocka_unit_test(test_call_json),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return par_run_group_tests_name("it_api_ops", tests, setup, teardown);
 }

@@ -14,6 +14,7 @@
 
 #include "ocisbx/ocisbx.h"
 #include "test_http_server.h"
+#include "par_run.h"
 
 typedef struct seen {
     int n;
@@ -44,7 +45,8 @@ static void count_attempts(const char *method, const char *url, int attempt, int
         connects++;
 }
 
-static ocisbx_client *make_client(const char *url, int attempts, int64_t deadline_ms)
+/* resume_limit < 0: the client's default */
+static ocisbx_client *make_client_opts(const char *url, int attempts, int64_t deadline_ms, int resume_limit)
 {
     ocisbx_http_options *ho = NULL;
     assert_int_equal(ocisbx_http_options_new(&ho), 0);
@@ -60,11 +62,23 @@ static ocisbx_client *make_client(const char *url, int attempts, int64_t deadlin
     assert_int_equal(ocisbx_client_options_new(&o), 0);
     assert_int_equal(ocisbx_client_options_set_endpoint(o, url), 0);
     assert_int_equal(ocisbx_client_options_set_http_options(o, ho), 0);
+    if (resume_limit >= 0)
+        assert_int_equal(ocisbx_client_options_set_stream_resume_limit(o, resume_limit), 0);
     ocisbx_client *c = NULL;
     assert_int_equal(ocisbx_client_new(o, &c), 0);
     ocisbx_client_options_free(o);
     ocisbx_http_options_free(ho);
     return c;
+}
+
+static ocisbx_client *make_client(const char *url, int attempts, int64_t deadline_ms)
+{
+    return make_client_opts(url, attempts, deadline_ms, -1);
+}
+
+static ocisbx_client *make_client_limited(const char *url, int attempts, int resume_limit)
+{
+    return make_client_opts(url, attempts, 0, resume_limit);
 }
 
 /* Nothing listens: 3 attempts of the transport, no resumption on top, and
@@ -198,12 +212,14 @@ static void test_gap_that_never_fills_fails(void **state)
              "{\"seq\":1,\"event\":\"STDOUT\",\"data\":\"a\"}\n"
              "{\"seq\":5,\"event\":\"STDOUT\",\"data\":\"e\"}\n");
     char *url = ths_url(srv, "");
-    ocisbx_client *c = make_client(url, 1, 0);
+    /* a resume limit of 2 (the default 8 waits its backoff up to 16 s):
+     * three connections without progress, then the error */
+    ocisbx_client *c = make_client_limited(url, 1, 2);
     seen s = {0};
     assert_int_equal(ocisbx_client_stream_command_events(c, "sb1", "cmd-6", OCISBX_SEQ_START, 0, collect, &s),
                      OCISBX_EINTEGRITY);
     const char *m = ocisbx_error_message(ocisbx_error_last());
-    if (!strstr(m, "events 2 to 4 never came"))
+    if (!strstr(m, "events 2 to 4 never came") || !strstr(m, "3 times in a row"))
         fail_msg("%s", m);
     assert_int_equal(s.len, 1); /* only what came in order */
     ocisbx_client_free(c);
@@ -221,5 +237,5 @@ int main(void)
         cmocka_unit_test(test_gap_is_resumed),
         cmocka_unit_test(test_gap_that_never_fills_fails),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return par_run_group_tests_name("it_api_stream_faults", tests, NULL, NULL);
 }

@@ -24,6 +24,7 @@
 #include "ocisbx/backend.h"
 #include "ocisbx/util.h"
 #include "util/internal.h"
+#include "par_run.h"
 
 /* ---- the suite ---- */
 static void test_label(void **state)
@@ -101,7 +102,6 @@ static void test_exec_argv(void **state)
     assert_string_equal(ocisbx_exec_result_output(r, NULL), "a b|it's|$HOME|-n|new\nline||*|");
     ocisbx_exec_result_free(r);
 }
-
 
 static void test_exec_timeout_kills_tree(void **state)
 {
@@ -353,9 +353,16 @@ static int64_t failing_read(void *buf, size_t cap, void *ud)
     return (int64_t)n;
 }
 
+/* a directory "sub" in the workspace (each case runs in a world of its own) */
+static void make_sub(world *w)
+{
+    free(run_out(w->b, "mkdir -p sub"));
+}
+
 static void test_write_failure_keeps_old(void **state)
 {
     world *w = *state;
+    make_sub(w);
     check(ocisbx_backend_write(w->b, "keep.txt", "old content\n", 12), "write old");
     failing_src f = {0, (size_t)OCISBX_BACKEND_PART_SIZE + 100000};
     assert_int_not_equal(ocisbx_backend_write_from_callback(w->b, "keep.txt", failing_read, &f), 0);
@@ -435,6 +442,7 @@ static void test_adversarial_names(void **state)
 static void test_read_text(void **state)
 {
     world *w = *state;
+    make_sub(w);
     const char *t = "l1\nl2\nl3\nl4\nl5";
     check(ocisbx_backend_write(w->b, "t.txt", t, strlen(t)), "write");
     ocisbx_text_result *r = NULL;
@@ -484,6 +492,7 @@ static void test_read_text(void **state)
 static void test_paths_refused(void **state)
 {
     world *w = *state;
+    make_sub(w);
     unsigned char *d = NULL;
     size_t n = 0;
     assert_int_equal(ocisbx_backend_read_bytes(w->b, "/etc/passwd", &d, &n), OCISBX_EFORBIDDEN);
@@ -519,8 +528,6 @@ static void test_paths_refused(void **state)
     assert_non_null(strstr(ocisbx_text_result_text(t), "inside"));
     ocisbx_text_result_free(t);
 }
-
-
 
 static void test_jobs(void **state)
 {
@@ -593,6 +600,9 @@ static void test_jobs(void **state)
 static void test_search_glob_ls(void **state)
 {
     world *w = *state;
+    make_sub(w); /* the root holds more than s/: sub/, r1.txt, r2.txt */
+    check(ocisbx_backend_write(w->b, "r1.txt", "r\n", 2), "r1.txt");
+    check(ocisbx_backend_write(w->b, "r2.txt", "r\n", 2), "r2.txt");
     check(ocisbx_backend_write(w->b, "s/a.c", "int main\nfoo bar\nFOO\n", 21), "a.c");
     check(ocisbx_backend_write(w->b, "s/deep/b.c", "foo\n", 4), "b.c");
     check(ocisbx_backend_write(w->b, "s/x.txt", "foo\n", 4), "x.txt");
@@ -1078,10 +1088,11 @@ static int setup_plain(void **state)
     return 0;
 }
 
+/* the longest first: the cases run side by side (par_run.h) */
 #define SUITE(prefix)                                                                                            \
-    cmocka_unit_test(test_label), cmocka_unit_test(test_exec_basic), cmocka_unit_test(test_exec_argv),           \
-        cmocka_unit_test(test_exec_timeout_kills_tree), cmocka_unit_test(test_exec_canceled),                    \
-        cmocka_unit_test(test_exec_big_output), cmocka_unit_test(test_exec_200mb_output),                        \
+    cmocka_unit_test(test_exec_200mb_output), cmocka_unit_test(test_label), cmocka_unit_test(test_exec_basic),   \
+        cmocka_unit_test(test_exec_argv), cmocka_unit_test(test_exec_timeout_kills_tree),                        \
+        cmocka_unit_test(test_exec_canceled), cmocka_unit_test(test_exec_big_output),                            \
         cmocka_unit_test(test_exec_order), cmocka_unit_test(test_exec_live),                                     \
         cmocka_unit_test(test_write_big_checked), cmocka_unit_test(test_write_failure_keeps_old),                \
         cmocka_unit_test(test_edit), cmocka_unit_test(test_adversarial_names), cmocka_unit_test(test_read_text), \
@@ -1099,16 +1110,18 @@ int main(int argc, char **argv)
     const struct CMUnitTest hung_tests[] = {cmocka_unit_test(test_hung_request_bounded_by_deadline)};
     const struct CMUnitTest plain_tests[] = {cmocka_unit_test(test_own_client_plain_http_loopback)};
     const char *g = backend_world_group(argc, argv);
-    int rc = 0;
-    if (backend_world_wants(g, "local"))
-        rc |= cmocka_run_group_tests_name("backend: local directory", local_tests, setup_local, teardown);
-    if (backend_world_wants(g, "oci"))
-        rc |= cmocka_run_group_tests_name("backend: oci sandbox (emulator)", oci_tests, setup_oci, teardown);
+    /* every case in a world of its own (par_run.h), the groups in one pool */
+    par_group groups[5];
+    size_t n = 0;
     if (backend_world_wants(g, "lifecycle")) {
-        rc |= cmocka_run_group_tests_name("backend: oci create failures", slow_tests, setup_slow, teardown_slow);
-        rc |= cmocka_run_group_tests_name("backend: oci service hung", hung_tests, setup_hung, teardown_slow);
-        rc |= cmocka_run_group_tests_name("backend: oci own client, plain http", plain_tests, setup_plain,
-                                          teardown_slow);
+        groups[n++] = (par_group)PAR_GROUP("backend: oci service hung", hung_tests, setup_hung, teardown_slow);
+        groups[n++] = (par_group)PAR_GROUP("backend: oci create failures", slow_tests, setup_slow, teardown_slow);
+        groups[n++] =
+            (par_group)PAR_GROUP("backend: oci own client, plain http", plain_tests, setup_plain, teardown_slow);
     }
-    return rc;
+    if (backend_world_wants(g, "local"))
+        groups[n++] = (par_group)PAR_GROUP("backend: local directory", local_tests, setup_local, teardown);
+    if (backend_world_wants(g, "oci"))
+        groups[n++] = (par_group)PAR_GROUP("backend: oci sandbox (emulator)", oci_tests, setup_oci, teardown);
+    return par_run_groups(groups, n) ? 1 : 0;
 }

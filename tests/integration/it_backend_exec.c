@@ -23,6 +23,7 @@
 #include "ocisbx/backend.h"
 #include "ocisbx/util.h"
 #include "util/internal.h"
+#include "par_run.h"
 
 static ocisbx_exec_options *opts(size_t max)
 {
@@ -607,10 +608,11 @@ int main(int argc, char **argv)
     const struct CMUnitTest oci_tests[] = {SUITE, cmocka_unit_test(test_exec_one_request),
                                            cmocka_unit_test(test_exec_without_stream_operation)};
     const char *g = backend_world_group(argc, argv);
-    int rc = 0;
+    par_group groups[2]; /* every case in a world of its own (par_run.h) */
+    size_t n = 0;
     if (backend_world_wants(g, "local"))
-        rc |= cmocka_run_group_tests_name("backend exec: local directory", local_tests, setup_local, teardown);
+        groups[n++] = (par_group)PAR_GROUP("backend exec: local directory", local_tests, setup_local, teardown);
     if (backend_world_wants(g, "oci"))
-        rc |= cmocka_run_group_tests_name("backend exec: oci sandbox (emulator)", oci_tests, setup_oci, teardown);
-    return rc;
+        groups[n++] = (par_group)PAR_GROUP("backend exec: oci sandbox (emulator)", oci_tests, setup_oci, teardown);
+    return par_run_groups(groups, n) ? 1 : 0;
 }

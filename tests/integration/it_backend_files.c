@@ -19,6 +19,7 @@
 #include "ocisbx/api.h"
 #include "ocisbx/backend.h"
 #include "ocisbx/util.h"
+#include "par_run.h"
 
 typedef struct world {
     emu_fixture *emu;
@@ -53,7 +54,8 @@ static int setup_oci(void **state)
 {
     world *w = calloc(1, sizeof *w);
     emu_fixture_options eo = {0};
-    eo.extra_yaml = "limits:\n  create_delay_ms: 20\n  stop_delay_ms: 20\n  shapes:\n    MEDIUM: {workspace_mib: 20}\n";
+    eo.extra_yaml =
+        "limits:\n  create_delay_ms: 20\n  stop_delay_ms: 20\n  shapes:\n    MEDIUM: {workspace_mib: 20}\n";
     if (emu_fixture_start(&eo, &w->emu) != 0 || emu_client_new(w->emu, 0, &w->c) != 0)
         return -1;
     ocisbx_backend_options *o = NULL;
@@ -839,16 +841,16 @@ static void test_big_trees(void **state)
  * 210,000 entries made twice take most of its time). */
 int main(int argc, char **argv)
 {
-    int rc = 0;
     if (argc > 1 && strcmp(argv[1], "big-trees") == 0) {
         const struct CMUnitTest big[] = {cmocka_unit_test(test_big_trees)};
-        rc |= cmocka_run_group_tests_name("backend big trees: local directory", big, setup_local, teardown);
-        rc |= cmocka_run_group_tests_name("backend big trees: oci sandbox (emulator)", big, setup_oci, teardown);
-        return rc;
+        const par_group trees[] = {PAR_GROUP("backend big trees: local directory", big, setup_local, teardown),
+                                   PAR_GROUP("backend big trees: oci sandbox (emulator)", big, setup_oci, teardown)};
+        return par_run_groups(trees, sizeof trees / sizeof trees[0]) ? 1 : 0;
     }
     const struct CMUnitTest local_tests[] = {SUITE};
     const struct CMUnitTest oci_tests[] = {SUITE, cmocka_unit_test(test_write_part_refused)};
-    rc |= cmocka_run_group_tests_name("backend files: local directory", local_tests, setup_local, teardown);
-    rc |= cmocka_run_group_tests_name("backend files: oci sandbox (emulator)", oci_tests, setup_oci, teardown);
-    return rc;
+    /* every case in a world of its own (par_run.h) */
+    const par_group groups[] = {PAR_GROUP("backend files: local directory", local_tests, setup_local, teardown),
+                                PAR_GROUP("backend files: oci sandbox (emulator)", oci_tests, setup_oci, teardown)};
+    return par_run_groups(groups, sizeof groups / sizeof groups[0]) ? 1 : 0;
 }

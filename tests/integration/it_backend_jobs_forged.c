@@ -31,6 +31,7 @@
 #include "ocisbx/util.h"
 #include "test_keys.h"
 #include "util/internal.h"
+#include "par_run.h"
 
 typedef struct fworld {
     world w;           /* w.b: the backend that starts the jobs */
@@ -566,12 +567,13 @@ int main(int argc, char **argv)
         cmocka_unit_test(t_cli),
     };
     const char *g = backend_world_group(argc, argv);
-    int rc = 0;
+    par_group groups[3]; /* every case in a world of its own (par_run.h) */
+    size_t n = 0;
     if (backend_world_wants(g, "local"))
-        rc |= cmocka_run_group_tests_name("forged job handles: local", local_tests, setup_isolated, teardown_f);
+        groups[n++] = (par_group)PAR_GROUP("forged job handles: local", local_tests, setup_isolated, teardown_f);
     if (backend_world_wants(g, "host"))
-        rc |= cmocka_run_group_tests_name("forged job handles: host shell", host_tests, setup_host, teardown_f);
+        groups[n++] = (par_group)PAR_GROUP("forged job handles: host shell", host_tests, setup_host, teardown_f);
     if (backend_world_wants(g, "oci"))
-        rc |= cmocka_run_group_tests_name("forged job handles: oci", oci_tests, setup_oci_f, teardown_f);
-    return rc;
+        groups[n++] = (par_group)PAR_GROUP("forged job handles: oci", oci_tests, setup_oci_f, teardown_f);
+    return par_run_groups(groups, n) ? 1 : 0;
 }

@@ -16,6 +16,7 @@
 
 #include "cli_run.h"
 #include "emu_fixture.h"
+#include "par_run.h"
 
 static emu_fixture *emu;
 static char tmpdir[] = "/tmp/ocisbx-it-cli-api-XXXXXX";
@@ -832,5 +833,5 @@ int main(void)
         cmocka_unit_test(test_json_format),        cmocka_unit_test(test_wait_for_state_checked),
         cmocka_unit_test(test_create_environment), cmocka_unit_test(test_double_dash_api),
         cmocka_unit_test(test_oci_names),          cmocka_unit_test(test_oci_names_at_work)};
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return par_run_group_tests_name("it_cli_api", tests, setup, teardown);
 }

@@ -18,6 +18,7 @@
 #include "cli_run.h"
 #include "emu_fixture.h"
 #include "ocisbx/api.h"
+#include "par_run.h"
 
 static char tmpdir[] = "/tmp/ocisbx-it-cli-backend-XXXXXX";
 static emu_fixture *emu;      /* fast creation */
@@ -352,5 +353,5 @@ int main(void)
         cmocka_unit_test(test_create_failures),
         cmocka_unit_test(test_exec_interrupted),
     };
-    return cmocka_run_group_tests_name("ocisbx create/exec/cp/close", tests, setup, teardown);
+    return par_run_group_tests_name("ocisbx create/exec/cp/close", tests, setup, teardown);
 }

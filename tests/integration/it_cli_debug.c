@@ -17,6 +17,7 @@
 #include "cli_run.h"
 #include "emu_fixture.h"
 #include "ocisbx/util.h"
+#include "par_run.h"
 
 static emu_fixture *emu;
 
@@ -193,5 +194,5 @@ int main(void)
         cmocka_unit_test(debug_shows_retry_waits), cmocka_unit_test(endless_error_body_ends),
         cmocka_unit_test(deadline_ends_a_dribble),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return par_run_group_tests_name("it_cli_debug", tests, setup, teardown);
 }

@@ -23,6 +23,7 @@
 #include "emu_fixture.h"
 #include "test_http_server.h"
 #include "test_keys.h"
+#include "par_run.h"
 
 static emu_fixture *emu;
 static char dir[160]; /* a fresh directory under the system's temporary directory */
@@ -471,5 +472,5 @@ int main(void)
         cmocka_unit_test(test_unreachable), cmocka_unit_test(test_clock_skew),
         cmocka_unit_test(test_help),        cmocka_unit_test(test_encrypted_key),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return par_run_group_tests_name("it_cli_doctor", tests, setup, teardown);
 }

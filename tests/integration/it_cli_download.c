@@ -21,6 +21,7 @@
 #include "bad_server.h"
 #include "cli_run.h"
 #include "test_keys.h"
+#include "par_run.h"
 
 static char dir[] = "/tmp/ocisbx-it-cli-download-XXXXXX";
 
@@ -122,7 +123,7 @@ int main(void)
         cmocka_unit_test(sigint_leaves_nothing),
         cmocka_unit_test(sigterm_leaves_nothing),
     };
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    int rc = par_run_group_tests_name("it_cli_download", tests, NULL, NULL);
     test_rm_rf(dir);
     return rc;
 }

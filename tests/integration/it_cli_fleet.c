@@ -18,6 +18,7 @@
 #include "cli_run.h"
 #include "emu_fixture.h"
 #include "ocisbx/util.h"
+#include "par_run.h"
 
 static emu_fixture *plain, *faulty;
 
@@ -313,5 +314,5 @@ int main(void)
         cmocka_unit_test(progress_on_a_terminal),
         cmocka_unit_test(sigint_half_way_leaves_nothing),
     };
-    return cmocka_run_group_tests_name("cli_fleet", tests, setup, teardown);
+    return par_run_group_tests_name("cli_fleet", tests, setup, teardown);
 }

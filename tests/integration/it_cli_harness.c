@@ -20,6 +20,7 @@
 #include "cli_world.h"
 #include "emu_fixture.h"
 #include "test_keys.h"
+#include "par_run.h"
 
 typedef cli_world world;
 
@@ -700,8 +701,8 @@ int main(void)
         cmocka_unit_test(secret_in_a_path),
         cmocka_unit_test(patch_edits_yield),
     };
-    int rc = cmocka_run_group_tests_name("harness CLI", plain, NULL, NULL);
-    rc |= cmocka_run_group_tests_name("harness CLI, local directory", tests, setup_local, teardown);
-    rc |= cmocka_run_group_tests_name("harness CLI, emulator sandbox", tests, setup_oci, teardown);
+    int rc = par_run_group_tests_name("harness CLI", plain, NULL, NULL);
+    rc |= par_run_group_tests_name("harness CLI, local directory", tests, setup_local, teardown);
+    rc |= par_run_group_tests_name("harness CLI, emulator sandbox", tests, setup_oci, teardown);
     return rc;
 }

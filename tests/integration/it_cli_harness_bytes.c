@@ -27,6 +27,7 @@
 #include "cli_world.h"
 #include "emu_fixture.h"
 #include "test_keys.h"
+#include "par_run.h"
 
 typedef cli_world world;
 
@@ -243,7 +244,7 @@ int main(void)
         cmocka_unit_test(question_escapes_bidi),
         cmocka_unit_test(secret_env_by_name),
     };
-    int rc = cmocka_run_group_tests_name("harness CLI bytes, local directory", tests, setup_local, teardown);
-    rc |= cmocka_run_group_tests_name("harness CLI bytes, emulator sandbox", tests, setup_oci, teardown);
+    int rc = par_run_group_tests_name("harness CLI bytes, local directory", tests, setup_local, teardown);
+    rc |= par_run_group_tests_name("harness CLI bytes, emulator sandbox", tests, setup_oci, teardown);
     return rc;
 }

@@ -14,6 +14,7 @@
 
 #include "cli_run.h"
 #include "emu_fixture.h"
+#include "par_run.h"
 
 static void expect_help(const char *const *args, const char *what)
 {
@@ -170,5 +171,5 @@ int main(void)
         cmocka_unit_test(test_version),
         cmocka_unit_test(test_output_table),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return par_run_group_tests_name("it_cli_help", tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "cli_run.h"
+#include "par_run.h"
 
 /* No control byte but the final newline; bytes >= 0x80 are checked by
  * utf8_is_kept's counterpart: here the input had only ASCII and 0xff. */
@@ -56,5 +57,5 @@ int main(void)
         cmocka_unit_test(control_bytes_are_escaped),
         cmocka_unit_test(utf8_is_kept),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return par_run_group_tests_name("it_cli_messages", tests, NULL, NULL);
 }

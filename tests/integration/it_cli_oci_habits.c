@@ -13,6 +13,7 @@
 
 #include "cli_run.h"
 #include "emu_fixture.h"
+#include "par_run.h"
 
 static emu_fixture *emu;
 static const char *cfg, *url;
@@ -278,5 +279,5 @@ int main(void)
         cmocka_unit_test(test_wait_for_any_state),
         cmocka_unit_test(test_get_output_table),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return par_run_group_tests_name("it_cli_oci_habits", tests, setup, teardown);
 }

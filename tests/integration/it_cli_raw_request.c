@@ -17,6 +17,7 @@
 
 #include "cli_run.h"
 #include "test_http_server.h"
+#include "par_run.h"
 
 #define TENANCY "ocid1.tenancy.oc1..aaaaaaaaba3pv6wkcr4jqae5f15p2b2m2yt2j6rx32uzr4h25vqstifsfdsq"
 #define USER "ocid1.user.oc1..aaaaaaaat5nvwcna5j6aqzjcaty5eqbb6qt2jvpkanghtgdaqedqw3rynjq"
@@ -551,5 +552,5 @@ int main(void)
         cmocka_unit_test(test_double_dash),
         cmocka_unit_test(test_retry_and_timeout_options),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return par_run_group_tests_name("it_cli_raw_request", tests, setup, teardown);
 }

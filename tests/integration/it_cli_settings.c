@@ -20,6 +20,7 @@
 #include "cli_run.h"
 #include "emu_fixture.h"
 #include "ocisbx/settings.h"
+#include "par_run.h"
 
 static emu_fixture *emu;
 
@@ -304,5 +305,5 @@ int main(void)
         cmocka_unit_test(test_region_variable),       cmocka_unit_test(test_home_unset),
         cmocka_unit_test(test_help_from_table),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return par_run_group_tests_name("it_cli_settings", tests, setup, teardown);
 }

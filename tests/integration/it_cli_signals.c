@@ -27,6 +27,7 @@
 #include "ocisbx/util.h"
 #include "test_http_server.h"
 #include "test_keys.h"
+#include "par_run.h"
 
 #define SECRET_ENV_VALUE "sekrit-env-value-7f3a9c"
 
@@ -231,5 +232,5 @@ int main(void)
         cmocka_unit_test(test_sigterm_during_wait_for_state),
         cmocka_unit_test(test_debug_redacted),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return par_run_group_tests_name("it_cli_signals", tests, setup, teardown);
 }

@@ -24,6 +24,7 @@
 #include "cli_run.h"
 #include "emu_fixture.h"
 #include "test_keys.h"
+#include "par_run.h"
 
 #define SIZE (3 * 1024 * 1024 + 123)
 
@@ -350,5 +351,5 @@ int main(void)
         cmocka_unit_test(test_cp_parallel_bad),
         cmocka_unit_test(test_cp_interrupted_leaves_nothing),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return par_run_group_tests_name("it_cli_transfer", tests, setup, teardown);
 }

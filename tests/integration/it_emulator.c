@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "emu_fixture.h"
+#include "par_run.h"
 #include "ocisbx/util.h"
 
 static const char *EXTRA = "limits:\n"
@@ -1120,8 +1121,10 @@ int main(void)
         ALL(setup_http), cmocka_unit_test_setup_teardown(test_signal_exit_codes, setup_http, teardown),
         cmocka_unit_test_setup_teardown(test_signal_exit_codes, setup_unisolated, teardown)};
     const struct CMUnitTest https_tests[] = {ALL(setup_https)};
-    int fails = cmocka_run_group_tests_name("emulator over http", http_tests, NULL, NULL);
-    fails += cmocka_run_group_tests_name("emulator over https", https_tests, NULL, NULL);
+    /* every case starts a tenancy of its own: all run side by side */
+    const par_group groups[] = {PAR_GROUP("emulator over http", http_tests, NULL, NULL),
+                                PAR_GROUP("emulator over https", https_tests, NULL, NULL)};
+    int fails = par_run_groups(groups, sizeof groups / sizeof groups[0]);
     ocisbx_global_cleanup();
     return fails ? 1 : 0;
 }

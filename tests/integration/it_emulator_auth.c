@@ -14,6 +14,7 @@
 
 #include "emu_fixture.h"
 #include "ocisbx/util.h"
+#include "par_run.h"
 
 static int setup(void **state)
 {
@@ -318,7 +319,7 @@ int main(void)
         cmocka_unit_test(test_stale_date),           cmocka_unit_test(test_wrong_body_hash),
         cmocka_unit_test(test_wrong_content_length),
     };
-    int fails = cmocka_run_group_tests_name("emulator authentication", tests, setup, teardown);
+    int fails = par_run_group_tests_name("emulator authentication", tests, setup, teardown);
     ocisbx_global_cleanup();
     return fails ? 1 : 0;
 }

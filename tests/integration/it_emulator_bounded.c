@@ -17,6 +17,7 @@
 #include "emu_fixture.h"
 #include "ocisbx/auth.h"
 #include "ocisbx/util.h"
+#include "par_run.h"
 
 static void sleep_ms(int ms)
 {
@@ -245,7 +246,7 @@ int main(void)
     const char *only = getenv("IT_ONLY"); /* e.g. IT_ONLY='*1g*' */
     if (only)
         cmocka_set_test_filter(only);
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    int rc = par_run_group_tests_name("it_emulator_bounded", tests, NULL, NULL);
     curl_global_cleanup();
     return rc;
 }

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "emu_fixture.h"
+#include "par_run.h"
 
 static const char *const cmd_body = "{\"command\": \"printf 'a\\\\000b\\\\n'; printf 'q\\\\000r' >&2\"}";
 
@@ -71,5 +72,5 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(t_nul_bytes, setup, emu_fixture_teardown_state),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return par_run_group_tests_name("it_emulator_bytes", tests, NULL, NULL);
 }

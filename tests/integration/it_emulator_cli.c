@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "ocisbx/common.h"
+#include "par_run.h"
 
 /* Runs the emulator with args (a shell-safe string), stdout and stderr
  * together into out; the exit status. */
@@ -96,5 +97,5 @@ int main(void)
         cmocka_unit_test(test_help_describes_every_option),
         cmocka_unit_test(test_bad_options),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return par_run_group_tests_name("it_emulator_cli", tests, NULL, NULL);
 }

@@ -21,6 +21,7 @@
 
 #include "emu_fixture.h"
 #include "ocisbx/util.h"
+#include "par_run.h"
 
 static const char *jstr(const cJSON *o, const char *k)
 {
@@ -350,5 +351,5 @@ int main(void)
         cmocka_unit_test(test_events_sent_are_stored_seq_not_reused),
         cmocka_unit_test(test_deleted_sandbox_forgets_secret_values),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return par_run_group_tests_name("it_emulator_durable", tests, NULL, NULL);
 }

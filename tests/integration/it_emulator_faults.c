@@ -15,6 +15,7 @@
 
 #include "emu_fixture.h"
 #include "ocisbx/util.h"
+#include "par_run.h"
 
 static const char *FAULTS = "limits:\n"
                             "  create_delay_ms: 0\n"
@@ -222,9 +223,9 @@ int main(void)
         cmocka_unit_test(test_reset),
         cmocka_unit_test(test_delay_and_cut_stream),
     };
-    int fails = cmocka_run_group_tests_name("emulator faults", tests, setup, teardown);
+    int fails = par_run_group_tests_name("emulator faults", tests, setup, teardown);
     const struct CMUnitTest alone[] = {cmocka_unit_test(test_delay_cut_by_stop)};
-    fails += cmocka_run_group_tests_name("emulator fault delay and stop", alone, NULL, NULL);
+    fails += par_run_group_tests_name("emulator fault delay and stop", alone, NULL, NULL);
     ocisbx_global_cleanup();
     return fails ? 1 : 0;
 }

@@ -27,6 +27,7 @@
 
 #include "emu_fixture.h"
 #include "ocisbx/util.h"
+#include "par_run.h"
 
 #define GUARD_MS 60000
 
@@ -564,5 +565,5 @@ int main(void)
         cmocka_unit_test(t_shutdown_leaves_nothing),
         cmocka_unit_test(t_root_safety),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return par_run_group_tests_name("it_emulator_isolation", tests, setup, teardown);
 }

@@ -19,6 +19,7 @@
 
 #include "emu_fixture.h"
 #include "ocisbx/util.h"
+#include "par_run.h"
 
 static const char *jstr(const cJSON *o, const char *k)
 {
@@ -343,7 +344,7 @@ int main(void)
         cmocka_unit_test(test_tenancy_file_errors),          cmocka_unit_test(test_api_version),
         cmocka_unit_test(test_state_dir_and_tls_checks),
     };
-    int fails = cmocka_run_group_tests_name("emulator process", tests, NULL, NULL);
+    int fails = par_run_group_tests_name("emulator process", tests, NULL, NULL);
     ocisbx_global_cleanup();
     return fails ? 1 : 0;
 }

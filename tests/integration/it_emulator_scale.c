@@ -14,6 +14,7 @@
 
 #include "emu_fixture.h"
 #include "ocisbx/util.h"
+#include "par_run.h"
 
 #define N 50
 
@@ -114,7 +115,7 @@ int main(void)
 {
     ocisbx_global_init();
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_fifty_sandboxes)};
-    int fails = cmocka_run_group_tests_name("emulator at scale", tests, NULL, NULL);
+    int fails = par_run_group_tests_name("emulator at scale", tests, NULL, NULL);
     ocisbx_global_cleanup();
     return fails ? 1 : 0;
 }

@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "emu_fixture.h"
+#include "par_run.h"
 
 /* stop_delay_ms 3000: STOPPING lasts at least 3 s, so a GET right after
  * the stop sees it whatever the machine's speed */
@@ -128,5 +129,5 @@ int main(void)
         cmocka_unit_test(test_graceful_stop_then_delete),
         cmocka_unit_test(test_forced_stop_and_delete_while_stopping),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return par_run_group_tests_name("it_emulator_stop", tests, setup, teardown);
 }

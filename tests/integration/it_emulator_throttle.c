@@ -15,6 +15,7 @@
 #include <cjson/cJSON.h>
 
 #include "emu_fixture.h"
+#include "par_run.h"
 
 /* A 429 TooManyRequests whose message names `limit` and whose retry-after
  * is a whole number of seconds from lo to hi. */
@@ -192,5 +193,5 @@ int main(void)
         cmocka_unit_test(test_max_sandboxes),
         cmocka_unit_test(test_bad_limits_refused),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return par_run_group_tests_name("it_emulator_throttle", tests, NULL, NULL);
 }

@@ -19,6 +19,7 @@
 #include "ocisbx/backend.h"
 #include "ocisbx/harness.h"
 #include "test_keys.h"
+#include "par_run.h"
 
 #define SECRET HARNESS_WORLD_SECRET
 typedef harness_world world;
@@ -259,7 +260,7 @@ int main(void)
         cmocka_unit_test(test_gate_policy_approval_evidence),
         cmocka_unit_test(test_planted_secret),
     };
-    int rc = cmocka_run_group_tests_name("local", local, setup_local, teardown);
-    rc |= cmocka_run_group_tests_name("oci", local, setup_oci, teardown);
+    int rc = par_run_group_tests_name("local", local, setup_local, teardown);
+    rc |= par_run_group_tests_name("oci", local, setup_oci, teardown);
     return rc;
 }

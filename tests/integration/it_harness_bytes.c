@@ -22,6 +22,7 @@
 #include "ocisbx/backend.h"
 #include "ocisbx/harness.h"
 #include "ocisbx/util.h"
+#include "par_run.h"
 
 typedef harness_world world;
 #define FFFD "\xef\xbf\xbd"
@@ -266,7 +267,7 @@ int main(void)
         cmocka_unit_test(search_lines_not_utf8),  cmocka_unit_test(diff_not_utf8),
         cmocka_unit_test(canceled_is_its_own_error),
     };
-    int rc = cmocka_run_group_tests_name("local", t, harness_world_setup_local, harness_world_teardown);
-    rc |= cmocka_run_group_tests_name("oci", t, harness_world_setup_oci, harness_world_teardown);
+    int rc = par_run_group_tests_name("local", t, harness_world_setup_local, harness_world_teardown);
+    rc |= par_run_group_tests_name("oci", t, harness_world_setup_oci, harness_world_teardown);
     return rc;
 }

@@ -18,6 +18,7 @@
 
 #include "harness_world.h"
 #include "test_keys.h"
+#include "par_run.h"
 
 /* A call whatever its return code: the parsed result. */
 static cJSON *call_any(ocisbx_harness *h, const char *tool, const char *args, int *rc)
@@ -374,7 +375,7 @@ int main(void)
         cmocka_unit_test(approval_sees_no_control_characters),
         cmocka_unit_test(secret_in_a_path_is_redacted),
     };
-    int rc = cmocka_run_group_tests_name("local", tests, harness_world_setup_local, harness_world_teardown);
-    rc |= cmocka_run_group_tests_name("oci", tests, harness_world_setup_oci, harness_world_teardown);
+    int rc = par_run_group_tests_name("local", tests, harness_world_setup_local, harness_world_teardown);
+    rc |= par_run_group_tests_name("oci", tests, harness_world_setup_oci, harness_world_teardown);
     return rc;
 }

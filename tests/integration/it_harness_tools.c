@@ -20,6 +20,7 @@
 #include "ocisbx/backend.h"
 #include "ocisbx/harness.h"
 #include "test_keys.h"
+#include "par_run.h"
 
 typedef harness_world world;
 #define ANY_ERROR 1 /* want_rc: any failure */
@@ -575,7 +576,7 @@ int main(void)
         cmocka_unit_test(search_modes_context_paging), cmocka_unit_test(ls_paging),
         cmocka_unit_test(exec_yields_job_waits),       cmocka_unit_test(prompt_names_them),
     };
-    int rc = cmocka_run_group_tests_name("local", t, harness_world_setup_local, harness_world_teardown);
-    rc |= cmocka_run_group_tests_name("oci", t, harness_world_setup_oci, harness_world_teardown);
+    int rc = par_run_group_tests_name("local", t, harness_world_setup_local, harness_world_teardown);
+    rc |= par_run_group_tests_name("oci", t, harness_world_setup_oci, harness_world_teardown);
     return rc;
 }

@@ -18,6 +18,7 @@
 #include "http/batch.h"
 #include "ocisbx/ocisbx.h"
 #include "test_http_server.h"
+#include "par_run.h"
 
 static ths *srv;
 
@@ -272,5 +273,5 @@ int main(void)
         cmocka_unit_test_setup(test_feed_fails, reset),
         cmocka_unit_test_setup(test_bad_arguments, reset),
     };
-    return cmocka_run_group_tests_name("http batch", tests, setup, teardown);
+    return par_run_group_tests_name("http batch", tests, setup, teardown);
 }

@@ -16,6 +16,7 @@
 
 #include "ocisbx/ocisbx.h"
 #include "test_http_server.h"
+#include "par_run.h"
 
 static ths *srv;
 
@@ -256,5 +257,5 @@ int main(void)
         cmocka_unit_test(test_cancel_before_first_attempt), cmocka_unit_test(test_retry_callback_and_attempts),
         cmocka_unit_test(test_client_wait_canceled),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return par_run_group_tests_name("it_http_cancel", tests, setup, teardown);
 }

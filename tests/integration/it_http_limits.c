@@ -24,6 +24,7 @@
 #include "bad_server.h"
 #include "ocisbx/http.h"
 #include "ocisbx/util.h"
+#include "par_run.h"
 
 /* An unsigned transport (no credentials) to the bad server. */
 static int send_get(bad_server *s, int64_t connect_ms, int64_t read_ms, const char *sink_path,
@@ -247,5 +248,5 @@ int main(void)
         cmocka_unit_test(endless_error_body_is_cut),
         cmocka_unit_test(deadline_ends_a_dribbling_body),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return par_run_group_tests_name("it_http_limits", tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 
 #include "ocisbx/ocisbx.h"
 #include "test_http_server.h"
+#include "par_run.h"
 
 typedef struct seen {
     int n;
@@ -101,5 +102,5 @@ int main(void)
         cmocka_unit_test(test_content_type_sse_wins_over_first_line),
         cmocka_unit_test(test_content_type_ndjson_and_absent),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return par_run_group_tests_name("it_http_stream_format", tests, NULL, NULL);
 }

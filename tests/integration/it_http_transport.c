@@ -19,6 +19,7 @@
 #include "ocisbx/http.h"
 #include "ocisbx/ocisbx.h"
 #include "test_http_server.h"
+#include "par_run.h"
 
 #define TENANCY "ocid1.tenancy.oc1..aaaaaaaaba3pv6wkcr4jqae5f15p2b2m2yt2j6rx32uzr4h25vqstifsfdsq"
 #define USER "ocid1.user.oc1..aaaaaaaat5nvwcna5j6aqzjcaty5eqbb6qt2jvpkanghtgdaqedqw3rynjq"
@@ -1207,5 +1208,5 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_headers_callback, setup, teardown),
         cmocka_unit_test_setup_teardown(test_log_failed_connect_not_reused, setup, teardown),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return par_run_group_tests_name("it_http_transport", tests, NULL, NULL);
 }

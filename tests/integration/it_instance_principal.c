@@ -17,6 +17,7 @@
 #include "ocisbx/auth.h"
 #include "test_assert.h"
 #include "ocisbx/util.h"
+#include "par_run.h"
 
 #define TENANCY "ocid1.tenancy.oc1..aaaaaaaafaketenancy"
 
@@ -529,5 +530,5 @@ int main(void)
         cmocka_unit_test(test_helpers),
         cmocka_unit_test(test_certificate_identity),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return par_run_group_tests_name("it_instance_principal", tests, NULL, NULL);
 }

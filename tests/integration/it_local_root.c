@@ -25,6 +25,7 @@
 #include "cli_run.h"
 #include "ocisbx/backend.h"
 #include "sys/proc.h"
+#include "par_run.h"
 
 /* What the command prints inside, and what it must print. */
 static const char k_probe[] =
@@ -256,5 +257,5 @@ int main(void)
         cmocka_unit_test(t_cli_root_dir),
         cmocka_unit_test(t_cli_unisolated_leaves_nothing),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return par_run_group_tests_name("it_local_root", tests, NULL, NULL);
 }

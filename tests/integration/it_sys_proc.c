@@ -33,6 +33,7 @@
 #include "sys/bwrap_args.h"
 #include "sys/proc.h"
 #include "sys/seccomp.h"
+#include "par_run.h"
 
 /* Upper bound for anything to happen; never reached unless the runner is
  * broken (these are guards, not timed assertions). */
@@ -1457,5 +1458,5 @@ int main(void)
         cmocka_unit_test(t_etc_view_binds),
         cmocka_unit_test(t_limits_need_isolation),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return par_run_group_tests_name("it_sys_proc", tests, NULL, NULL);
 }

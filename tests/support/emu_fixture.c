@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "key_pool.h"
+
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
 #include <openssl/evp.h>
@@ -64,9 +66,11 @@ static int write_text(const char *path, const char *text)
     return fclose(fp) == 0 ? 0 : fail("cannot write %s", path);
 }
 
+/* The keys come from the pool (key_pool.h): distinct within the process,
+ * generated once per build directory. */
 static EVP_PKEY *gen_rsa(void)
 {
-    return EVP_RSA_gen(2048);
+    return test_key_pool_rsa2048();
 }
 
 static int write_key_pair(EVP_PKEY *pk, const char *priv_path, const char *pub_path)
@@ -168,8 +172,13 @@ static int make_tls(emu_fixture *f)
 
 static bool bwrap_usable(void)
 {
-    /* the same probe the emulator makes, so tests run where bwrap cannot */
-    return system("bwrap --ro-bind / / --unshare-pid --unshare-net --die-with-parent true >/dev/null 2>&1") == 0;
+    /* the same probe the emulator makes, so tests run where bwrap cannot
+     * (once per process: the answer does not change while a test runs) */
+    static int usable = -1;
+    if (usable < 0)
+        usable = system("bwrap --ro-bind / / --unshare-pid --unshare-net --die-with-parent true >/dev/null 2>&1") ==
+                 0;
+    return usable == 1;
 }
 
 static int launch(emu_fixture *f)
