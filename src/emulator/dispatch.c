@@ -359,8 +359,7 @@ void emu_handle(emu_server *s, const emu_request *req, emu_response *resp)
     handle_locked(s, req, rel, &rt, resp);
     if (resp->stream)
         resp->stream->cut_after = cut;
-    /* durable before the answer is sent (see store.c) */
-    if (emu_store_sync(s) != 0)
-        ocisbx_log(OCISBX_LOG_ERROR, "%s", ocisbx_error_message(ocisbx_error_last()));
+    /* durable before the answer is sent (a group commit: store.c) */
+    emu_store_commit(s);
     pthread_mutex_unlock(&s->mu);
 }

@@ -155,6 +155,11 @@ typedef struct emu_server {
     emu_sandbox *starting_sbx; /* a command being started, saved before its process starts */
     emu_command *starting_cmd;
     bool no_fsync; /* OCISBX_EMULATOR_NO_FSYNC=1 (benchmark reference only): not durable */
+    /* the group commit (store.c): the writers of the files take store_mu
+     * (after mu when both); batches taken and written, one writer at once */
+    pthread_mutex_t store_mu;
+    uint64_t taken_seq, durable_seq;
+    bool committing;
     struct emu_throttle *throttle; /* per-user token buckets (throttle.h) */
 } emu_server;
 
@@ -265,6 +270,13 @@ int emu_store_save(emu_server *s); /* the state file, written and fsync'd */
  * (fsync'd), then the state file when something changed. Called before an
  * answer is sent. */
 int emu_store_sync(emu_server *s);
+/* The dispatcher's durable point, before an answer is sent: everything the
+ * request may have seen (its own change and every earlier one) is written,
+ * as emu_store_sync writes it, but by a group commit: serialized under
+ * s->mu, written with s->mu released, one write for every request answered
+ * meanwhile. Returns with s->mu held (released and taken again while it
+ * waits or writes). */
+void emu_store_commit(emu_server *s);
 /* The new events of one command appended to its journal (fsync'd): called
  * before a stream sends them. */
 int emu_store_sync_command(emu_server *s, emu_command *c);

@@ -28,6 +28,7 @@ int emu_server_new(emu_config *cfg, const char *state_dir, const char *api_versi
     s->rng = cfg->seed;
     s->throttle = emu_throttle_new(cfg->n_users + cfg->n_tokens);
     pthread_mutex_init(&s->mu, NULL);
+    pthread_mutex_init(&s->store_mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_cond_init(&s->cv, &ca);
@@ -193,6 +194,7 @@ void emu_server_free(emu_server *s)
     free(s->state_dir);
     emu_throttle_free(s->throttle);
     pthread_mutex_destroy(&s->mu);
+    pthread_mutex_destroy(&s->store_mu);
     pthread_cond_destroy(&s->cv);
     free(s);
 }

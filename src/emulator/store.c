@@ -1,11 +1,17 @@
 /* The state: <state-dir>/state.json (every sandbox, command, snapshot and
  * retry token, without events) and one append-only event journal per
  * command, <state-dir>/commands/<id>.events (one JSON line per event).
- * Durability: emu_store_sync() appends the new events to the journals and
- * rewrites the state file when something changed, each fsync'd (the file,
- * then the directory after a rename or a new journal); the dispatcher calls
- * it before every answer is sent and a stream calls emu_store_sync_command()
- * before it sends events, so nothing answered or sent is lost by kill -9.
+ * Durability: the new events are appended to the journals and the state
+ * file is rewritten when something changed, each fsync'd (the file, then
+ * the directory after a rename or a new journal), before every answer is
+ * sent (the dispatcher's emu_store_commit) and before a stream sends events
+ * (emu_store_sync_command), so nothing answered or sent is lost by kill -9.
+ * emu_store_commit is a group commit: the state is serialized under the
+ * state lock, but written and fsync'd with it released, and one write
+ * serves every request that was answered meanwhile (each waits until a
+ * write that began after its change has ended). Writers of the files take
+ * s->store_mu (after s->mu when both), so they follow each other in the
+ * order their contents were taken.
  * Workspaces live beside it; commands that were running when the emulator
  * went away come back FAILED, cut (a FINISHED event after the last journaled
  * one, no exit code). */
@@ -133,42 +139,67 @@ static void journal_line(const emu_command *c, const emu_event *e, ocisbx_buf *o
     cJSON_free(text);
 }
 
-int emu_store_sync_command(emu_server *s, emu_command *c)
+/* The journal lines c has not written yet (into text); false when none. */
+static bool journal_pending(const emu_command *c, ocisbx_buf *text)
 {
     bool lost = c->output_lost && !c->lost_journaled;
     if (c->n_journaled >= c->n_events && !lost)
-        return 0;
-    ocisbx_buf text = OCISBX_BUF_INIT;
+        return false;
     if (lost)
-        ocisbx_buf_appends(&text, "{\"lost\":true}\n");
+        ocisbx_buf_appends(text, "{\"lost\":true}\n");
     for (size_t i = c->n_journaled; i < c->n_events; i++)
-        journal_line(c, &c->events[i], &text);
+        journal_line(c, &c->events[i], text);
+    return true;
+}
+
+/* Appends text to the journal of the command id (fsync'd; the directory
+ * too when the journal is new); with s->store_mu held, s->mu or not. */
+static int journal_append(const emu_server *s, const char *id, bool exists, const ocisbx_buf *text)
+{
     char *dir = ocisbx_asprintf("%s/commands", s->state_dir);
-    char *path = ocisbx_asprintf("%s/commands/%s.events", s->state_dir, c->id);
+    char *path = ocisbx_asprintf("%s/commands/%s.events", s->state_dir, id);
     int rc = -1, fd = -1;
-    if (dir && path && text.data && emu_mkdirs(dir) == 0)
+    if (dir && path && text->data && emu_mkdirs(dir) == 0)
         fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
     struct stat st;
     if (fd >= 0 && fstat(fd, &st) == 0) {
-        if (write_all(fd, text.data, text.len) == 0 && sync_fd(s, fd) == 0 &&
-            (c->journal_exists || sync_dir(s, dir) == 0))
+        if (write_all(fd, text->data, text->len) == 0 && sync_fd(s, fd) == 0 && (exists || sync_dir(s, dir) == 0))
             rc = 0;
         else if (ftruncate(fd, st.st_size) != 0) /* no torn line before the next append */
-            ocisbx_log(OCISBX_LOG_WARN, "cannot cut the journal of %s back", c->id);
+            ocisbx_log(OCISBX_LOG_WARN, "cannot cut the journal of %s back", id);
     }
     int e = errno;
     if (fd >= 0)
         close(fd);
-    if (rc == 0) {
-        c->n_journaled = c->n_events;
-        c->lost_journaled = c->output_lost;
-        c->journal_exists = true;
-    }
-    ocisbx_buf_free(&text);
     free(dir);
     free(path);
     errno = e;
-    return rc == 0 ? 0 : ocisbx_fail(OCISBX_EIO, "cannot write the events of %s: %s", c->id, strerror(e));
+    return rc == 0 ? 0 : ocisbx_fail(OCISBX_EIO, "cannot write the events of %s: %s", id, strerror(e));
+}
+
+/* emu_store_sync_command with s->store_mu held. */
+static int sync_command_held(emu_server *s, emu_command *c)
+{
+    ocisbx_buf text = OCISBX_BUF_INIT;
+    int rc = 0;
+    if (journal_pending(c, &text)) {
+        rc = journal_append(s, c->id, c->journal_exists, &text);
+        if (rc == 0) {
+            c->n_journaled = c->n_events;
+            c->lost_journaled = c->output_lost;
+            c->journal_exists = true;
+        }
+    }
+    ocisbx_buf_free(&text);
+    return rc;
+}
+
+int emu_store_sync_command(emu_server *s, emu_command *c)
+{
+    pthread_mutex_lock(&s->store_mu);
+    int rc = sync_command_held(s, c);
+    pthread_mutex_unlock(&s->store_mu);
+    return rc;
 }
 
 static cJSON *cmd_json(const emu_command *c)
@@ -271,7 +302,8 @@ static cJSON *retry_json(const emu_retry *r)
     return o;
 }
 
-int emu_store_save(emu_server *s)
+/* The state file's text (cJSON_free it), or NULL without memory. */
+static char *state_text(emu_server *s)
 {
     cJSON *root = cJSON_CreateObject();
     put_num(root, "version", 1);
@@ -291,13 +323,28 @@ int emu_store_save(emu_server *s)
     }
     char *text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
-    if (!text)
-        return ocisbx_fail_nomem();
+    return text;
+}
+
+/* Writes the state file's text (with s->store_mu held, s->mu or not). */
+static int write_state(const emu_server *s, const char *text)
+{
     char *path = ocisbx_asprintf("%s/state.json", s->state_dir);
     int rc = path && write_durable(s, s->state_dir, path, text, strlen(text)) == 0
                  ? 0
                  : ocisbx_fail(OCISBX_EIO, "cannot write %s: %s", path ? path : "state.json", strerror(errno));
     free(path);
+    return rc;
+}
+
+int emu_store_save(emu_server *s)
+{
+    char *text = state_text(s);
+    if (!text)
+        return ocisbx_fail_nomem();
+    pthread_mutex_lock(&s->store_mu);
+    int rc = write_state(s, text);
+    pthread_mutex_unlock(&s->store_mu);
     cJSON_free(text);
     return rc;
 }
@@ -305,18 +352,138 @@ int emu_store_save(emu_server *s)
 int emu_store_sync(emu_server *s)
 {
     int rc = 0;
+    pthread_mutex_lock(&s->store_mu);
     for (size_t i = 0; i < s->n_sbx; i++)
         for (size_t j = 0; j < s->sbx[i]->n_cmds; j++)
-            if (emu_store_sync_command(s, s->sbx[i]->cmds[j]) != 0)
+            if (sync_command_held(s, s->sbx[i]->cmds[j]) != 0)
                 rc = OCISBX_EIO;
     if (s->dirty) {
         s->dirty = false;
-        if (emu_store_save(s) != 0) {
+        char *text = state_text(s);
+        if (!text || write_state(s, text) != 0) {
             s->dirty = true;
-            rc = OCISBX_EIO;
+            rc = text ? OCISBX_EIO : ocisbx_fail_nomem();
+        }
+        cJSON_free(text);
+    }
+    pthread_mutex_unlock(&s->store_mu);
+    return rc;
+}
+
+/* ---- the group commit ---- */
+typedef struct batch_journal {
+    emu_command *c; /* referenced until the write has ended */
+    ocisbx_buf text;
+    size_t from, upto; /* the events written: [from, upto) */
+    bool lost_before, exists;
+} batch_journal;
+
+typedef struct batch {
+    batch_journal *j;
+    size_t n;
+    char *state; /* NULL: unchanged */
+} batch;
+
+/* With s->mu held: what is not durable yet, taken as a batch. The journals
+ * count as written from now on (a stream's own sync after this appends only
+ * what follows, and waits on s->store_mu for this batch to be written). */
+static int batch_take(emu_server *s, batch *b)
+{
+    memset(b, 0, sizeof *b);
+    size_t cap = 0;
+    for (size_t i = 0; i < s->n_sbx; i++)
+        for (size_t k = 0; k < s->sbx[i]->n_cmds; k++) {
+            emu_command *c = s->sbx[i]->cmds[k];
+            ocisbx_buf text = OCISBX_BUF_INIT;
+            if (!journal_pending(c, &text))
+                continue;
+            if (b->n == cap && EMU_GROW(b->j, b->n, cap, 16) != 0) {
+                ocisbx_buf_free(&text);
+                return ocisbx_fail_nomem();
+            }
+            batch_journal *bj = &b->j[b->n++];
+            *bj = (batch_journal){c, text, c->n_journaled, c->n_events, c->lost_journaled, c->journal_exists};
+            c->refs++;
+            c->n_journaled = c->n_events;
+            c->lost_journaled = c->output_lost;
+            c->journal_exists = true;
+        }
+    if (s->dirty) {
+        s->dirty = false;
+        if (!(b->state = state_text(s))) {
+            s->dirty = true;
+            return ocisbx_fail_nomem();
         }
     }
+    return 0;
+}
+
+/* With s->store_mu held and s->mu released: the batch written. */
+static int batch_write(emu_server *s, batch *b)
+{
+    int rc = 0;
+    for (size_t i = 0; i < b->n; i++)
+        if (journal_append(s, b->j[i].c->id, b->j[i].exists, &b->j[i].text) != 0) {
+            ocisbx_log(OCISBX_LOG_ERROR, "%s", ocisbx_error_message(ocisbx_error_last()));
+            b->j[i].text.len = 0; /* marks the failure */
+            rc = OCISBX_EIO;
+        }
+    if (b->state && write_state(s, b->state) != 0) {
+        ocisbx_log(OCISBX_LOG_ERROR, "%s", ocisbx_error_message(ocisbx_error_last()));
+        rc = OCISBX_EIO;
+    }
     return rc;
+}
+
+/* With s->mu held again: a failed part is marked to be written again. */
+static void batch_end(emu_server *s, batch *b, int rc)
+{
+    for (size_t i = 0; i < b->n; i++) {
+        batch_journal *bj = &b->j[i];
+        if (bj->text.len == 0 && bj->c->n_journaled == bj->upto) { /* nothing appended after it: again */
+            bj->c->n_journaled = bj->from;
+            bj->c->lost_journaled = bj->lost_before;
+            bj->c->journal_exists = bj->exists;
+        } else if (bj->text.len == 0) {
+            ocisbx_log(OCISBX_LOG_ERROR, "the journal of %s misses events %zu to %zu", bj->c->id, bj->from + 1,
+                       bj->upto);
+        }
+        ocisbx_buf_free(&bj->text);
+        emu_command_unref(bj->c);
+    }
+    if (rc && b->state)
+        s->dirty = true;
+    free(b->j);
+    cJSON_free(b->state);
+}
+
+void emu_store_commit(emu_server *s)
+{
+    /* what this request saw is in the batch taken last, or, when something
+     * changed since, in the next one */
+    uint64_t mine = s->taken_seq + (s->dirty ? 1 : 0);
+    while (s->durable_seq < mine) {
+        if (s->committing) {
+            pthread_cond_wait(&s->cv, &s->mu);
+            continue;
+        }
+        s->committing = true;
+        uint64_t target = ++s->taken_seq;
+        batch b;
+        int rc = batch_take(s, &b);
+        pthread_mutex_lock(&s->store_mu); /* before s->mu is released: the batches in order */
+        pthread_mutex_unlock(&s->mu);
+        if (rc == 0)
+            rc = batch_write(s, &b);
+        else
+            ocisbx_log(OCISBX_LOG_ERROR, "%s", ocisbx_error_message(ocisbx_error_last()));
+        pthread_mutex_unlock(&s->store_mu);
+        pthread_mutex_lock(&s->mu);
+        batch_end(s, &b, rc);
+        s->durable_seq = target; /* written, or its failure logged (as a sync's) */
+        s->committing = false;
+        pthread_cond_broadcast(&s->cv);
+    }
 }
 
 void emu_store_command_begin(emu_server *s, emu_sandbox *b, emu_command *c)

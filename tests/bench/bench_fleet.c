@@ -2,7 +2,11 @@
  * side by side in one run against the test tenancy:
  *   - engine:  one thread, <ocisbx/engine.h> (its default bounds);
  *   - threads: one thread per sandbox on the blocking API
- *     (ocisbx_backend_create / exec / close, a client each).
+ *     (ocisbx_backend_create / exec / close, a client each);
+ *   - node: where node and npm's oci-common are found (installed into the
+ *     build tree's node_modules the first time, as bench_client does), the
+ *     same phases in Node, each one Promise.all over the sandboxes
+ *     (tests/bench/bench_fleet_node.js: the oci-common signer and fetch).
  * In three phases (all N created, then the command in each, then all
  * closed) so that at the exec phase all N sandboxes are alive: wall time,
  * creates/s and execs/s achieved, the p50/p99 of a create and of an exec,
@@ -17,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -253,6 +258,62 @@ static void run_threads(int n, figures *f)
     pthread_barrier_destroy(&bar);
 }
 
+/* ---- node and oci-common, Promise.all ---- */
+static const char *node_modules(void)
+{
+    static char dir[1024];
+    snprintf(dir, sizeof dir, "%s/node_modules", OCISBX_BINARY_DIR);
+    char probe[1100];
+    snprintf(probe, sizeof probe, "%s/oci-common/package.json", dir);
+    struct stat st;
+    if (stat(probe, &st) == 0)
+        return dir;
+    if (system("node --version > /dev/null 2>&1") != 0)
+        return NULL;
+    fprintf(stderr, "bench_fleet: installing oci-common into %s (npm)\n", OCISBX_BINARY_DIR);
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "npm install --no-audit --no-fund --silent --prefix '%s' oci-common > /dev/null 2>&1",
+             OCISBX_BINARY_DIR);
+    if (system(cmd) != 0 || stat(probe, &st) != 0)
+        return NULL;
+    return dir;
+}
+
+/* 0 with the figures of the Node run, -1 when node or oci-common is
+ * missing or the run failed. */
+static int measure_node(int n, figures *f)
+{
+    const char *mods = node_modules();
+    if (!mods)
+        return -1;
+    const char *ca = emu_fixture_ca_path(emu);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "%s%s%s node '%s/tests/bench/bench_fleet_node.js' '%s' '%s/%s' '%s' '%s' '%s' '%s' '%s' %d %d '%s'",
+             ca ? "NODE_EXTRA_CA_CERTS='" : "", ca ? ca : "", ca ? "'" : "", OCISBX_SOURCE_DIR, mods, emu_fixture_url(emu),
+             EMU_FIXTURE_API_VERSION, emu_fixture_key_path(emu), EMU_FIXTURE_TENANCY, EMU_FIXTURE_USER,
+             emu_fixture_fingerprint(emu), EMU_FIXTURE_PROJECT, n, POLL_MS, COMMAND);
+    fflush(NULL);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    char out[1024] = {0};
+    size_t got = fread(out, 1, sizeof out - 1, p);
+    out[got] = '\0';
+    int st = pclose(p);
+    memset(f, 0, sizeof *f);
+    if (st != 0 ||
+        sscanf(out,
+               "{\"n\":%d,\"ok\":%d,\"wall_ms\":%lf,\"create_s\":%lf,\"exec_s\":%lf,\"c50\":%lf,\"c99\":%lf,"
+               "\"x50\":%lf,\"x99\":%lf,\"peak_kb\":%ld,\"throttled\":%llu}",
+               &f->n, &f->ok, &f->wall_ms, &f->create_s, &f->exec_s, &f->c50, &f->c99, &f->x50, &f->x99, &f->peak_kb,
+               &f->throttled) != 11) {
+        fprintf(stderr, "bench_fleet: the node run of N=%d failed (status %d): %s\n", n, st, out);
+        return -1;
+    }
+    return 0;
+}
+
 /* One measure in a child of its own: its figures through a pipe. */
 static figures measure(const char *mode, int n)
 {
@@ -317,15 +378,24 @@ int main(int argc, char **argv)
     printf("| N | mode | ok | wall s | creates/s | execs/s | create p50 / p99 ms | exec p50 / p99 ms | peak RSS MiB "
            "| KiB per sandbox | 429s |\n");
     printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
-    figures be = measure("engine", 1), bt = measure("threads", 1);
+    figures be = measure("engine", 1), bt = measure("threads", 1), bn;
+    bool node = measure_node(1, &bn) == 0;
     for (int i = 0; i < nn; i++) {
         figures fe = measure("engine", ns[i]);
         row("engine (1 thread)", &fe, &be);
         figures ft = measure("threads", ns[i]);
         row("a thread per sandbox", &ft, &bt);
+        figures fn;
+        if (node && measure_node(ns[i], &fn) == 0)
+            row("node, oci-common, Promise.all", &fn, &bn);
+        else if (node)
+            printf("| %d | node, oci-common, Promise.all | failed (see stderr) | | | | | | | | |\n", ns[i]);
     }
-    printf("\nbaseline (N = 1): engine %.1f MiB, threads %.1f MiB peak RSS\n", (double)be.peak_kb / 1024,
+    printf("\nbaseline (N = 1): engine %.1f MiB, threads %.1f MiB", (double)be.peak_kb / 1024,
            (double)bt.peak_kb / 1024);
+    if (node)
+        printf(", node %.1f MiB", (double)bn.peak_kb / 1024);
+    printf(" peak RSS%s\n", node ? "" : "; node: missing (no node, or oci-common could not be installed)");
     int rc = emu_fixture_stop(emu);
     emu_fixture_free(emu);
     return rc == 0 ? 0 : 1;
