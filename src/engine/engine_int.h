@@ -41,7 +41,8 @@ struct eng_req {
     bool is_create;         /* counts against the creates' bound and pace */
     bool in_flight;
     int64_t not_before;  /* monotonic ms: a poll's or a retry's wait */
-    int64_t deadline_at; /* monotonic ms, 0: the transport's */
+    int64_t deadline_at; /* monotonic ms, 0: the transport's; moved by the wait in the queue */
+    int64_t queued_at;   /* monotonic ms: when it was queued */
     int64_t idle_ms;     /* > 0: the read timeout of this request */
     int64_t sent_at;     /* the attempt's start */
     eng_req *next;       /* the sandbox's queue */

@@ -25,6 +25,7 @@ int eng_req_queue(ocisbx_engine *e, eng_op *op, ocisbx_http_request *r, int64_t 
     q->sb = op->sb;
     q->r = r;
     q->not_before = not_before;
+    q->queued_at = ocisbx_time_monotonic_ms();
     q->done = done;
     ocisbx_engine_sandbox *sb = q->sb;
     if (sb->qtail)
@@ -145,8 +146,10 @@ static void start(eng_req *q, int64_t now)
             start_failed(q, rc);
             return;
         }
-        if (q->deadline_at)
+        if (q->deadline_at) { /* the time it waited behind the bounds is not the command's */
+            q->deadline_at += now - q->queued_at;
             ocisbx_http_call_set_deadline(q->call, q->deadline_at);
+        }
         ocisbx_http_call_set_cancel(q->call, never_canceled, NULL);
     }
     CURL *easy = e->n_pool ? e->pool[--e->n_pool] : curl_easy_init();

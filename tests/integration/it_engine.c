@@ -398,6 +398,63 @@ static void free_while_creating_leaves_nothing(void **state)
     free(fl);
 }
 
+
+/* Execs queued behind others (one sandbox: one request at a time) keep
+ * their whole client-side deadline (the command's timeout + 7 s): the wait
+ * in the engine's queue is not the command's. Six `sleep 2` with a 3 s
+ * timeout: the sixth is sent about 10 s after it was queued, past a
+ * deadline counted from the queueing (3 + 2 + 5 s). */
+typedef struct queued_exec {
+    int rc, exit_code, timed_out, done;
+} queued_exec;
+
+static void on_queued_exec(int rc, ocisbx_exec_result *r, void *ud)
+{
+    queued_exec *q = ud;
+    q->rc = rc;
+    q->done = 1;
+    q->exit_code = -1;
+    if (rc == 0) {
+        q->timed_out = ocisbx_exec_result_timed_out(r);
+        (void)ocisbx_exec_result_has_exit_code(r, &q->exit_code);
+    }
+    ocisbx_exec_result_free(r);
+}
+
+static void queued_execs_keep_their_deadline(void **state)
+{
+    emu_fixture *f = *state;
+    ocisbx_client *c = NULL;
+    fleet *fl = calloc(1, sizeof *fl);
+    fl->e = engine_world_new(f, &c, 0, 0);
+    fl->exec_and_close = false;
+    start_creates(fl, 1);
+    run_idle(fl->e);
+    assert_int_equal(fl->s[0].create_rc, 0);
+    ocisbx_exec_options *o = NULL;
+    engine_check(ocisbx_exec_options_new(&o), "exec options");
+    engine_check(ocisbx_exec_options_set_timeout_ms(o, 3000), "timeout");
+    queued_exec q[6];
+    memset(q, 0, sizeof q);
+    for (int i = 0; i < 6; i++)
+        engine_check(ocisbx_engine_exec(fl->e, fl->s[0].sb, "sleep 2", o, on_queued_exec, &q[i], NULL), "exec");
+    ocisbx_exec_options_free(o);
+    run_idle(fl->e);
+    for (int i = 0; i < 6; i++) {
+        assert_true(q[i].done);
+        if (q[i].rc)
+            fail_msg("exec %d: %d %s", i, q[i].rc, ocisbx_strerror(q[i].rc));
+        assert_false(q[i].timed_out);
+        assert_int_equal(q[i].exit_code, 0);
+    }
+    start_close(fl, &fl->s[0]);
+    run_idle(fl->e);
+    ocisbx_engine_free(fl->e);
+    assert_int_equal(engine_world_live(c), 0);
+    ocisbx_client_free(c);
+    free(fl);
+}
+
 static int setup_slow_create(void **state)
 {
     emu_fixture_options o = {0};
@@ -433,6 +490,7 @@ int main(void)
         cmocka_unit_test(fifty_from_one_thread),
         cmocka_unit_test(outside_loop_same_results),
         cmocka_unit_test(cancel_leaves_nothing),
+        cmocka_unit_test(queued_execs_keep_their_deadline),
     };
     const struct CMUnitTest throttled[] = {
         cmocka_unit_test(throttled_creates_adapt),
