@@ -10,6 +10,7 @@
 #include "ocisbx/util.h"
 
 #define FIRST_POLL_MS 100 /* polls start at this and double up to the poll interval */
+#define CANCEL_ANSWER_MS 15000 /* a canceled create waits this long at most for its POST's answer */
 
 enum { C_POST, C_POLL, C_DELETE, K_WAIT, K_STATE, K_STOP, K_POLL, K_DELETE, SOON = ENG_STEP_SOON };
 
@@ -498,8 +499,12 @@ static void cancel_op(eng_op *op)
         return;
     op->canceled = true;
     if (op->kind == ENG_CREATE && op->step == C_POST) {
-        if (op->req && op->req->in_flight)
-            return; /* its answer may be a sandbox: it is deleted then */
+        if (op->req && op->req->in_flight) {
+            /* its answer may be a sandbox: it is deleted then; a server
+             * that never answers does not hold the cancel for ever */
+            eng_req_deadline(op->req, ocisbx_time_monotonic_ms() + CANCEL_ANSWER_MS);
+            return;
+        }
         eng_op_keep(op, ocisbx_fail(OCISBX_ECANCELED, "create: canceled before the request"));
         eng_op_soon(op);
     } else if (op->kind == ENG_CREATE && op->step == C_POLL) {

@@ -15,20 +15,28 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "bad_server.h"
 #include "cli_run.h"
 #include "emu_fixture.h"
 #include "ocisbx/util.h"
 
 static emu_fixture *plain, *faulty;
 
+static void start_url(emu_fixture *e, const char *url, const char *const *args, cli_proc *p);
+
 static void start(emu_fixture *e, const char *const *args, cli_proc *p)
+{
+    start_url(e, emu_fixture_url(e), args, p);
+}
+
+static void start_url(emu_fixture *e, const char *url, const char *const *args, cli_proc *p)
 {
     const char *argv[64];
     int n = 0;
     argv[n++] = "--config-file";
     argv[n++] = emu_fixture_config_path(e);
     argv[n++] = "--endpoint";
-    argv[n++] = emu_fixture_url(e);
+    argv[n++] = url;
     for (const char *const *a = args; *a && n < 63; a++)
         argv[n++] = *a;
     argv[n] = NULL;
@@ -281,6 +289,79 @@ static void sigint_half_way_leaves_nothing(void **state)
     assert_int_equal(live(plain), 0);
 }
 
+/* SIGINT, then the exit within 30 s (non-zero), whatever the server does. */
+static void interrupt_within_30s(cli_proc *p, cli_result *r)
+{
+    int64_t t0 = ocisbx_time_monotonic_ms();
+    assert_int_equal(kill(p->pid, SIGINT), 0);
+    assert_int_equal(cli_run_finish(p, r), 0);
+    int64_t took = ocisbx_time_monotonic_ms() - t0;
+    fprintf(stderr, "interrupted fleet: exit %d after %lld ms\n", r->status, (long long)took);
+    assert_int_equal(r->status, 130);
+    assert_true(took < 30000);
+}
+
+/* A server that never answers: the creates' POSTs wait, SIGINT still ends
+ * the fleet within 30 s and says the creates were not answered. */
+static void sigint_with_a_silent_server(void **state)
+{
+    (void)state;
+    bad_server *bs = bad_server_start(BAD_SILENT);
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", bad_server_port(bs));
+    const char *const args[] = {"fleet", "exec", "--project-id", EMU_FIXTURE_PROJECT, "--count", "3", "--",
+                                "echo hi", NULL};
+    cli_proc p;
+    start_url(plain, url, args, &p);
+    int64_t end = ocisbx_time_monotonic_ms() + 60000;
+    while (bad_server_connections(bs) < 2 && ocisbx_time_monotonic_ms() < end)
+        usleep(50 * 1000);
+    usleep(500 * 1000);
+    cli_result r;
+    interrupt_within_30s(&p, &r);
+    assert_non_null(strstr(r.err, "not answered in time"));
+    cli_result_free(&r);
+    bad_server_stop(bs);
+}
+
+/* The tenancy frozen (SIGSTOP) while sandboxes run: SIGINT ends the fleet
+ * within 30 s, and the sandboxes it could not close are named by id
+ * (stderr and summary.not_closed); resumed, they are deleted by id. */
+static void sigint_with_a_frozen_tenancy(void **state)
+{
+    (void)state;
+    const char *const args[] = {"fleet", "exec", "--project-id", EMU_FIXTURE_PROJECT, "--count", "3",
+                                "--concurrency", "3", "--", "sleep 30", NULL};
+    cli_proc p;
+    start(plain, args, &p);
+    int64_t end = ocisbx_time_monotonic_ms() + 120000;
+    while (live(plain) < 3) {
+        assert_true(ocisbx_time_monotonic_ms() < end);
+        usleep(50 * 1000);
+    }
+    usleep(1500 * 1000); /* the execs run */
+    assert_int_equal(kill(emu_fixture_pid(plain), SIGSTOP), 0);
+    cli_result r;
+    interrupt_within_30s(&p, &r);
+    assert_int_equal(kill(emu_fixture_pid(plain), SIGCONT), 0);
+    assert_non_null(strstr(r.err, "not closed"));
+    cJSON *j = cJSON_Parse(r.out);
+    assert_non_null(j);
+    const cJSON *nc = field(field(j, "summary"), "not_closed");
+    assert_int_equal(cJSON_GetArraySize(nc), 3);
+    const cJSON *id;
+    cJSON_ArrayForEach(id, nc)
+    {
+        assert_non_null(strstr(r.err, id->valuestring));
+        char del[200];
+        snprintf(del, sizeof del, "/sandboxes/%s", id->valuestring);
+        assert_int_equal(emu_fixture_json(plain, "DELETE", del, NULL, 204, NULL), 0);
+    }
+    cJSON_Delete(j);
+    cli_result_free(&r);
+    assert_int_equal(live(plain), 0);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -312,6 +393,8 @@ int main(void)
         cmocka_unit_test(sandbox_ids_closes_none),
         cmocka_unit_test(progress_on_a_terminal),
         cmocka_unit_test(sigint_half_way_leaves_nothing),
+        cmocka_unit_test(sigint_with_a_silent_server),
+        cmocka_unit_test(sigint_with_a_frozen_tenancy),
     };
     return cmocka_run_group_tests_name("cli_fleet", tests, setup, teardown);
 }
