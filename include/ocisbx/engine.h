@@ -183,7 +183,8 @@ OCISBX_API int ocisbx_engine_read_text(ocisbx_engine *e, ocisbx_engine_sandbox *
                                        ocisbx_engine_op *op);
 /** Closes the sandbox as ocisbx_backend_close does: an owned one is
  * stopped, polled until STOPPED (at most the stop timeout) and deleted (a
- * 404 on the way: gone already, success); an attached one is forgotten.
+ * 404 on the way ends the wait, the delete goes anyway; its own 404: gone
+ * already, success); an attached one is forgotten.
  * Operations of the sandbox still pending are canceled first, and the
  * close starts once they have ended (a canceled write's parts removed).
  * A close cannot be canceled. */

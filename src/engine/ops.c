@@ -1,6 +1,7 @@
 /* The engine's operations as state machines whose steps are requests:
  * create (POST, polls until RUNNING, DELETE after any failure), close
- * (state, stop, polls until STOPPED, DELETE; a 404 on the way is gone),
+ * (state, stop, polls until STOPPED, DELETE; a 404 on the way ends the
+ * wait, only the delete's 404 means gone),
  * and cancel. The exec: exec.c; write and read: files.c. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -426,9 +427,8 @@ static void close_answered(eng_req *q, int rc, ocisbx_http_response *resp)
     int k = step == K_STOP ? (rc == OCISBX_ENOTFOUND ? 1 : rc == OCISBX_ECONFLICT ? 3 : rc ? rc : 3)
                            : close_state(rc, resp);
     ocisbx_http_response_free(resp);
-    if (k == 1) { /* gone already */
-        op->sb->owned = false;
-        eng_op_end(op, 0, NULL);
+    if (k == 1) { /* gone, says the state or the stop: not trusted, the delete goes anyway */
+        close_next(op, K_DELETE, 0);
         return;
     }
     if (k < 0) { /* the delete comes without a stop, the failure kept */

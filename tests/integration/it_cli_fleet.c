@@ -20,7 +20,7 @@
 #include "emu_fixture.h"
 #include "ocisbx/util.h"
 
-static emu_fixture *plain, *faulty;
+static emu_fixture *plain, *faulty, *lying; /* lying: GetSandbox answers 404 (seeded draws) */
 
 static void start_url(emu_fixture *e, const char *url, const char *const *args, cli_proc *p);
 
@@ -362,6 +362,43 @@ static void sigint_with_a_frozen_tenancy(void **state)
     assert_int_equal(live(plain), 0);
 }
 
+/* GetSandbox's 404 is not trusted: the fleet's closes (and the creates'
+ * cleanup) delete anyway, nothing is left. */
+static void lying_404_fleet_leaves_nothing(void **state)
+{
+    (void)state;
+    cli_result r;
+    RUN(&r, lying, "fleet", "exec", "--project-id", EMU_FIXTURE_PROJECT, "--count", "12", "--concurrency", "4", "--",
+        "echo ok");
+    assert_true(r.status == 0 || r.status == 1);
+    cli_result_free(&r);
+    assert_int_equal(live(lying), 0);
+}
+
+/* ocisbx close: a 404 from GetSandbox still sends the delete; "already
+ * gone" only when the delete answers 404. */
+static void lying_404_close_deletes(void **state)
+{
+    (void)state;
+    char ids[6][128];
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(emu_fixture_new_sandbox(lying, NULL, NULL, ids[i], sizeof ids[i]), 0);
+    for (int i = 0; i < 6; i++) {
+        cli_result r;
+        RUN(&r, lying, "close", "--sandbox-id", ids[i]);
+        if (r.status != 0)
+            fail_msg("close %s: exit %d: %s", ids[i], r.status, r.err);
+        assert_null(strstr(r.err, "already gone"));
+        cli_result_free(&r);
+    }
+    assert_int_equal(live(lying), 0);
+    cli_result r;
+    RUN(&r, lying, "close", "--sandbox-id", ids[0]);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.err, "already gone"));
+    cli_result_free(&r);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -372,15 +409,21 @@ static int setup(void **state)
     o.extra_yaml = "limits:\n  create_delay_ms: 50\n  stop_delay_ms: 20\n"
                    "faults:\n  rules:\n    - match: {method: POST, path: \"/sandboxes\"}\n      respond: 400\n"
                    "      times: 1\n";
-    return emu_fixture_start(&o, &faulty);
+    if (emu_fixture_start(&o, &faulty) != 0)
+        return -1;
+    o.extra_yaml = "limits:\n  create_delay_ms: 50\n  stop_delay_ms: 20\n"
+                   "faults:\n  seed: 7\n  rules:\n    - match: {method: GET, path: \"/sandboxes/*\"}\n"
+                   "      respond: 404\n      probability: 0.4\n";
+    return emu_fixture_start(&o, &lying);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    int rc = emu_fixture_stop(plain) | emu_fixture_stop(faulty);
+    int rc = emu_fixture_stop(plain) | emu_fixture_stop(faulty) | emu_fixture_stop(lying);
     emu_fixture_free(plain);
     emu_fixture_free(faulty);
+    emu_fixture_free(lying);
     return rc == 0 ? 0 : -1;
 }
 
@@ -394,6 +437,8 @@ int main(void)
         cmocka_unit_test(progress_on_a_terminal),
         cmocka_unit_test(sigint_half_way_leaves_nothing),
         cmocka_unit_test(sigint_with_a_silent_server),
+        cmocka_unit_test(lying_404_fleet_leaves_nothing),
+        cmocka_unit_test(lying_404_close_deletes),
         cmocka_unit_test(sigint_with_a_frozen_tenancy),
     };
     return cmocka_run_group_tests_name("cli_fleet", tests, setup, teardown);
