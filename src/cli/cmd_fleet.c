@@ -438,6 +438,12 @@ static int parse_args(fleet *f, int argc, char **argv, fleet_args *a)
                 return cli_error(CLI_EXIT_USAGE, "%s: at most %d --env", cmd, CLI_API_MAX_REPEAT);
             if (cli_split_env(cmd, "--env", v, name, sizeof name, &value))
                 return CLI_EXIT_USAGE;
+            /* refused before any create: a shell name, and not the fleet's own */
+            if (!name[0] || (name[0] >= '0' && name[0] <= '9') ||
+                strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != strlen(name))
+                return cli_error(CLI_EXIT_USAGE, "%s: --env %.100s: not a valid variable name", cmd, name);
+            if (!strcmp(name, "OCISBX_FLEET_INDEX"))
+                return cli_error(CLI_EXIT_USAGE, "%s: --env OCISBX_FLEET_INDEX: the fleet sets it", cmd);
             f->env[f->n_env++] = v;
             continue;
         }
@@ -474,6 +480,8 @@ static int read_ids(fleet *f, const char *path)
 {
     char *data = NULL;
     size_t len = 0;
+    if (access(path, F_OK) != 0)
+        return cli_error(CLI_EXIT_USAGE, "fleet exec: --sandbox-ids %s: not found", path);
     if (cli_read_file(path, &data, &len) != 0)
         return CLI_EXIT_FAIL;
     int n = 0, line = 0;

@@ -399,6 +399,28 @@ static void lying_404_close_deletes(void **state)
     cli_result_free(&r);
 }
 
+/* A bad --env name or a missing --sandbox-ids file: exit 2 before any
+ * create. */
+static void bad_command_lines_refused_first(void **state)
+{
+    (void)state;
+    static const char *const envs[] = {"OCISBX_FLEET_INDEX=9", "A B=1", "1X=1", NULL};
+    for (const char *const *ev = envs; *ev; ev++) {
+        cli_result r;
+        RUN(&r, plain, "fleet", "exec", "--project-id", EMU_FIXTURE_PROJECT, "--count", "2", "--env", *ev, "--",
+            "echo x");
+        assert_int_equal(r.status, 2);
+        assert_non_null(strstr(r.err, "--env"));
+        cli_result_free(&r);
+        assert_int_equal(live(plain), 0);
+    }
+    cli_result r;
+    RUN(&r, plain, "fleet", "exec", "--sandbox-ids", "no-such-ocisbx-ids.txt", "--", "echo x");
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "--sandbox-ids no-such-ocisbx-ids.txt: not found"));
+    cli_result_free(&r);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -439,6 +461,7 @@ int main(void)
         cmocka_unit_test(sigint_with_a_silent_server),
         cmocka_unit_test(lying_404_fleet_leaves_nothing),
         cmocka_unit_test(lying_404_close_deletes),
+        cmocka_unit_test(bad_command_lines_refused_first),
         cmocka_unit_test(sigint_with_a_frozen_tenancy),
     };
     return cmocka_run_group_tests_name("cli_fleet", tests, setup, teardown);
