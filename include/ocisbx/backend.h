@@ -184,7 +184,8 @@ OCISBX_API int ocisbx_backend_extend(ocisbx_backend *b, const char *duration, ch
 OCISBX_API ocisbx_client *ocisbx_backend_client(const ocisbx_backend *b);
 /** Created (or adopted): stops the sandbox (StopSandbox, isForce false), waits
  * until it is STOPPED (stop timeout), then deletes it; not found or DELETED
- * at any step means gone, which is success. When the stop fails or times out
+ * on the way ends the stop wait, and the delete is sent anyway: only the
+ * delete's 404 means gone, which is success. When the stop fails or times out
  * the sandbox is deleted anyway and close returns the stop's error
  * (OCISBX_ETIMEOUT: not STOPPED in time); ocisbx_backend_close_flags says
  * what happened. The cancel callback ends the wait early; the delete is sent

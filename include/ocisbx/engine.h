@@ -183,7 +183,8 @@ OCISBX_API int ocisbx_engine_read_text(ocisbx_engine *e, ocisbx_engine_sandbox *
                                        ocisbx_engine_op *op);
 /** Closes the sandbox as ocisbx_backend_close does: an owned one is
  * stopped, polled until STOPPED (at most the stop timeout) and deleted (a
- * 404 on the way: gone already, success); an attached one is forgotten.
+ * 404 on the way ends the wait, the delete goes anyway; its own 404: gone
+ * already, success); an attached one is forgotten.
  * Operations of the sandbox still pending are canceled first, and the
  * close starts once they have ended (a canceled write's parts removed).
  * A close cannot be canceled. */
@@ -200,6 +201,15 @@ OCISBX_API int ocisbx_engine_cancel(ocisbx_engine *e, ocisbx_engine_op op);
 OCISBX_API void ocisbx_engine_cancel_all(ocisbx_engine *e);
 /** Operations not yet finished. */
 OCISBX_API size_t ocisbx_engine_pending(const ocisbx_engine *e);
+/** A time limit on every request of the engine from now on: the requests
+ * in flight, queued and to come end by timeout_ms from now (a request past
+ * it fails with OCISBX_ETIMEOUT, so every operation ends: a create not
+ * answered by then ends with its sandbox unknown, a close not done with
+ * its sandbox left, named in its error). ocisbx_engine_free's own run and
+ * deletes keep to it too. An earlier limit stays; timeout_ms >= 0. For a
+ * caller that must end by a given time whatever the server does (an
+ * interrupted program). */
+OCISBX_API int ocisbx_engine_set_deadline(ocisbx_engine *e, int64_t timeout_ms);
 
 /* ---- its own loop ----------------------------------------------------------- */
 /** Runs the loop: timeout_ms < 0 until no operation is pending, else at

@@ -346,9 +346,7 @@ static int delete_sandbox(oci_impl *oi, const char *id)
     cleanup_begin(oi, OCI_DELETE_WAIT_MS);
     int rc = ocisbx_client_delete_sandbox(oi->client, id);
     cleanup_end(oi);
-    if (rc == OCISBX_ENOTFOUND)
-        rc = 0;
-    return rc;
+    return rc; /* OCISBX_ENOTFOUND: gone (only the delete's 404 says so) */
 }
 
 /* The state now: 1 when the sandbox is gone (not found or DELETED), 0 with
@@ -416,15 +414,18 @@ static int stop_and_wait(ocisbx_backend *b, oci_impl *oi)
 static int end_sandbox(ocisbx_backend *b, oci_impl *oi)
 {
     b->close_flags = 0;
+    /* a 404 (or DELETED) from GetSandbox or the stop is not trusted (a
+     * proxy's, a replica's lag): the delete goes anyway, and only its own
+     * 404 means gone */
     int src = stop_and_wait(b, oi);
-    if (src == 1) {
-        b->close_flags |= OCISBX_CLOSE_ALREADY_GONE;
-        return 0;
-    }
-    ocisbx_error_saved *sv = src ? ocisbx_error_save() : NULL;
+    ocisbx_error_saved *sv = src < 0 ? ocisbx_error_save() : NULL;
     int drc = delete_sandbox(oi, b->sandbox_id);
-    if (drc == 0)
+    if (drc == OCISBX_ENOTFOUND) {
+        b->close_flags |= OCISBX_CLOSE_ALREADY_GONE;
+        drc = 0;
+    } else if (drc == 0) {
         b->close_flags |= OCISBX_CLOSE_DELETED;
+    }
     if (sv) {
         ocisbx_error_restore(sv);
         return drc ? ocisbx_error_append(" (and deleting sandbox %s failed too)", b->sandbox_id)

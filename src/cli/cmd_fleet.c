@@ -17,6 +17,7 @@
 #define FLEET_MAX 100000
 #define FLEET_DEFAULT_CONCURRENCY 32
 #define FLEET_STOP_TIMEOUT_MS 20000 /* an interrupted fleet ends within 30 s */
+#define FLEET_INTERRUPT_MS 20000    /* after SIGINT every request ends by then, whatever the server does */
 #define TABLE_OUTPUT_SHOWN 40
 
 typedef struct frow {
@@ -24,7 +25,7 @@ typedef struct frow {
     int index;
     char *sandbox_id;
     ocisbx_engine_sandbox *sb;
-    bool has_exit, timed_out, truncated, execed, done;
+    bool has_exit, timed_out, truncated, execed, done, closed;
     int exit_code;
     char *output;
     size_t output_len;
@@ -62,6 +63,7 @@ static void row_error(frow *r, int rc)
 }
 
 static void start_more(fleet *f);
+static void left_by_create(frow *r);
 
 static void row_done(frow *r)
 {
@@ -80,6 +82,8 @@ static void on_close(int rc, void *ud)
     frow *r = ud;
     if (rc)
         row_error(r, rc);
+    else
+        r->closed = true;
     row_done(r);
 }
 
@@ -143,6 +147,7 @@ static void on_create(int rc, ocisbx_engine_sandbox *sb, void *ud)
     frow *r = ud;
     r->create_ms = ocisbx_time_monotonic_ms() - r->t0;
     if (rc) {
+        left_by_create(r);
         row_error(r, rc);
         row_done(r);
         return;
@@ -153,6 +158,21 @@ static void on_create(int rc, ocisbx_engine_sandbox *sb, void *ud)
         close_row(r);
     else
         exec_row(r);
+}
+
+/* A create that failed after its answer and whose delete failed too names
+ * its sandbox in the error ("deleting sandbox ID failed"): the row keeps
+ * the id, not closed. */
+static void left_by_create(frow *r)
+{
+    const char *m = ocisbx_error_message(ocisbx_error_last());
+    const char *p = m ? strstr(m, "deleting sandbox ") : NULL;
+    if (!p)
+        return;
+    p += strlen("deleting sandbox ");
+    size_t n = strcspn(p, " )");
+    if (n > 0 && n < 256 && !strncmp(p + n, " failed", 7))
+        r->sandbox_id = ocisbx_strndup(p, n);
 }
 
 static void start_more(fleet *f)
@@ -212,6 +232,34 @@ static cJSON *row_json(const frow *r)
     return o;
 }
 
+/* A sandbox the fleet created and did not close (its id known). */
+static bool row_left(const frow *r)
+{
+    return !r->f->attached && r->sandbox_id && !r->closed;
+}
+
+/* stderr: the sandboxes left behind by id, and the creates never answered. */
+static void report_left(fleet *f)
+{
+    int n = 0, unknown = 0;
+    for (int i = 0; i < f->n; i++) {
+        const frow *r = &f->rows[i];
+        n += row_left(r);
+        unknown += !f->attached && !r->sandbox_id && r->err_rc == OCISBX_ETIMEOUT && r->create_ms > 0;
+    }
+    if (n > 0) {
+        fprintf(stderr, "ocisbx: fleet exec: %d sandbox%s not closed (delete with ocisbx close --sandbox-id ID):", n,
+                n == 1 ? "" : "es");
+        for (int i = 0; i < f->n; i++)
+            if (row_left(&f->rows[i]))
+                fprintf(stderr, " %s", f->rows[i].sandbox_id);
+        fputc('\n', stderr);
+    }
+    if (unknown > 0)
+        fprintf(stderr, "ocisbx: fleet exec: %d create%s not answered in time: a sandbox may exist (list the "
+                "project's sandboxes)\n", unknown, unknown == 1 ? "" : "s");
+}
+
 typedef struct summary {
     int ok, failed;
     int64_t wall_ms, c50, c99, x50, x99;
@@ -258,6 +306,15 @@ static int print_json(fleet *f, const summary *s)
     cJSON_AddNumberToObject(sm, "exec_p50_ms", (double)s->x50);
     cJSON_AddNumberToObject(sm, "exec_p99_ms", (double)s->x99);
     cJSON_AddNumberToObject(sm, "throttled", (double)s->throttled);
+    int left = 0;
+    for (int i = 0; i < f->n; i++)
+        left += row_left(&f->rows[i]);
+    if (left > 0) { /* only then: the sandboxes the fleet created and could not close */
+        cJSON *nc = cJSON_AddArrayToObject(sm, "not_closed");
+        for (int i = 0; i < f->n; i++)
+            if (row_left(&f->rows[i]))
+                cJSON_AddItemToArray(nc, cJSON_CreateString(f->rows[i].sandbox_id));
+    }
     int rc = cli_print_json(root);
     cJSON_Delete(root);
     return rc;
@@ -300,26 +357,32 @@ static void show_progress(fleet *f, bool last)
 static void interrupt(fleet *f)
 {
     f->stopping = true;
+    (void)ocisbx_engine_set_deadline(f->e, FLEET_INTERRUPT_MS);
     ocisbx_engine_cancel_all(f->e); /* canceled execs close their sandbox; creates delete theirs */
 }
 
 static int run_fleet(fleet *f)
 {
-    int64_t t0 = ocisbx_time_monotonic_ms(), shown = 0;
+    int64_t t0 = ocisbx_time_monotonic_ms(), shown = 0, stop_at = 0;
     start_more(f);
     while (ocisbx_engine_pending(f->e) > 0) {
         int left = ocisbx_engine_run(f->e, 250);
         if (left < 0)
             return cli_fail_last();
-        if (!f->stopping && cli_cancel_requested(NULL))
-            interrupt(f);
         int64_t now = ocisbx_time_monotonic_ms();
+        if (!f->stopping && cli_cancel_requested(NULL)) {
+            interrupt(f);
+            stop_at = now;
+        }
+        if (stop_at && now - stop_at > FLEET_INTERRUPT_MS + 5000)
+            break; /* every request has ended by now; a bug's symptom otherwise: end anyway */
         if (now - shown >= 250) {
             show_progress(f, false);
             shown = now;
         }
     }
     show_progress(f, true);
+    report_left(f);
     for (int i = f->next; i < f->n; i++) { /* never started: interrupted */
         ocisbx_fail(OCISBX_ECANCELED, "fleet: not started (interrupted)");
         row_error(&f->rows[i], OCISBX_ECANCELED);
@@ -375,6 +438,12 @@ static int parse_args(fleet *f, int argc, char **argv, fleet_args *a)
                 return cli_error(CLI_EXIT_USAGE, "%s: at most %d --env", cmd, CLI_API_MAX_REPEAT);
             if (cli_split_env(cmd, "--env", v, name, sizeof name, &value))
                 return CLI_EXIT_USAGE;
+            /* refused before any create: a shell name, and not the fleet's own */
+            if (!name[0] || (name[0] >= '0' && name[0] <= '9') ||
+                strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != strlen(name))
+                return cli_error(CLI_EXIT_USAGE, "%s: --env %.100s: not a valid variable name", cmd, name);
+            if (!strcmp(name, "OCISBX_FLEET_INDEX"))
+                return cli_error(CLI_EXIT_USAGE, "%s: --env OCISBX_FLEET_INDEX: the fleet sets it", cmd);
             f->env[f->n_env++] = v;
             continue;
         }
@@ -411,6 +480,8 @@ static int read_ids(fleet *f, const char *path)
 {
     char *data = NULL;
     size_t len = 0;
+    if (access(path, F_OK) != 0)
+        return cli_error(CLI_EXIT_USAGE, "fleet exec: --sandbox-ids %s: not found", path);
     if (cli_read_file(path, &data, &len) != 0)
         return CLI_EXIT_FAIL;
     int n = 0, line = 0;

@@ -275,9 +275,14 @@ static void delete_left(ocisbx_engine *e)
         any = any || (sb->owned && sb->id);
     if (!any || !e->client)
         return;
+    int64_t end = ocisbx_time_monotonic_ms() + FREE_DELETE_MS;
+    if (e->deadline_at && e->deadline_at < end)
+        end = e->deadline_at;
+    if (end <= ocisbx_time_monotonic_ms())
+        return; /* the caller's deadline has passed: they are left (the caller named them) */
     ocisbx_error_saved *sv = ocisbx_error_save();
     (void)ocisbx_client_hold_cancel(e->client, 1);
-    (void)ocisbx_client_set_deadline(e->client, ocisbx_time_monotonic_ms() + FREE_DELETE_MS);
+    (void)ocisbx_client_set_deadline(e->client, end);
     for (ocisbx_engine_sandbox *sb = e->sbx; sb; sb = sb->next)
         if (sb->owned && sb->id && ocisbx_client_delete_sandbox(e->client, sb->id) != 0 &&
             ocisbx_client_deadline_passed(e->client))
@@ -301,6 +306,8 @@ static void drive_pending(ocisbx_engine *e)
     e->timer_fn = NULL;
     ocisbx_engine_cancel_all(e);
     int64_t end = ocisbx_time_monotonic_ms() + FREE_DRIVE_MS;
+    if (e->deadline_at && e->deadline_at + 1000 < end)
+        end = e->deadline_at + 1000; /* the requests end by the deadline, their operations just after */
     for (int64_t now = ocisbx_time_monotonic_ms(); e->n_ops > 0 && now < end; now = ocisbx_time_monotonic_ms())
         if (ocisbx_engine_run(e, end - now) < 0)
             break;
@@ -435,8 +442,11 @@ void eng_process(ocisbx_engine *e)
 {
     e->depth++;
     eng_reap(e);
+    int64_t expiry = eng_expire(e);
     eng_ops_due(e);
     e->eng_due = eng_pump(e);
+    if (expiry && (!e->eng_due || expiry < e->eng_due))
+        e->eng_due = expiry;
     if (eng_ops_soon(e)) /* a callback decided an end: at once */
         e->eng_due = ocisbx_time_monotonic_ms();
     e->depth--;
@@ -563,6 +573,21 @@ int ocisbx_engine_run(ocisbx_engine *e, int64_t timeout_ms)
         if (timeout_ms >= 0 && ocisbx_time_monotonic_ms() >= end)
             return (int)e->n_ops;
     }
+}
+
+int ocisbx_engine_set_deadline(ocisbx_engine *e, int64_t timeout_ms)
+{
+    if (!e || timeout_ms < 0 || timeout_ms > RUN_MAX_MS)
+        return ocisbx_fail(OCISBX_EINVAL, "engine deadline: an engine and 0..%lld ms are needed", (long long)RUN_MAX_MS);
+    int64_t at = ocisbx_time_monotonic_ms() + timeout_ms;
+    if (e->deadline_at && e->deadline_at <= at)
+        return 0;
+    e->deadline_at = at;
+    for (ocisbx_engine_sandbox *sb = e->sbx; sb; sb = sb->next)
+        for (eng_req *q = sb->qhead; q; q = q->next)
+            eng_req_deadline(q, at);
+    eng_kick(e);
+    return 0;
 }
 
 size_t ocisbx_engine_pending(const ocisbx_engine *e)

@@ -147,6 +147,7 @@ struct ocisbx_engine {
     ocisbx_engine_timer_fn timer_fn;
     void *timer_ud;
 
+    int64_t deadline_at; /* monotonic ms: every request ends by then (0: none) */
     uint64_t throttled, attempts;
     bool freeing;   /* ocisbx_engine_free runs what it canceled: no callbacks */
 };
@@ -156,11 +157,16 @@ struct ocisbx_engine {
  * answered), queued; r is taken (freed with the request). */
 int eng_req_queue(ocisbx_engine *e, eng_op *op, ocisbx_http_request *r, int64_t not_before,
                   void (*done)(eng_req *q, int rc, ocisbx_http_response *resp), eng_req **out);
+/* A deadline (monotonic ms) on a request, in flight or not: the earlier stays. */
+void eng_req_deadline(eng_req *q, int64_t at);
 /* Takes the request out of its queue or out of flight, without a result. */
 void eng_req_drop(eng_req *q);
 /* Starts what the bounds allow, round robin over the sandboxes; the
  * earliest time something queued may start (0: nothing waits). */
 int64_t eng_pump(ocisbx_engine *e);
+/* The requests in flight past their deadline ended (a timeout); the
+ * earliest deadline of those still in flight (0: none). */
+int64_t eng_expire(ocisbx_engine *e);
 /* The transfers curl has finished: each one's next attempt or its result. */
 void eng_reap(ocisbx_engine *e);
 

@@ -1,6 +1,7 @@
 /* The engine's operations as state machines whose steps are requests:
  * create (POST, polls until RUNNING, DELETE after any failure), close
- * (state, stop, polls until STOPPED, DELETE; a 404 on the way is gone),
+ * (state, stop, polls until STOPPED, DELETE; a 404 on the way ends the
+ * wait, only the delete's 404 means gone),
  * and cancel. The exec: exec.c; write and read: files.c. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "ocisbx/util.h"
 
 #define FIRST_POLL_MS 100 /* polls start at this and double up to the poll interval */
+#define CANCEL_ANSWER_MS 15000 /* a canceled create waits this long at most for its POST's answer */
 
 enum { C_POST, C_POLL, C_DELETE, K_WAIT, K_STATE, K_STOP, K_POLL, K_DELETE, SOON = ENG_STEP_SOON };
 
@@ -425,9 +427,8 @@ static void close_answered(eng_req *q, int rc, ocisbx_http_response *resp)
     int k = step == K_STOP ? (rc == OCISBX_ENOTFOUND ? 1 : rc == OCISBX_ECONFLICT ? 3 : rc ? rc : 3)
                            : close_state(rc, resp);
     ocisbx_http_response_free(resp);
-    if (k == 1) { /* gone already */
-        op->sb->owned = false;
-        eng_op_end(op, 0, NULL);
+    if (k == 1) { /* gone, says the state or the stop: not trusted, the delete goes anyway */
+        close_next(op, K_DELETE, 0);
         return;
     }
     if (k < 0) { /* the delete comes without a stop, the failure kept */
@@ -498,8 +499,12 @@ static void cancel_op(eng_op *op)
         return;
     op->canceled = true;
     if (op->kind == ENG_CREATE && op->step == C_POST) {
-        if (op->req && op->req->in_flight)
-            return; /* its answer may be a sandbox: it is deleted then */
+        if (op->req && op->req->in_flight) {
+            /* its answer may be a sandbox: it is deleted then; a server
+             * that never answers does not hold the cancel for ever */
+            eng_req_deadline(op->req, ocisbx_time_monotonic_ms() + CANCEL_ANSWER_MS);
+            return;
+        }
         eng_op_keep(op, ocisbx_fail(OCISBX_ECANCELED, "create: canceled before the request"));
         eng_op_soon(op);
     } else if (op->kind == ENG_CREATE && op->step == C_POLL) {

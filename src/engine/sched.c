@@ -92,6 +92,21 @@ static void req_free(eng_req *q)
     free(q);
 }
 
+void eng_req_deadline(eng_req *q, int64_t at)
+{
+    if (!q || at <= 0)
+        return;
+    if (!q->deadline_at || at < q->deadline_at)
+        q->deadline_at = at;
+    if (q->call) {
+        ocisbx_http_call_set_deadline(q->call, q->deadline_at);
+        /* the attempt in flight: its progress callback (at least once a
+         * second) ends it at the deadline */
+        if (!q->call->a.deadline_at || q->deadline_at < q->call->a.deadline_at)
+            q->call->a.deadline_at = q->deadline_at;
+    }
+}
+
 void eng_req_drop(eng_req *q)
 {
     if (!q)
@@ -136,10 +151,26 @@ static int never_canceled(void *ud)
     return 0;
 }
 
+/* A whole-attempt limit on a request that is not a stream (a stream has its
+ * idle limit and its caller's deadline): the transport's connect and read
+ * timeouts together, so an answer that dribbles or never comes ends. */
+static void attempt_limit(ocisbx_engine *e, eng_req *q, CURL *easy, int64_t now)
+{
+    const struct ocisbx_http_options *o = &e->client->http->opt;
+    if (q->r->streaming)
+        return;
+    int64_t lim = o->connect_timeout_ms + (q->idle_ms > 0 ? q->idle_ms : o->read_timeout_ms);
+    int64_t dl = q->call->a.deadline_at;
+    if (!dl || dl - now > lim)
+        curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, (long)lim);
+}
+
 static void start(eng_req *q, int64_t now)
 {
     ocisbx_engine *e = q->e;
     int rc = 0;
+    if (e->deadline_at && (!q->deadline_at || e->deadline_at < q->deadline_at))
+        q->deadline_at = e->deadline_at;
     if (!q->call) {
         rc = ocisbx_http_call_new(e->client->http, q->r, &q->call);
         if (rc) {
@@ -165,6 +196,7 @@ static void start(eng_req *q, int64_t now)
     }
     if (q->idle_ms > 0)
         q->call->a.idle_ms = q->idle_ms;
+    attempt_limit(e, q, easy, now);
     curl_easy_setopt(easy, CURLOPT_PRIVATE, (void *)q);
     if (curl_multi_add_handle(e->multi, easy) != CURLM_OK) {
         curl_easy_reset(easy);
@@ -313,6 +345,38 @@ static void attempt_done(ocisbx_engine *e, eng_req *q, CURLcode cc)
     int rc = ocisbx_http_call_finish(q->call, 0, &resp);
     q->call = NULL;
     finish(q, rc, resp);
+}
+
+/* The first request in flight past its deadline (NULL: none); *next the
+ * earliest deadline of the others (0: none). */
+static eng_req *first_expired(ocisbx_engine *e, int64_t now, int64_t *next)
+{
+    *next = 0;
+    for (ocisbx_engine_sandbox *sb = e->sbx; sb; sb = sb->next)
+        for (eng_req *q = sb->qhead; q; q = q->next) {
+            if (!q->in_flight || !q->call || !q->call->a.deadline_at)
+                continue;
+            int64_t at = q->call->a.deadline_at;
+            if (at <= now)
+                return q;
+            if (!*next || at < *next)
+                *next = at;
+        }
+    return NULL;
+}
+
+int64_t eng_expire(ocisbx_engine *e)
+{
+    /* libcurl runs an idle transfer's progress callback only when its own
+     * timer or socket says so: a deadline set after the start (a cancel's,
+     * ocisbx_engine_set_deadline) is the engine's to enforce */
+    int64_t next = 0;
+    eng_req *q;
+    while ((q = first_expired(e, ocisbx_time_monotonic_ms(), &next)) != NULL) {
+        q->call->a.deadline_expired = true;
+        attempt_done(e, q, CURLE_OPERATION_TIMEDOUT);
+    }
+    return next;
 }
 
 void eng_reap(ocisbx_engine *e)

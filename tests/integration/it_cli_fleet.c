@@ -15,21 +15,29 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "bad_server.h"
 #include "cli_run.h"
 #include "emu_fixture.h"
 #include "ocisbx/util.h"
 #include "par_run.h"
 
-static emu_fixture *plain, *faulty;
+static emu_fixture *plain, *faulty, *lying; /* lying: GetSandbox answers 404 (seeded draws) */
+
+static void start_url(emu_fixture *e, const char *url, const char *const *args, cli_proc *p);
 
 static void start(emu_fixture *e, const char *const *args, cli_proc *p)
+{
+    start_url(e, emu_fixture_url(e), args, p);
+}
+
+static void start_url(emu_fixture *e, const char *url, const char *const *args, cli_proc *p)
 {
     const char *argv[64];
     int n = 0;
     argv[n++] = "--config-file";
     argv[n++] = emu_fixture_config_path(e);
     argv[n++] = "--endpoint";
-    argv[n++] = emu_fixture_url(e);
+    argv[n++] = url;
     for (const char *const *a = args; *a && n < 63; a++)
         argv[n++] = *a;
     argv[n] = NULL;
@@ -282,6 +290,138 @@ static void sigint_half_way_leaves_nothing(void **state)
     assert_int_equal(live(plain), 0);
 }
 
+/* SIGINT, then the exit within 30 s (non-zero), whatever the server does. */
+static void interrupt_within_30s(cli_proc *p, cli_result *r)
+{
+    int64_t t0 = ocisbx_time_monotonic_ms();
+    assert_int_equal(kill(p->pid, SIGINT), 0);
+    assert_int_equal(cli_run_finish(p, r), 0);
+    int64_t took = ocisbx_time_monotonic_ms() - t0;
+    fprintf(stderr, "interrupted fleet: exit %d after %lld ms\n", r->status, (long long)took);
+    assert_int_equal(r->status, 130);
+    assert_true(took < 30000);
+}
+
+/* A server that never answers: the creates' POSTs wait, SIGINT still ends
+ * the fleet within 30 s and says the creates were not answered. */
+static void sigint_with_a_silent_server(void **state)
+{
+    (void)state;
+    bad_server *bs = bad_server_start(BAD_SILENT);
+    char url[64];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", bad_server_port(bs));
+    const char *const args[] = {"fleet", "exec", "--project-id", EMU_FIXTURE_PROJECT, "--count", "3", "--",
+                                "echo hi", NULL};
+    cli_proc p;
+    start_url(plain, url, args, &p);
+    int64_t end = ocisbx_time_monotonic_ms() + 60000;
+    while (bad_server_connections(bs) < 2 && ocisbx_time_monotonic_ms() < end)
+        usleep(50 * 1000);
+    usleep(500 * 1000);
+    cli_result r;
+    interrupt_within_30s(&p, &r);
+    assert_non_null(strstr(r.err, "not answered in time"));
+    cli_result_free(&r);
+    bad_server_stop(bs);
+}
+
+/* The tenancy frozen (SIGSTOP) while sandboxes run: SIGINT ends the fleet
+ * within 30 s, and the sandboxes it could not close are named by id
+ * (stderr and summary.not_closed); resumed, they are deleted by id. */
+static void sigint_with_a_frozen_tenancy(void **state)
+{
+    (void)state;
+    const char *const args[] = {"fleet", "exec", "--project-id", EMU_FIXTURE_PROJECT, "--count", "3",
+                                "--concurrency", "3", "--", "sleep 30", NULL};
+    cli_proc p;
+    start(plain, args, &p);
+    int64_t end = ocisbx_time_monotonic_ms() + 120000;
+    while (live(plain) < 3) {
+        assert_true(ocisbx_time_monotonic_ms() < end);
+        usleep(50 * 1000);
+    }
+    usleep(1500 * 1000); /* the execs run */
+    assert_int_equal(kill(emu_fixture_pid(plain), SIGSTOP), 0);
+    cli_result r;
+    interrupt_within_30s(&p, &r);
+    assert_int_equal(kill(emu_fixture_pid(plain), SIGCONT), 0);
+    assert_non_null(strstr(r.err, "not closed"));
+    cJSON *j = cJSON_Parse(r.out);
+    assert_non_null(j);
+    const cJSON *nc = field(field(j, "summary"), "not_closed");
+    assert_int_equal(cJSON_GetArraySize(nc), 3);
+    const cJSON *id;
+    cJSON_ArrayForEach(id, nc)
+    {
+        assert_non_null(strstr(r.err, id->valuestring));
+        char del[200];
+        snprintf(del, sizeof del, "/sandboxes/%s", id->valuestring);
+        assert_int_equal(emu_fixture_json(plain, "DELETE", del, NULL, 204, NULL), 0);
+    }
+    cJSON_Delete(j);
+    cli_result_free(&r);
+    assert_int_equal(live(plain), 0);
+}
+
+/* GetSandbox's 404 is not trusted: the fleet's closes (and the creates'
+ * cleanup) delete anyway, nothing is left. */
+static void lying_404_fleet_leaves_nothing(void **state)
+{
+    (void)state;
+    cli_result r;
+    RUN(&r, lying, "fleet", "exec", "--project-id", EMU_FIXTURE_PROJECT, "--count", "12", "--concurrency", "4", "--",
+        "echo ok");
+    assert_true(r.status == 0 || r.status == 1);
+    cli_result_free(&r);
+    assert_int_equal(live(lying), 0);
+}
+
+/* ocisbx close: a 404 from GetSandbox still sends the delete; "already
+ * gone" only when the delete answers 404. */
+static void lying_404_close_deletes(void **state)
+{
+    (void)state;
+    char ids[6][128];
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(emu_fixture_new_sandbox(lying, NULL, NULL, ids[i], sizeof ids[i]), 0);
+    for (int i = 0; i < 6; i++) {
+        cli_result r;
+        RUN(&r, lying, "close", "--sandbox-id", ids[i]);
+        if (r.status != 0)
+            fail_msg("close %s: exit %d: %s", ids[i], r.status, r.err);
+        assert_null(strstr(r.err, "already gone"));
+        cli_result_free(&r);
+    }
+    assert_int_equal(live(lying), 0);
+    cli_result r;
+    RUN(&r, lying, "close", "--sandbox-id", ids[0]);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.err, "already gone"));
+    cli_result_free(&r);
+}
+
+/* A bad --env name or a missing --sandbox-ids file: exit 2 before any
+ * create. */
+static void bad_command_lines_refused_first(void **state)
+{
+    (void)state;
+    static const char *const envs[] = {"OCISBX_FLEET_INDEX=9", "A B=1", "1X=1", NULL};
+    for (const char *const *ev = envs; *ev; ev++) {
+        cli_result r;
+        RUN(&r, plain, "fleet", "exec", "--project-id", EMU_FIXTURE_PROJECT, "--count", "2", "--env", *ev, "--",
+            "echo x");
+        assert_int_equal(r.status, 2);
+        assert_non_null(strstr(r.err, "--env"));
+        cli_result_free(&r);
+        assert_int_equal(live(plain), 0);
+    }
+    cli_result r;
+    RUN(&r, plain, "fleet", "exec", "--sandbox-ids", "no-such-ocisbx-ids.txt", "--", "echo x");
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "--sandbox-ids no-such-ocisbx-ids.txt: not found"));
+    cli_result_free(&r);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -292,15 +432,21 @@ static int setup(void **state)
     o.extra_yaml = "limits:\n  create_delay_ms: 50\n  stop_delay_ms: 20\n"
                    "faults:\n  rules:\n    - match: {method: POST, path: \"/sandboxes\"}\n      respond: 400\n"
                    "      times: 1\n";
-    return emu_fixture_start(&o, &faulty);
+    if (emu_fixture_start(&o, &faulty) != 0)
+        return -1;
+    o.extra_yaml = "limits:\n  create_delay_ms: 50\n  stop_delay_ms: 20\n"
+                   "faults:\n  seed: 7\n  rules:\n    - match: {method: GET, path: \"/sandboxes/*\"}\n"
+                   "      respond: 404\n      probability: 0.4\n";
+    return emu_fixture_start(&o, &lying);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    int rc = emu_fixture_stop(plain) | emu_fixture_stop(faulty);
+    int rc = emu_fixture_stop(plain) | emu_fixture_stop(faulty) | emu_fixture_stop(lying);
     emu_fixture_free(plain);
     emu_fixture_free(faulty);
+    emu_fixture_free(lying);
     return rc == 0 ? 0 : -1;
 }
 
@@ -313,6 +459,11 @@ int main(void)
         cmocka_unit_test(sandbox_ids_closes_none),
         cmocka_unit_test(progress_on_a_terminal),
         cmocka_unit_test(sigint_half_way_leaves_nothing),
+        cmocka_unit_test(sigint_with_a_silent_server),
+        cmocka_unit_test(lying_404_fleet_leaves_nothing),
+        cmocka_unit_test(lying_404_close_deletes),
+        cmocka_unit_test(bad_command_lines_refused_first),
+        cmocka_unit_test(sigint_with_a_frozen_tenancy),
     };
     return par_run_group_tests_name("cli_fleet", tests, setup, teardown);
 }
