@@ -13,6 +13,7 @@
 #include "ocisbx/engine.h"
 #include "ocisbx/util.h"
 #include "util/internal.h"
+#include "util/utf8.h"
 
 #define FLEET_MAX 100000
 #define FLEET_DEFAULT_CONCURRENCY 32
@@ -96,6 +97,27 @@ static void close_row(frow *r)
     }
 }
 
+/* The output as a JSON string carries it, as the harness's results do: a
+ * NUL byte and each byte that does not start valid UTF-8 become U+FFFD, so
+ * nothing after a NUL is lost. */
+static void clean_output(frow *r, const char *data, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)data;
+    ocisbx_buf b = OCISBX_BUF_INIT;
+    int rc = 0;
+    for (size_t i = 0; i < len && !rc;) {
+        size_t n = p[i] ? ocisbx_utf8_seq_len(p + i, len - i) : 0;
+        rc = n ? ocisbx_buf_append(&b, data + i, n) : ocisbx_buf_appends(&b, "\xef\xbf\xbd");
+        i += n ? n : 1;
+    }
+    r->output_len = rc ? 0 : b.len;
+    r->output = rc ? NULL : ocisbx_buf_detach(&b);
+    if (rc)
+        ocisbx_buf_free(&b);
+    if (!r->output)
+        r->output = ocisbx_strdup("");
+}
+
 static void on_exec(int rc, ocisbx_exec_result *res, void *ud)
 {
     frow *r = ud;
@@ -108,8 +130,9 @@ static void on_exec(int rc, ocisbx_exec_result *res, void *ud)
         r->timed_out = ocisbx_exec_result_timed_out(res) != 0;
         r->truncated = ocisbx_exec_result_truncated(res) != 0;
         r->duration_ms = ocisbx_exec_result_duration_ms(res);
-        const char *o = ocisbx_exec_result_output(res, &r->output_len);
-        r->output = ocisbx_strndup(o ? o : "", r->output_len);
+        size_t n = 0;
+        const char *o = ocisbx_exec_result_output(res, &n);
+        clean_output(r, o ? o : "", n);
     }
     ocisbx_exec_result_free(res);
     close_row(r);

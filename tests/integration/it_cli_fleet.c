@@ -422,6 +422,23 @@ static void bad_command_lines_refused_first(void **state)
     cli_result_free(&r);
 }
 
+/* Output with a NUL byte: nothing after it is lost (U+FFFD in its place,
+ * the harness's rule for JSON text). */
+static void nul_in_output_kept(void **state)
+{
+    (void)state;
+    cli_result r;
+    RUN(&r, plain, "fleet", "exec", "--project-id", EMU_FIXTURE_PROJECT, "--count", "1", "--", "printf 'x\\000y'");
+    if (r.status != 0)
+        fail_msg("exit %d: %s", r.status, r.err);
+    cJSON *j = cJSON_Parse(r.out);
+    assert_non_null(j);
+    assert_string_equal(field(cJSON_GetArrayItem(field(j, "sandboxes"), 0), "output")->valuestring, "x\xef\xbf\xbdy");
+    cJSON_Delete(j);
+    cli_result_free(&r);
+    assert_int_equal(live(plain), 0);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -463,6 +480,7 @@ int main(void)
         cmocka_unit_test(lying_404_fleet_leaves_nothing),
         cmocka_unit_test(lying_404_close_deletes),
         cmocka_unit_test(bad_command_lines_refused_first),
+        cmocka_unit_test(nul_in_output_kept),
         cmocka_unit_test(sigint_with_a_frozen_tenancy),
     };
     return par_run_group_tests_name("cli_fleet", tests, setup, teardown);
