@@ -353,10 +353,16 @@ static void print_table(fleet *f, const summary *s)
         snprintf(ex, sizeof ex, r->has_exit ? "%d" : "-", r->exit_code);
         const char *what = r->err_rc ? r->err_msg : r->output ? r->output : "";
         size_t len = strcspn(what ? what : "", "\n");
+        /* an error row: its code and HTTP status first, then the message's start */
+        char head[160] = "";
+        if (r->err_rc && r->err_status)
+            snprintf(head, sizeof head, "error: %s (%d%s%s): ", r->err_code ? r->err_code : "-", r->err_status,
+                     r->err_rid ? ", request " : "", r->err_rid ? r->err_rid : "");
+        else if (r->err_rc)
+            snprintf(head, sizeof head, "error: %s: ", r->err_code ? r->err_code : "-");
         printf("%-6d %-28s %-5s %-9s %-9s %-8lld %s%.*s\n", r->index, r->sandbox_id ? r->sandbox_id : "-", ex,
-               r->timed_out ? "yes" : "no", r->truncated ? "yes" : "no", (long long)r->duration_ms,
-               r->err_rc ? "error: " : "", (int)(len < TABLE_OUTPUT_SHOWN ? len : TABLE_OUTPUT_SHOWN),
-               what ? what : "");
+               r->timed_out ? "yes" : "no", r->truncated ? "yes" : "no", (long long)r->duration_ms, head,
+               (int)(len < TABLE_OUTPUT_SHOWN ? len : TABLE_OUTPUT_SHOWN), what ? what : "");
     }
     printf("ok %d, failed %d, wall %lld ms, create p50 %lld ms p99 %lld ms, exec p50 %lld ms p99 %lld ms, "
            "throttled %llu\n",

@@ -201,6 +201,31 @@ static void failing_create_on_its_row(void **state)
     assert_int_equal(live(faulty), 0);
 }
 
+/* --output table: an error row shows the service's code and HTTP status
+ * (and the request id) before the message, which is cut. */
+static void table_error_row_names_code_and_status(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/ocisbx-it-fleet-ids-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *fp = fdopen(fd, "w");
+    fprintf(fp, "ocid1.sandbox.oc1..nosuchsandbox\n");
+    fclose(fp);
+    cli_result r;
+    RUN(&r, plain, "fleet", "exec", "--sandbox-ids", path, "--output", "table", "--", "true");
+    unlink(path);
+    assert_int_equal(r.status, 1);
+    const char *row = strstr(r.out, "\n0 ");
+    assert_non_null(row);
+    const char *err = strstr(row, "error: ");
+    assert_non_null(err);
+    static const char want[] = "error: NotAuthorizedOrNotFound (404, request ";
+    if (strncmp(err, want, sizeof want - 1) != 0)
+        fail_msg("error column: %.*s", (int)strcspn(err, "\n"), err);
+    cli_result_free(&r);
+}
+
 /* --sandbox-ids: the command runs in those, and none is closed. */
 static void sandbox_ids_closes_none(void **state)
 {
@@ -472,6 +497,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(json_shape_and_index),
         cmocka_unit_test(table_and_a_failing_command),
+        cmocka_unit_test(table_error_row_names_code_and_status),
         cmocka_unit_test(failing_create_on_its_row),
         cmocka_unit_test(sandbox_ids_closes_none),
         cmocka_unit_test(progress_on_a_terminal),
