@@ -326,7 +326,11 @@ static void attempt_done(ocisbx_engine *e, eng_req *q, CURLcode cc)
 {
     unflight(q);
     ocisbx_http_call_end(q->call, cc);
-    ocisbx_http_decision d = ocisbx_http_call_decide(q->call, &e->budget);
+    /* Leaving nothing behind is not starved by the shared budget: a close's
+     * steps and every delete (a create's clean-up too) retry on their own
+     * attempts and deadline. */
+    bool cleanup = (q->op && q->op->kind == ENG_CLOSE) || strcmp(q->call->r->method, "DELETE") == 0;
+    ocisbx_http_decision d = ocisbx_http_call_decide(q->call, cleanup ? NULL : &e->budget);
     int status = q->call->last.status;
     int64_t now = ocisbx_time_monotonic_ms();
     if (status == 429)
@@ -336,7 +340,7 @@ static void attempt_done(ocisbx_engine *e, eng_req *q, CURLcode cc)
     else if (status == 429 || status == 503)
         throttled(e, q, d.action == OCISBX_HTTP_RETRY ? d.wait_ms : 1000, now);
     if (d.action != OCISBX_HTTP_FINISH && ocisbx_http_call_before_retry(q->call, &d) == 0) {
-        if (d.spends_budget)
+        if (d.spends_budget && !cleanup)
             ocisbx_http_budget_spend(&e->budget);
         q->not_before = now + d.wait_ms;
         return; /* stays at the head of its sandbox's queue */

@@ -455,11 +455,49 @@ static void queued_execs_keep_their_deadline(void **state)
     free(fl);
 }
 
+/* Deletes the tenancy answers 503 twenty times (the fourth fixture): eight
+ * sandboxes closed at once all end deleted. The closes retry on their own
+ * attempts and deadline: the shared retry budget (10 tokens) does not
+ * starve them. */
+static void failing_deletes_still_delete(void **state)
+{
+    emu_fixture *f = *state;
+    ocisbx_client *c = NULL;
+    fleet *fl = calloc(1, sizeof *fl);
+    fl->e = engine_world_new(f, &c, 0, 0);
+    fl->exec_and_close = false;
+    start_creates(fl, 8);
+    run_idle(fl->e);
+    for (int i = 0; i < 8; i++) {
+        engine_check(fl->s[i].create_rc, "create");
+        start_close(fl, &fl->s[i]);
+    }
+    run_idle(fl->e);
+    for (int i = 0; i < 8; i++) {
+        if (fl->s[i].close_rc)
+            fail_msg("sandbox %d: close: %d", i, fl->s[i].close_rc);
+        assert_true(fl->s[i].closed);
+    }
+    ocisbx_engine_free(fl->e);
+    assert_int_equal(engine_world_live(c), 0);
+    ocisbx_client_free(c);
+    free(fl);
+}
+
 static int setup_slow_create(void **state)
 {
     emu_fixture_options o = {0};
     o.extra_yaml = "limits:\n  create_delay_ms: 50\n  stop_delay_ms: 20\n"
                    "faults:\n  rules:\n    - match: {method: POST, path: \"/sandboxes\"}\n      delay_ms: 1500\n";
+    return emu_fixture_setup_state(&o, state);
+}
+
+static int setup_failing_deletes(void **state)
+{
+    emu_fixture_options o = {0};
+    o.extra_yaml = "limits:\n  create_delay_ms: 50\n  stop_delay_ms: 20\n"
+                   "faults:\n  rules:\n    - match: {method: DELETE, path: \"/sandboxes/*\"}\n      respond: 503\n"
+                   "      times: 20\n";
     return emu_fixture_setup_state(&o, state);
 }
 
@@ -498,6 +536,9 @@ int main(void)
     const struct CMUnitTest max[] = {
         cmocka_unit_test(failing_creates_reported_others_go_on),
     };
+    const struct CMUnitTest failing_deletes[] = {
+        cmocka_unit_test(failing_deletes_still_delete),
+    };
     const struct CMUnitTest slow[] = {
         cmocka_unit_test(free_while_creating_leaves_nothing),
     };
@@ -505,5 +546,7 @@ int main(void)
     rc += cmocka_run_group_tests_name("engine_slow_create", slow, setup_slow_create, emu_fixture_teardown_state);
     rc += cmocka_run_group_tests_name("engine_throttled", throttled, setup_throttled, emu_fixture_teardown_state);
     rc += cmocka_run_group_tests_name("engine_max_sandboxes", max, setup_max, emu_fixture_teardown_state);
+    rc += cmocka_run_group_tests_name("engine_failing_deletes", failing_deletes, setup_failing_deletes,
+                                      emu_fixture_teardown_state);
     return rc;
 }
