@@ -194,6 +194,11 @@ void eng_op_soon(eng_op *op);
  * create), queued after delay ms. */
 int eng_queue_route(eng_op *op, ocisbx_op route, const ocisbx_model *body, int64_t delay,
                     void (*done)(eng_req *q, int rc, ocisbx_http_response *resp), eng_req **out);
+/* One RunSandboxCommandAndWait of req for op's sandbox: its answer comes
+ * when the command has ended, so req's deadline bounds the wait, not the
+ * read timeout. */
+int eng_queue_run_wait(eng_op *op, const ocisbx_run_req *req,
+                       void (*done)(eng_req *q, int rc, ocisbx_http_response *resp));
 /* Ends the operations whose end is due (a start or cancel outside the
  * loop decided it); 1 when one is due. */
 void eng_ops_due(ocisbx_engine *e);

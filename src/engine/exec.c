@@ -391,19 +391,24 @@ static void wait_answered(eng_req *q, int rc, ocisbx_http_response *resp)
 
 static int exec_wait_request(eng_op *op)
 {
-    const ocisbx_run_req *req = ocisbx_exec_wire_req(op->wire);
+    int rc = eng_queue_run_wait(op, ocisbx_exec_wire_req(op->wire), wait_answered);
+    if (!rc)
+        op->step = X_WAIT;
+    return rc;
+}
+
+int eng_queue_run_wait(eng_op *op, const ocisbx_run_req *req,
+                       void (*done)(eng_req *q, int rc, ocisbx_http_response *resp))
+{
     ocisbx_run_command_details *d = NULL;
     int rc = ocisbx_oci_run_details(req, &d);
     eng_req *q = NULL;
     if (!rc)
-        rc = eng_queue_route(op, OCISBX_OP_RUN_COMMAND_AND_WAIT, (const ocisbx_model *)(const void *)d, 0,
-                             wait_answered, &q);
+        rc = eng_queue_route(op, OCISBX_OP_RUN_COMMAND_AND_WAIT, (const ocisbx_model *)(const void *)d, 0, done,
+                             &q);
     ocisbx_run_command_details_free(d);
     if (rc)
         return rc;
-    op->step = X_WAIT;
-    /* the answer comes when the command has ended: the deadline bounds the
-     * wait, not the read timeout */
     q->deadline_at = req->deadline_ms;
     q->idle_ms = req->deadline_ms - ocisbx_time_monotonic_ms() + 1000;
     return 0;

@@ -116,21 +116,10 @@ static void script_answered(eng_req *q, int rc, ocisbx_http_response *resp)
 
 int eng_run_script(eng_op *op, const ocisbx_run_req *req, void (*done)(eng_op *op, int rc, ocisbx_run_res *res))
 {
-    ocisbx_run_command_details *d = NULL;
-    int rc = ocisbx_oci_run_details(req, &d);
-    eng_req *q = NULL;
+    int rc = eng_queue_run_wait(op, req, script_answered);
     if (!rc)
-        rc = eng_queue_route(op, OCISBX_OP_RUN_COMMAND_AND_WAIT, (const ocisbx_model *)(const void *)d, 0,
-                             script_answered, &q);
-    ocisbx_run_command_details_free(d);
-    if (rc)
-        return rc;
-    op->script_done = done;
-    /* the answer comes when the script has ended: its deadline bounds the
-     * wait, not the read timeout */
-    q->deadline_at = req->deadline_ms;
-    q->idle_ms = req->deadline_ms - ocisbx_time_monotonic_ms() + 1000;
-    return 0;
+        op->script_done = done;
+    return rc;
 }
 
 /* ---- why a put or a get failed: path-stat.sh ---- */
