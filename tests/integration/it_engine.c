@@ -16,6 +16,7 @@
 
 #include "emu_fixture.h"
 #include "engine_world.h"
+#include "par_run.h"
 #include "ocisbx/ocisbx.h"
 
 #define MAXN 64
@@ -196,8 +197,8 @@ static void on_sock(int fd, int what, void *ud)
     if (i == o->n)
         o->n++;
     o->fds[i].fd = fd;
-    o->fds[i].events = (short)(((what & OCISBX_ENGINE_POLL_IN) ? POLLIN : 0) |
-                               ((what & OCISBX_ENGINE_POLL_OUT) ? POLLOUT : 0));
+    o->fds[i].events =
+        (short)(((what & OCISBX_ENGINE_POLL_IN) ? POLLIN : 0) | ((what & OCISBX_ENGINE_POLL_OUT) ? POLLOUT : 0));
 }
 
 static void on_timer(int64_t ms, void *ud)
@@ -229,10 +230,11 @@ static void drive_outside(ocisbx_engine *e, outside *o)
         }
         for (int i = 0; i < n; i++)
             if (p[i].revents)
-                engine_check(ocisbx_engine_socket_action(e, p[i].fd,
-                                                  ((p[i].revents & (POLLIN | POLLHUP | POLLERR)) ? OCISBX_ENGINE_POLL_IN : 0) |
-                                                      ((p[i].revents & POLLOUT) ? OCISBX_ENGINE_POLL_OUT : 0)),
-                      "socket action");
+                engine_check(ocisbx_engine_socket_action(
+                                 e, p[i].fd,
+                                 ((p[i].revents & (POLLIN | POLLHUP | POLLERR)) ? OCISBX_ENGINE_POLL_IN : 0) |
+                                     ((p[i].revents & POLLOUT) ? OCISBX_ENGINE_POLL_OUT : 0)),
+                             "socket action");
     }
 }
 
@@ -398,7 +400,6 @@ static void free_while_creating_leaves_nothing(void **state)
     free(fl);
 }
 
-
 /* Execs queued behind others (one sandbox: one request at a time) keep
  * their whole client-side deadline (the command's timeout + 7 s): the wait
  * in the engine's queue is not the command's. Six `sleep 2` with a 3 s
@@ -525,10 +526,10 @@ static int setup_max(void **state)
 int main(void)
 {
     const struct CMUnitTest plain[] = {
+        cmocka_unit_test(queued_execs_keep_their_deadline),
         cmocka_unit_test(fifty_from_one_thread),
         cmocka_unit_test(outside_loop_same_results),
         cmocka_unit_test(cancel_leaves_nothing),
-        cmocka_unit_test(queued_execs_keep_their_deadline),
     };
     const struct CMUnitTest throttled[] = {
         cmocka_unit_test(throttled_creates_adapt),
@@ -542,11 +543,13 @@ int main(void)
     const struct CMUnitTest slow[] = {
         cmocka_unit_test(free_while_creating_leaves_nothing),
     };
-    int rc = cmocka_run_group_tests_name("engine", plain, setup_plain, emu_fixture_teardown_state);
-    rc += cmocka_run_group_tests_name("engine_slow_create", slow, setup_slow_create, emu_fixture_teardown_state);
-    rc += cmocka_run_group_tests_name("engine_throttled", throttled, setup_throttled, emu_fixture_teardown_state);
-    rc += cmocka_run_group_tests_name("engine_max_sandboxes", max, setup_max, emu_fixture_teardown_state);
-    rc += cmocka_run_group_tests_name("engine_failing_deletes", failing_deletes, setup_failing_deletes,
-                                      emu_fixture_teardown_state);
-    return rc;
+    /* the longest groups first: their cases start first */
+    const par_group groups[] = {
+        PAR_GROUP("engine_max_sandboxes", max, setup_max, emu_fixture_teardown_state),
+        PAR_GROUP("engine", plain, setup_plain, emu_fixture_teardown_state),
+        PAR_GROUP("engine_throttled", throttled, setup_throttled, emu_fixture_teardown_state),
+        PAR_GROUP("engine_slow_create", slow, setup_slow_create, emu_fixture_teardown_state),
+        PAR_GROUP("engine_failing_deletes", failing_deletes, setup_failing_deletes, emu_fixture_teardown_state),
+    };
+    return par_run_groups(groups, sizeof groups / sizeof groups[0]) ? 1 : 0;
 }
