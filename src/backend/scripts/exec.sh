@@ -82,15 +82,31 @@ ox_kk=$(((ox_tt + ox_h4 - 1) / ox_h4 + 1))
 printf 'R %s\n' $((ox_now + ox_secs + ox_g)) >"$ox_f.busy" || exit 125
 : >"$ox_a" && : >"$ox_f.tv" && : >"$ox_f.st" && : >"$ox_f.nc" || exit 125
 
-# ox_reap RUNNING: the complete chunks not hashed yet go to the digest; all
-# hashed ones but the last ox_kk are deleted (RUNNING 1: split still writes
-# its newest chunk).
-ox_hashing=0 ox_kept=0
+# ox_reap RUNNING: the complete chunks not hashed yet go to the digest, in
+# order; the hashed ones but the last ox_kk are deleted. Chunk n (from 1)
+# is the one at place n - ox_gone of a sorted listing that holds every
+# chunk up to n. A listing holds every chunk that existed when it began,
+# but one that split began meanwhile may be in it or not, even after a
+# newer one (ext4 returns a large directory's entries in hash order). So
+# while split runs (RUNNING 1), the newest chunk of a first listing, Z, is
+# looked for in a second: split began every older chunk before Z, so the
+# second holds them all, before Z; those are complete (split closes a
+# chunk before it begins the next), Z may not be.
+ox_hashing=0 ox_done=0 ox_gone=0 ox_z=
 ox_reap() {
     ox_run=$1
     set -- "$ox_f".o.*
-    ox_m=$(($# - ox_run))
-    [ "$ox_m" -gt "$ox_kept" ] || return 0
+    ox_m=$((ox_gone + $#))
+    if [ "$ox_run" = 1 ]; then
+        eval "ox_z=\${$#}"
+        set -- "$ox_f".o.*
+        ox_m=$ox_gone
+        for ox_c in "$@"; do
+            [ "$ox_c" = "$ox_z" ] && break
+            ox_m=$((ox_m + 1))
+        done
+    fi
+    [ "$ox_m" -gt "$ox_done" ] || return 0
     if [ "$ox_hashing" = 0 ]; then
         head -c 5 -- "$2" >"$ox_f.h5" || exit 125
         rm -f -- "$ox_f.hp"
@@ -100,23 +116,25 @@ ox_reap() {
         exec 5>"$ox_f.hp"
         ox_hashing=1
     fi
-    ox_n0=$# ox_j=0
+    ox_n0=$# ox_j=$ox_gone
     for ox_c in "$@"; do
         ox_j=$((ox_j + 1))
-        [ "$ox_j" -gt "$ox_kept" ] && [ "$ox_j" -le "$ox_m" ] && set -- "$@" "$ox_c"
+        [ "$ox_j" -gt "$ox_m" ] && break
+        [ "$ox_j" -gt "$ox_done" ] && set -- "$@" "$ox_c"
     done
     shift "$ox_n0"
     cat -- "$@" >&5 || exit 125
+    ox_done=$ox_m
     set -- "$ox_f".o.*
-    ox_n0=$# ox_j=0
+    ox_n0=$# ox_j=$ox_gone
     for ox_c in "$@"; do
         ox_j=$((ox_j + 1))
-        [ "$ox_j" -le $((ox_m - ox_kk)) ] && set -- "$@" "$ox_c"
+        [ "$ox_j" -gt $((ox_m - ox_kk)) ] && break
+        set -- "$@" "$ox_c"
     done
     shift "$ox_n0"
     [ $# = 0 ] || rm -f -- "$@"
-    ox_kept=$ox_m
-    [ "$ox_kept" -gt "$ox_kk" ] && ox_kept=$ox_kk
+    ox_gone=$((ox_gone + $#))
     return 0
 }
 {
