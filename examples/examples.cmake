@@ -46,7 +46,7 @@ foreach(check hello_sandbox agent_loop agent_loop_local agent_loop_refused agent
   add_test(NAME example_${check} COMMAND bash ${_ocisbx_example_checks} ${check} ${PROJECT_BINARY_DIR})
   list(APPEND _ocisbx_example_tests example_${check})
 endforeach()
-set_tests_properties(${_ocisbx_example_tests} PROPERTIES LABELS example TIMEOUT 300 RUN_SERIAL TRUE)
+set_tests_properties(${_ocisbx_example_tests} PROPERTIES LABELS example TIMEOUT 300)
 
 # The C example of docs/harness.md, extracted at build time, run on a fresh
 # local directory (as root, one not owned by root: the local backend wants it).

@@ -9,7 +9,7 @@ if(NOT OCISBX_SANITIZE)
   add_test(NAME install_consumer
     COMMAND bash ${PROJECT_SOURCE_DIR}/tests/install/run.sh
             ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR} ${CMAKE_C_COMPILER})
-  set_tests_properties(install_consumer PROPERTIES LABELS example TIMEOUT 300 RUN_SERIAL TRUE)
+  set_tests_properties(install_consumer PROPERTIES LABELS example TIMEOUT 300)
   add_test(NAME build_options COMMAND bash ${PROJECT_SOURCE_DIR}/tests/install/configure.sh ${PROJECT_SOURCE_DIR})
   set_tests_properties(build_options PROPERTIES LABELS unit TIMEOUT 120)
 endif()
