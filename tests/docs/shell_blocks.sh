@@ -8,7 +8,8 @@
 #   ...
 #   ```
 #
-# Each marked block runs in bash (errexit, pipefail) in a fresh directory,
+# Each marked block runs in bash (errexit, pipefail) in a fresh directory
+# (the blocks at once, each reported whole in the files' order),
 # with a fresh HOME and none of the caller's OCI_* variables, after these
 # replacements only: scripts/ -> the source tree's scripts/, build/ -> this
 # build directory, /tmp/t -> a fresh directory. A block that starts a local
@@ -45,16 +46,27 @@ for md in "${files[@]}"; do
            -e "s#\\(^\\|[^A-Za-z0-9_./-]\\)build/#\\1$build/#g" \
            -e "s#/tmp/t\\b#$dir/t#g" "$dir/block.sh"
     blocks=$((blocks + 1))
-    echo "== $(basename "$md"): $name"
-    sed 's/^/   | /' "$dir/block.sh"
-    if (cd "$dir" && env -i PATH="$PATH" HOME="$dir/home" LANG=C.UTF-8 TERM=dumb BUILD_DIR="$build" \
-          bash -euo pipefail "$dir/block.sh" </dev/null >"$dir/out" 2>&1); then
-      echo "   ok"
-    else
-      echo "FAIL $(basename "$md"): the block $name exited $?:"; sed 's/^/   > /' "$dir/out"; failed=$((failed + 1))
-    fi
+    # each block runs beside the others (each has its own directory and
+    # tenancy); its report is printed below, in the files' order
+    (st=0
+     cd "$dir" && env -i PATH="$PATH" HOME="$dir/home" LANG=C.UTF-8 TERM=dumb BUILD_DIR="$build" \
+       bash -euo pipefail "$dir/block.sh" </dev/null >"$dir/out" 2>&1 || st=$?
+     echo "$st" >"$dir/status") &
+    printf '%s %s\n' "$(basename "$md")" "$name" >>"$work/order"
   done
 done
+wait
+while read -r md name; do
+  dir=$work/$name
+  echo "== $md: $name"
+  sed 's/^/   | /' "$dir/block.sh"
+  st=$(cat "$dir/status" 2>/dev/null || echo none)
+  if [ "$st" = 0 ]; then
+    echo "   ok"
+  else
+    echo "FAIL $md: the block $name exited $st:"; sed 's/^/   > /' "$dir/out"; failed=$((failed + 1))
+  fi
+done < <(cat "$work/order" 2>/dev/null)
 [ "$blocks" -ge 3 ] || { echo "FAIL: only $blocks marked shell blocks"; failed=$((failed + 1)); }
 if [ "$failed" -gt 0 ]; then echo "doc_shell_blocks: $failed of $blocks failed"; exit 1; fi
 echo "doc_shell_blocks: $blocks blocks ok"
