@@ -18,6 +18,7 @@
 #include <openssl/pem.h>
 #include <openssl/rand.h>
 
+#include "key_pool.h"
 #include "ocisbx/auth.h"
 
 #define SKIP 77
@@ -117,7 +118,10 @@ static void make_key(struct key *key, const char *label, int bits, int pkcs1)
     if (bits == 0) {
         snprintf(key->file, sizeof key->file, "%s", VEC_KEY);
     } else {
-        EVP_PKEY *p = EVP_RSA_gen((unsigned)bits);
+        /* the pool's keys: the test is about signing, not generating */
+        EVP_PKEY *p = bits == 4096   ? test_key_pool_rsa4096()
+                      : bits == 2048 ? test_key_pool_rsa2048()
+                                     : EVP_RSA_gen((unsigned)bits);
         if (!p)
             die("RSA key generation");
         snprintf(key->file, sizeof key->file, "%s/%s.pem", tmpdir, label);

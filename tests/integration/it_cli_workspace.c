@@ -21,6 +21,7 @@
 
 #include "cli_run.h"
 #include "emu_fixture.h"
+#include "par_run.h"
 #include "test_keys.h"
 
 typedef struct world {
@@ -289,13 +290,26 @@ static void close_interrupted_still_deletes(void **state)
     assert_int_equal(sandbox_status(w, id), 404);
 }
 
-/* The commands table shows what the user ran, not the exec wrapper. */
+/* The commands table shows what the user ran, not the exec wrapper, and
+ * the backend's own steps by name (a job's status here: the case runs in a
+ * sandbox of its own, so it makes that step itself rather than count on
+ * job_outlives_the_cli's, as it did when the cases shared one sandbox). */
 static void commands_table_shows_user_command(void **state)
 {
     world *w = *state;
     cli_result r;
     RUN(w, &r, "exec", "@", "--", "echo table-check | cat");
     assert_int_equal(r.status, 0);
+    cli_result_free(&r);
+    RUN(w, &r, "harness", "call", "@", "exec", "{\"command\":\"echo table-job\",\"background\":true}");
+    cJSON *j = result_json(&r, 0);
+    char args[160];
+    snprintf(args, sizeof args, "{\"job_id\":\"%s\",\"action\":\"status\"}",
+             cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "job_id")));
+    cJSON_Delete(j);
+    cli_result_free(&r);
+    RUN(w, &r, "harness", "call", "@", "job", args);
+    cJSON_Delete(result_json(&r, 0));
     cli_result_free(&r);
     RUN(w, &r, "sandbox-command-collection", "list", "--sandbox-id", w->sandbox, "--output", "table");
     if (r.status != 0)
@@ -430,20 +444,26 @@ static void exec_sandbox_closed_meanwhile(void **state)
 int main(void)
 {
     const struct CMUnitTest both[] = {
+        cmocka_unit_test(exec_prints_as_written),
         cmocka_unit_test(job_outlives_the_cli),
+    };
+    /* the longest first (a close waits for the tenancy's 1.5 s stop) */
+    const struct CMUnitTest oci_long[] = {
+        cmocka_unit_test(exec_sandbox_closed_meanwhile),
+        cmocka_unit_test(close_stops_then_deletes),
         cmocka_unit_test(exec_prints_as_written),
     };
     const struct CMUnitTest oci[] = {
-        cmocka_unit_test(job_outlives_the_cli),
-        cmocka_unit_test(exec_prints_as_written),
-        cmocka_unit_test(close_stops_then_deletes),
-        cmocka_unit_test(close_interrupted_still_deletes),
+        cmocka_unit_test(close_interrupted_still_deletes),   cmocka_unit_test(job_outlives_the_cli),
+        cmocka_unit_test(exec_broken_pipe_ends_the_command), cmocka_unit_test(exec_hangup_ends_the_command),
         cmocka_unit_test(commands_table_shows_user_command),
-        cmocka_unit_test(exec_hangup_ends_the_command),
-        cmocka_unit_test(exec_broken_pipe_ends_the_command),
-        cmocka_unit_test(exec_sandbox_closed_meanwhile), /* last: the sandbox goes */
     };
-    int rc = cmocka_run_group_tests_name("workspace CLI, local directory", both, setup_local, teardown);
-    rc |= cmocka_run_group_tests_name("workspace CLI, emulator sandbox", oci, setup_oci, teardown);
-    return rc;
+    /* side by side, each case in a world of its own (a sandbox or a
+     * directory): no case counts on what another left */
+    const par_group groups[] = {
+        PAR_GROUP("workspace CLI, emulator sandbox", oci_long, setup_oci, teardown),
+        PAR_GROUP("workspace CLI, local directory", both, setup_local, teardown),
+        PAR_GROUP("workspace CLI, emulator sandbox", oci, setup_oci, teardown),
+    };
+    return par_run_groups(groups, sizeof groups / sizeof groups[0]) ? 1 : 0;
 }

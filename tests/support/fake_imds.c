@@ -21,6 +21,8 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include "key_pool.h"
+
 #define MAX_BODY (64 * 1024)
 
 struct fake_imds {
@@ -214,7 +216,7 @@ static X509 *make_cert_ext(EVP_PKEY *key, EVP_PKEY *issuer_key, X509 *issuer, co
 
 static int make_leaf(fake_imds *f)
 {
-    EVP_PKEY *key = EVP_RSA_gen(2048);
+    EVP_PKEY *key = test_key_pool_rsa2048();
     X509 *cert = key ? make_cert(key, f->ca_key, f->ca, "ocid1.instance.oc1.phx.fake", f->tenancy, f->issued + 2)
                      : NULL;
     char *pem = cert ? cert_pem(cert) : NULL;
@@ -638,7 +640,7 @@ int fake_imds_start(const char *tenancy, const char *region, fake_imds **out)
     f->has_exp = true;
     f->exp_in = 3600;
     f->has_iat = true;
-    f->ca_key = EVP_RSA_gen(2048);
+    f->ca_key = test_key_pool_rsa2048();
     f->ca = f->ca_key ? make_cert(f->ca_key, f->ca_key, NULL, "fake-imds-intermediate", NULL, 1) : NULL;
     f->ca_pem = f->ca ? cert_pem(f->ca) : NULL;
     if (!f->ca_pem || make_leaf(f) != 0) {
@@ -666,7 +668,7 @@ int fake_imds_start_tls(fake_imds *f, const char *ca_file)
     fclose(out);
     if (f->tls_daemon)
         return 0;
-    EVP_PKEY *key = EVP_RSA_gen(2048);
+    EVP_PKEY *key = test_key_pool_rsa2048();
     X509 *cert = key ? make_cert_ext(key, f->ca_key, f->ca, "127.0.0.1", NULL, 1000, "IP:127.0.0.1,DNS:localhost")
                      : NULL;
     f->tls_cert_pem = cert ? cert_pem(cert) : NULL;

@@ -26,4 +26,9 @@
  * EVP_PKEY_free), or NULL with a line on stderr. */
 EVP_PKEY *test_key_pool_rsa2048(void);
 
+/* The same for 4096-bit keys (one takes seconds of CPU to generate), from
+ * a pool of KEY_POOL_4096_SIZE. */
+#define KEY_POOL_4096_SIZE 2
+EVP_PKEY *test_key_pool_rsa4096(void);
+
 #endif

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,12 +30,31 @@ struct ths {
     owned_step dflt;
     ths_request **reqs;
     size_t nreqs, reqcap;
+    pthread_cond_t stop_cv; /* signalled when stopping: a step's delay ends */
+    bool stopping;
 };
 
 typedef struct conn_state {
     ths_request *req;
     size_t body_cap;
 } conn_state;
+
+/* Waits ms, or until the server stops. */
+static void wait_delay(ths *s, int ms)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += ms / 1000;
+    until.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&s->lock);
+    while (!s->stopping && pthread_cond_timedwait(&s->stop_cv, &s->lock, &until) == 0) {
+    }
+    pthread_mutex_unlock(&s->lock);
+}
 
 static char *dup_or_null(const char *s)
 {
@@ -192,10 +212,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 
     owned_step st;
     take_step(s, &st);
-    if (st.delay_ms > 0) {
-        struct timespec ts = {st.delay_ms / 1000, (long)(st.delay_ms % 1000) * 1000000L};
-        nanosleep(&ts, NULL);
-    }
+    if (st.delay_ms > 0) /* a stop ends the wait (it held ths_stop for the whole delay) */
+        wait_delay(s, st.delay_ms);
     enum MHD_Result ret = MHD_NO;
     struct MHD_Response *resp = NULL;
     const char *body = st.body ? st.body : "";
@@ -240,6 +258,11 @@ int ths_start(ths **out)
     if (!s)
         return -1;
     pthread_mutex_init(&s->lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->stop_cv, &ca);
+    pthread_condattr_destroy(&ca);
     s->dflt.status = 200;
     struct sockaddr_in addr;
     memset(&addr, 0, sizeof addr);
@@ -250,6 +273,7 @@ int ths_start(ths **out)
                             s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_URI_LOG_CALLBACK, uri_log,
                             s, MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_END);
     if (!s->d) {
+        pthread_cond_destroy(&s->stop_cv);
         pthread_mutex_destroy(&s->lock);
         free(s);
         return -1;
@@ -278,12 +302,17 @@ void ths_stop(ths *s)
 {
     if (!s)
         return;
+    pthread_mutex_lock(&s->lock);
+    s->stopping = true;
+    pthread_cond_broadcast(&s->stop_cv);
+    pthread_mutex_unlock(&s->lock);
     MHD_stop_daemon(s->d);
     ths_clear(s);
     free(s->reqs);
     free(s->script);
     free(s->dflt.headers);
     free(s->dflt.body);
+    pthread_cond_destroy(&s->stop_cv);
     pthread_mutex_destroy(&s->lock);
     free(s);
 }
