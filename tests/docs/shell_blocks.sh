@@ -21,6 +21,7 @@ shift 2
 files=("$@")
 [ ${#files[@]} -gt 0 ] || files=("$src/README.md" "$src/docs/getting-started.md" "$src/docs/building.md")
 work=$(mktemp -d)
+: >"$work/order" # the blocks, in the files' order
 cleanup() {
   for d in "$work"/*/t "$work"/*/tenancy; do
     [ -f "$d/emulator.pid" ] && "$src/scripts/local-tenancy" stop "$d" >/dev/null 2>&1 || true
@@ -66,7 +67,7 @@ while read -r md name; do
   else
     echo "FAIL $md: the block $name exited $st:"; sed 's/^/   > /' "$dir/out"; failed=$((failed + 1))
   fi
-done < <(cat "$work/order" 2>/dev/null)
+done <"$work/order"
 [ "$blocks" -ge 3 ] || { echo "FAIL: only $blocks marked shell blocks"; failed=$((failed + 1)); }
 if [ "$failed" -gt 0 ]; then echo "doc_shell_blocks: $failed of $blocks failed"; exit 1; fi
 echo "doc_shell_blocks: $blocks blocks ok"

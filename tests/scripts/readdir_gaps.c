@@ -1,5 +1,5 @@
 /* readdir_gaps.so: a directory read as it may go while entries are added
- * (tests/scripts/test_exec_listing.sh loads it into the shell with
+ * (tests/scripts/gaps_exec.sh loads it into the shell with
  * LD_PRELOAD). A read of a directory that holds exec.sh's chunk files
  * ("*.o.*") waits 10 ms before its first entry; at its end, of the chunk
  * entries that appeared meanwhile it returns every second one in name

@@ -13,17 +13,22 @@ add_test(NAME script_lint
   COMMAND ${CMAKE_COMMAND} -E env SHELLCHECK=${OCISBX_SHELLCHECK}
           sh ${PROJECT_SOURCE_DIR}/tests/scripts/lint.sh ${PROJECT_SOURCE_DIR}/src/backend/scripts)
 set_tests_properties(script_lint PROPERTIES LABELS unit)
+# script_<name>_dash and _bash: FILE run by run.sh under each shell, with
+# SCRIPTS and the further ENVIRONMENT entries given.
+function(ocisbx_script_test name file)
+  set(env SCRIPTS=${PROJECT_SOURCE_DIR}/src/backend/scripts ${ARGN})
+  foreach(shell dash bash)
+    string(TOUPPER ${shell} up)
+    add_test(NAME script_${name}_${shell} COMMAND sh ${PROJECT_SOURCE_DIR}/tests/scripts/run.sh ${OCISBX_${up}} ${file})
+    set_tests_properties(script_${name}_${shell} PROPERTIES LABELS unit TIMEOUT 120
+      ENVIRONMENT "${env}")
+  endforeach()
+endfunction()
 file(GLOB script_tests CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tests/scripts/test_*.sh)
 foreach(t ${script_tests})
   get_filename_component(name ${t} NAME_WE)
   string(REGEX REPLACE "^test_" "" name ${name})
-  foreach(shell dash bash)
-    string(TOUPPER ${shell} up)
-    add_test(NAME script_${name}_${shell}
-      COMMAND sh ${PROJECT_SOURCE_DIR}/tests/scripts/run.sh ${OCISBX_${up}} ${t})
-    set_tests_properties(script_${name}_${shell} PROPERTIES LABELS unit TIMEOUT 120
-      ENVIRONMENT "SCRIPTS=${PROJECT_SOURCE_DIR}/src/backend/scripts")
-  endforeach()
+  ocisbx_script_test(${name} ${t})
 endforeach()
 # exec.sh with directory listings that miss chunks begun while they ran
 # (tests/scripts/readdir_gaps.c, preloaded into the shell): not in the
@@ -31,11 +36,5 @@ endforeach()
 if(NOT OCISBX_SANITIZE)
   add_library(readdir_gaps MODULE ${PROJECT_SOURCE_DIR}/tests/scripts/readdir_gaps.c)
   target_link_libraries(readdir_gaps PRIVATE ${CMAKE_DL_LIBS})
-  foreach(shell dash bash)
-    string(TOUPPER ${shell} up)
-    add_test(NAME script_exec_gaps_${shell}
-      COMMAND sh ${PROJECT_SOURCE_DIR}/tests/scripts/run.sh ${OCISBX_${up}} ${PROJECT_SOURCE_DIR}/tests/scripts/gaps_exec.sh)
-    set_tests_properties(script_exec_gaps_${shell} PROPERTIES LABELS unit TIMEOUT 120
-      ENVIRONMENT "SCRIPTS=${PROJECT_SOURCE_DIR}/src/backend/scripts;READDIR_GAPS=$<TARGET_FILE:readdir_gaps>")
-  endforeach()
+  ocisbx_script_test(exec_gaps ${PROJECT_SOURCE_DIR}/tests/scripts/gaps_exec.sh READDIR_GAPS=$<TARGET_FILE:readdir_gaps>)
 endif()

@@ -96,7 +96,6 @@ ox_hashing=0 ox_done=0 ox_gone=0 ox_z=
 ox_reap() {
     ox_run=$1
     set -- "$ox_f".o.*
-    ox_m=$((ox_gone + $#))
     if [ "$ox_run" = 1 ]; then
         eval "ox_z=\${$#}"
         set -- "$ox_f".o.*
@@ -105,6 +104,8 @@ ox_reap() {
             [ "$ox_c" = "$ox_z" ] && break
             ox_m=$((ox_m + 1))
         done
+    else
+        ox_m=$((ox_gone + $#))
     fi
     [ "$ox_m" -gt "$ox_done" ] || return 0
     if [ "$ox_hashing" = 0 ]; then
