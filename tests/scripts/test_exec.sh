@@ -162,7 +162,7 @@ SUM=$(head -c 3000000 /dev/zero | sha256sum)
 expect_trailer "OCISBX-END $N 0 0 1000 1000 3000000 ${SUM%% *}" "3 MB"
 [ "$(cat "$T/du")" -lt 2000 ] || fail "3 MB: the run files held $(cat "$T/du") KiB during the run"
 [ "$(wc -c <"$T/out")" = 1000 ] || fail "3 MB: the head is $(wc -c <"$T/out") bytes"
-wrap yes 2 1000 1000
+wrap yes 1 1000 1000
 expect_rc 124 "yes"
 case "$(trailer)" in "OCISBX-END $N 124 1 1000 1000 "*) ;; *) fail "yes: trailer '$(trailer)'" ;; esac
 set -- "$S"/run-"$K".*
