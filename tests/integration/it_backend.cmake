@@ -17,7 +17,7 @@ if(TARGET it_backend_exec)
   set_tests_properties(it_backend_exec_oci PROPERTIES LABELS integration TIMEOUT 600)
 endif()
 # The longest entries first at ctest -j (COST: a first run has no timings of
-# its own yet): the 200 MB output and the big trees are the long poles.
+# its own yet): the 64 MB output and the big trees are the long poles.
 foreach(t it_backend_oci it_backend it_backend_big_trees)
   if(TEST ${t})
     set_tests_properties(${t} PROPERTIES COST 1000)

@@ -36,6 +36,19 @@ ocisbx_backend_options *base_options(void)
     return o;
 }
 
+/* The world's backend: base_options() and a kill grace of 1 s (no case of
+ * the worlds is about the default; a command that ignores TERM at its
+ * timeout costs a second less). */
+static ocisbx_backend_options *world_options(void)
+{
+    ocisbx_backend_options *o = base_options();
+    if (o && ocisbx_backend_options_set_kill_grace_s(o, 1)) {
+        ocisbx_backend_options_free(o);
+        return NULL;
+    }
+    return o;
+}
+
 /* ---- the factories ---- */
 int setup_local(void **state)
 {
@@ -46,7 +59,7 @@ int setup_local(void **state)
         return -1;
     if (geteuid() == 0 && chown(w->dir, 65534, 65534) != 0)
         return -1;
-    ocisbx_backend_options *o = base_options();
+    ocisbx_backend_options *o = world_options();
     int rc = ocisbx_backend_local(w->dir, o, &w->b);
     ocisbx_backend_options_free(o);
     if (rc) {
@@ -72,7 +85,7 @@ int setup_oci(void **state)
     w->c = client_for(w->emu);
     if (!w->c)
         return -1;
-    ocisbx_backend_options *o = base_options();
+    ocisbx_backend_options *o = world_options();
     ocisbx_backend_options_set_client(o, w->c);
     ocisbx_backend_options_set_region(o, EMU_FIXTURE_REGION);
     ocisbx_backend_options_set_poll_interval_ms(o, 50);
