@@ -50,8 +50,8 @@ static int watch_cb(const void *d, size_t n, void *ud)
 }
 
 /* A line reaches the callback as it is written, not when the command ends
- * (today's 4 KiB blocks held it until the end): the command sleeps 3 s
- * between its two lines, the first must be there 2 s before the end. */
+ * (today's 4 KiB blocks held it until the end): the command sleeps 2 s
+ * between its two lines, the first must be there 1 s before the end. */
 static void test_exec_streams_live(void **state)
 {
     world *w = *state;
@@ -59,10 +59,10 @@ static void test_exec_streams_live(void **state)
     ocisbx_exec_options *o = opts(0);
     check(ocisbx_exec_options_set_on_output(o, watch_cb, &wa), "on output");
     int64_t t0 = ocisbx_time_monotonic_ms();
-    ocisbx_exec_result *r = run(w->b, "echo first; sleep 3; echo second", o);
+    ocisbx_exec_result *r = run(w->b, "echo first; sleep 2; echo second", o);
     int64_t end = ocisbx_time_monotonic_ms();
     assert_true(wa.first_at > 0);
-    if (end - wa.first_at < 2000)
+    if (end - wa.first_at < 1000)
         fail_msg("the first line came %lld ms after the start, %lld ms before the end", (long long)(wa.first_at - t0),
                  (long long)(end - wa.first_at));
     assert_int_equal(wa.got.len, 13);
@@ -461,7 +461,7 @@ static void test_exec_endless_output(void **state)
     if (strcmp(w->kind, "local"))
         skip();
     ocisbx_exec_options *o = opts(100000);
-    check(ocisbx_exec_options_set_timeout_ms(o, 3000), "timeout");
+    check(ocisbx_exec_options_set_timeout_ms(o, 1000), "timeout");
     ocisbx_exec_result *r = run(w->b, "yes", o);
     assert_true(ocisbx_exec_result_timed_out(r));
     assert_int_equal(ocisbx_exec_result_has_exit_code(r, NULL), 0);
@@ -478,12 +478,23 @@ static void test_exec_endless_output(void **state)
                          (uint64_t)(strstr(out, "[...") ? strchr(strstr(out, "[..."), '\n') + 1 - strstr(out, "[...") : 0),
                      total);
     ocisbx_exec_result_free(r);
-    /* while 60 MB go by, the run files hold a bounded part of them (before:
-     * all of them) */
+    ocisbx_exec_options_free(o);
+}
+
+/* While 60 MB go by, the run files hold a bounded part of them (before:
+ * all of them). Local only, as test_exec_endless_output. du's complaints
+ * about chunks the reaper deletes under it are not the output (they went
+ * into it, and into the total, before). */
+static void test_exec_run_files_bounded(void **state)
+{
+    world *w = *state;
+    if (strcmp(w->kind, "local"))
+        skip();
     ocisbx_exec_options *o2 = opts(100000);
     check(ocisbx_exec_options_set_timeout_ms(o2, 300000), "timeout");
-    r = run(w->b, "head -c 60000000 /dev/zero; du -sk /workspace/.ocisbx | cut -f1", o2);
-    out = ocisbx_exec_result_output(r, &len);
+    ocisbx_exec_result *r = run(w->b, "head -c 60000000 /dev/zero; du -sk /workspace/.ocisbx 2>/dev/null | cut -f1", o2);
+    size_t len = 0;
+    const char *out = ocisbx_exec_result_output(r, &len);
     assert_true(len > 2 && out[len - 1] == '\n');
     const char *last = out + len - 2;
     while (last > out && last[-1] >= '0' && last[-1] <= '9') /* the du line, after the zeros */
@@ -494,7 +505,6 @@ static void test_exec_endless_output(void **state)
     assert_int_equal(ocisbx_exec_result_total_bytes(r), 60000000 + (uint64_t)(out + len - last));
     ocisbx_exec_result_free(r);
     ocisbx_exec_options_free(o2);
-    ocisbx_exec_options_free(o);
 }
 
 static void test_backend_client(void **state)
@@ -594,13 +604,15 @@ static void test_exec_without_stream_operation(void **state)
     emu_fixture_free(emu);
 }
 
-#define SUITE                                                                                                   \
-    cmocka_unit_test(test_exec_streams_live), cmocka_unit_test(test_exec_env_names_kept),                       \
-        cmocka_unit_test(test_exec_forged_markers), cmocka_unit_test(test_exec_binary_capped),                  \
-        cmocka_unit_test(test_exec_secret_cut_redacted), cmocka_unit_test(test_exec_run_files_cleaned),         \
-        cmocka_unit_test(test_job_wait), cmocka_unit_test(test_exec_yield), cmocka_unit_test(test_backend_client),                  \
-        cmocka_unit_test(test_exec_env_is_the_commands), cmocka_unit_test(test_exec_wrapper_status),      \
-        cmocka_unit_test(test_exec_endless_output)
+/* the longest first (the cases run side by side, par_run.h) */
+#define SUITE                                                                                                  \
+    cmocka_unit_test(test_exec_run_files_bounded), cmocka_unit_test(test_exec_streams_live),                   \
+        cmocka_unit_test(test_exec_yield), cmocka_unit_test(test_job_wait),                                    \
+        cmocka_unit_test(test_exec_env_is_the_commands), cmocka_unit_test(test_exec_wrapper_status),           \
+        cmocka_unit_test(test_exec_endless_output), cmocka_unit_test(test_exec_run_files_cleaned),             \
+        cmocka_unit_test(test_exec_binary_capped), cmocka_unit_test(test_exec_secret_cut_redacted),            \
+        cmocka_unit_test(test_exec_forged_markers), cmocka_unit_test(test_exec_env_names_kept),                \
+        cmocka_unit_test(test_backend_client)
 
 int main(int argc, char **argv)
 {
