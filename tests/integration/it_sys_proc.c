@@ -357,18 +357,37 @@ static void t_exit_codes(void **state)
     free(ws);
 }
 
+/* Paced writes to both streams arrive in the order written (each mode a
+ * case of its own: they wait, side by side). */
+static void output_order_paced(bool isolate)
+{
+    char *ws = make_ws();
+    const char *cmd = "for i in 1 2 3 4 5; do echo out$i; sleep 0.1; echo err$i >&2; sleep 0.1; done";
+    collector c;
+    assert_int_equal(run_full(&c, ws, cmd, isolate, false), 0);
+    assert_string_equal(c.seq, "1:out1\n|2:err1\n|1:out2\n|2:err2\n|1:out3\n|2:err3\n|"
+                               "1:out4\n|2:err4\n|1:out5\n|2:err5\n|");
+    col_free(&c);
+    rm_rf(ws);
+    free(ws);
+}
+
+static void t_output_order_paced_host(void **state)
+{
+    (void)state;
+    output_order_paced(false);
+}
+
+static void t_output_order_paced_isolated(void **state)
+{
+    (void)state;
+    output_order_paced(true);
+}
+
 static void t_output_order(void **state)
 {
     (void)state;
     char *ws = make_ws();
-    const char *cmd = "for i in 1 2 3 4 5; do echo out$i; sleep 0.1; echo err$i >&2; sleep 0.1; done";
-    for (int iso = 0; iso < 2; iso++) {
-        collector c;
-        assert_int_equal(run_full(&c, ws, cmd, iso == 1, false), 0);
-        assert_string_equal(c.seq, "1:out1\n|2:err1\n|1:out2\n|2:err2\n|1:out3\n|2:err3\n|"
-                                   "1:out4\n|2:err4\n|1:out5\n|2:err5\n|");
-        col_free(&c);
-    }
     /* Without sleeps: the command waits until the runner has drained each
      * write (FIONREAD on the pipe is 0) before it writes to the other stream,
      * so any order the runner delivered differently would be its own fault. */
@@ -813,11 +832,12 @@ static void wait_none_marked(const char *mark)
     assert_int_equal(n, 0);
 }
 
-static void t_unisolated_descendants(void **state)
+/* round 0: the timeout; 1: freed while running; 2: the shell exits (a case
+ * each: they wait, side by side) */
+static void unisolated_descendants(int round)
 {
-    (void)state;
     char *ws = make_ws();
-    for (int round = 0; round < 3; round++) {
+    {
         char mark[64], cmd[512];
         new_mark(mark, sizeof mark, "1000");
         /* 0: the timeout; 1: freed while running; 2: the shell exits */
@@ -826,7 +846,7 @@ static void t_unisolated_descendants(void **state)
                                  .shell_command = cmd,
                                  .envp = k_env,
                                  .isolate = false,
-                                 .timeout_ms = round == 0 ? 1500 : 0};
+                                 .timeout_ms = round == 0 ? 1000 : 0};
         collector c;
         ocisbx_proc *p = start_collect(&spec, &c);
         assert_int_equal(wait_marked(mark, 3), 3);
@@ -852,6 +872,24 @@ static void t_unisolated_descendants(void **state)
     }
     rm_rf(ws);
     free(ws);
+}
+
+static void t_unisolated_descendants_timeout(void **state)
+{
+    (void)state;
+    unisolated_descendants(0);
+}
+
+static void t_unisolated_descendants_freed(void **state)
+{
+    (void)state;
+    unisolated_descendants(1);
+}
+
+static void t_unisolated_descendants_exit(void **state)
+{
+    (void)state;
+    unisolated_descendants(2);
 }
 
 /* A command's tree ends with it: what it left in the background (holding its
@@ -936,16 +974,17 @@ static void t_terminate_grace(void **state)
     free(ws);
 }
 
-static void t_stop_cont(void **state)
+/* SIGSTOP and SIGCONT reach the command (each mode a case of its own: the
+ * command sleeps a second) */
+static void stop_cont(bool isolate)
 {
-    (void)state;
     char *ws = make_ws();
-    for (int iso = 0; iso < 2; iso++) {
+    {
         char mark[64];
         new_mark(mark, sizeof mark, "1");
         char cmd[256];
         snprintf(cmd, sizeof cmd, "sleep %s; echo finished", mark);
-        ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = cmd, .envp = k_env, .isolate = iso == 1};
+        ocisbx_proc_spec spec = {.workspace_dir = ws, .shell_command = cmd, .envp = k_env, .isolate = isolate};
         collector c;
         ocisbx_proc *p = start_collect(&spec, &c);
         assert_int_equal(wait_marked(mark, 1), 1);
@@ -964,7 +1003,27 @@ static void t_stop_cont(void **state)
         ocisbx_proc_free(p);
         col_free(&c);
     }
-    /* a suspended command still dies on terminate */
+    rm_rf(ws);
+    free(ws);
+}
+
+static void t_stop_cont_host(void **state)
+{
+    (void)state;
+    stop_cont(false);
+}
+
+static void t_stop_cont_isolated(void **state)
+{
+    (void)state;
+    stop_cont(true);
+}
+
+/* a suspended command still dies on terminate */
+static void t_stop_terminate(void **state)
+{
+    (void)state;
+    char *ws = make_ws();
     ocisbx_proc_spec spec = {
         .workspace_dir = ws, .shell_command = "echo ready; sleep 1000", .envp = k_env, .isolate = true};
     collector c;
@@ -1431,31 +1490,39 @@ int main(void)
         return 77;
     }
     signal(SIGPIPE, SIG_IGN); /* the runner must reset it for its children */
+    /* t_no_bwrap first (OCISBX_TEST_JOBS=1 runs them in one process, in
+     * order), then the longest first: the cases run side by side (par_run.h) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(t_no_bwrap),
-        cmocka_unit_test(t_isolation_check),
-        cmocka_unit_test(t_exit_codes),
+        cmocka_unit_test(t_root_owned_workspace),
+        cmocka_unit_test(t_stop_cont_isolated),
+        cmocka_unit_test(t_stop_cont_host),
+        cmocka_unit_test(t_timeout_kills_tree),
+        cmocka_unit_test(t_unisolated_descendants_timeout),
+        cmocka_unit_test(t_unisolated_descendants_exit),
+        cmocka_unit_test(t_output_order_paced_isolated),
+        cmocka_unit_test(t_output_order_paced_host),
+        cmocka_unit_test(t_unisolated_descendants_freed),
+        cmocka_unit_test(t_concurrent),
+        cmocka_unit_test(t_terminate_grace),
         cmocka_unit_test(t_output_order),
         cmocka_unit_test(t_output_order_unpaced),
-        cmocka_unit_test(t_environment),
-        cmocka_unit_test(t_cwd),
+        cmocka_unit_test(t_stop_terminate),
         cmocka_unit_test(t_isolation_filesystem),
-        cmocka_unit_test(t_network),
-        cmocka_unit_test(t_pid_namespace),
-        cmocka_unit_test(t_no_fd_leak),
-        cmocka_unit_test(t_timeout_kills_tree),
-        cmocka_unit_test(t_terminate_tree),
-        cmocka_unit_test(t_background_ends_with_command),
-        cmocka_unit_test(t_unisolated_descendants),
-        cmocka_unit_test(t_terminate_grace),
-        cmocka_unit_test(t_stop_cont),
-        cmocka_unit_test(t_concurrent),
-        cmocka_unit_test(t_dies_with_emulator),
-        cmocka_unit_test(t_kill_all),
-        cmocka_unit_test(t_sigchld_ignored),
         cmocka_unit_test(t_root_safety),
-        cmocka_unit_test(t_root_owned_workspace),
+        cmocka_unit_test(t_kill_all),
+        cmocka_unit_test(t_exit_codes),
         cmocka_unit_test(t_etc_view_binds),
+        cmocka_unit_test(t_terminate_tree),
+        cmocka_unit_test(t_environment),
+        cmocka_unit_test(t_no_fd_leak),
+        cmocka_unit_test(t_cwd),
+        cmocka_unit_test(t_dies_with_emulator),
+        cmocka_unit_test(t_background_ends_with_command),
+        cmocka_unit_test(t_sigchld_ignored),
+        cmocka_unit_test(t_pid_namespace),
+        cmocka_unit_test(t_network),
+        cmocka_unit_test(t_isolation_check),
         cmocka_unit_test(t_limits_need_isolation),
     };
     return par_run_group_tests_name("it_sys_proc", tests, NULL, NULL);
