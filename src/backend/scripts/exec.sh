@@ -18,13 +18,15 @@
 #   \nOCISBX-END <id> <status> <timed out 0|1> <HL> <TL> <total> <sha256>\n
 # where HL, TL, total and sha256 are "-" when all the output fits in the
 # live head (the client has it all and measures it itself). The disk holds
-# a bounded part of a longer output: split writes chunks of H - 4 bytes (with
-# long names, so that its --verbose lines reach the reaper every ~15
-# chunks); the reaper, a subshell that starts programs only once a second
-# chunk exists, streams the complete chunks in order into one sha256sum and
-# deletes them but the last few (the tail's); its pipe from split, when
-# full, stops split, so at most some hundreds of chunks wait, however much
-# the command prints. The count of chunks gives the exact total.
+# a bounded part of a longer output: split writes chunks of H - 4 bytes
+# (through a path padded with slashes, so that its --verbose lines, ~280
+# bytes, reach the reaper every ~15 chunks); the reaper, a subshell that
+# starts programs only once a second chunk exists, counts the lines (from
+# the second chunk on, a block of ~64 at a time), streams the complete
+# chunks in order into one sha256sum and deletes them but the last few (the
+# tail's); its pipe from split, when full, stops split, so at most some
+# hundreds of chunks wait, however much the command prints. The count of
+# chunks gives the exact total.
 # The exit status is the command's (124 for the timeout, 128 + N for a
 # signal); the trailer stays what the client reads.
 # The user's env is the command's only: the variables that change how the
@@ -42,7 +44,11 @@ ox_cmd=$1 ox_w=$2 ox_cwd=$3 ox_secs=$4 ox_g=$5 ox_h=$6 ox_tt=$7 ox_n=$8 ox_k=$9 
 ox_s=.ocisbx
 ox_f="$ox_w/$ox_s/run-$ox_k"
 ox_h4=$((ox_h - 4))
-ox_pad=$(printf '%0200d' 0)
+# 200 slashes in split's path to the chunks: its --verbose lines are long
+# (the disk bound, below), the chunks' names short
+ox_pad=//////////
+ox_pad=$ox_pad$ox_pad$ox_pad$ox_pad$ox_pad$ox_pad$ox_pad$ox_pad$ox_pad$ox_pad
+ox_pad=$ox_pad$ox_pad
 
 cd "$ox_w/$ox_cwd" 2>/dev/null || {
     printf '\nOCISBX-NOCWD %s\n' "$ox_n" >&2
@@ -73,10 +79,10 @@ for ox_b in "$ox_w/$ox_s"/run-*.o.*; do
         find "$ox_w/$ox_s" -maxdepth 1 -name "$ox_b.*" -mmin +1 -delete 2>/dev/null
 done
 # A run of this slot that was cut off left its files: start clean.
-[ -e "$ox_f.o.ab$ox_pad" ] && find "$ox_w/$ox_s" -maxdepth 1 -name "run-$ox_k.o.*" -delete 2>/dev/null
+[ -e "$ox_f.o.ab" ] && find "$ox_w/$ox_s" -maxdepth 1 -name "run-$ox_k.o.*" -delete 2>/dev/null
 
-# the chunks: run-<slot>.o.<aa, ab, ...><pad>
-ox_a="$ox_f.o.aa$ox_pad"
+# the chunks: run-<slot>.o.<aa, ab, ...>
+ox_a="$ox_f.o.aa"
 # chunks the reaper keeps for the tail (all but the last are full)
 ox_kk=$(((ox_tt + ox_h4 - 1) / ox_h4 + 1))
 printf 'R %s\n' $((ox_now + ox_secs + ox_g)) >"$ox_f.busy" || exit 125
@@ -147,12 +153,20 @@ $ox_cmd" </dev/null 2>"$ox_f.tv" &
     echo "$?" >"$ox_f.st"
     # what the command left running in its process group ends with it
     kill -s KILL -- "-$ox_p" 2>/dev/null
-} | split --verbose -b "$ox_h4" --additional-suffix="$ox_pad" - "$ox_f.o." 2>/dev/null | {
-    # one line per chunk begun; nothing but builtins while there is one
+} | split --verbose -b "$ox_h4" - "$ox_w/$ox_s$ox_pad/run-$ox_k.o." 2>/dev/null | {
+    # one line per chunk begun; nothing but builtins while there is one.
+    # From the second on (read takes a byte per read(2) on a pipe, some 280
+    # per line), blocks of ox_bl bytes, ~64 lines (head -c reads no more),
+    # their newlines counted; a reap after each.
     ox_i=0
-    while IFS= read -r ox_l; do
-        ox_i=$((ox_i + 1))
-        [ $((ox_i % 64)) = 0 ] && ox_reap 1
+    while [ "$ox_i" -lt 2 ] && IFS= read -r ox_l; do ox_i=$((ox_i + 1)); done
+    ox_bl=$((64 * (${#ox_f} + 224)))
+    while [ "$ox_i" -ge 2 ]; do
+        # shellcheck disable=SC2046 # its lines and bytes, two words
+        set -- $(head -c "$ox_bl" | wc -lc)
+        [ "${2:-0}" = 0 ] && break
+        ox_i=$((ox_i + $1))
+        ox_reap 1
     done
     if [ "$ox_i" -ge 2 ]; then
         ox_reap 0
