@@ -40,6 +40,6 @@ SUM=$(head -c 2000000 /dev/zero | sha256sum)
 [ -s "$T/most" ] || fail "the reaper's cat was not the shim"
 most=$(cat "$T/most")
 [ "$most" -le 400 ] || fail "the disk bound: $most chunks waited at once"
-# split went ahead of the reaper as far as the pipe let it (a block of
-# lines is 64): the bound was what stopped it
+# split went ahead of the reaper (the chunks of a block of lines, ~192,
+# the pipe's, ~96): the bound was what stopped it
 [ "$most" -gt 100 ] || fail "the disk bound: only $most chunks waited (the reaper was not behind)"
