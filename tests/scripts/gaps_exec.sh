@@ -16,7 +16,7 @@ mkdir -p "$W"
 N=nonce0123456789ab
 K=SLOT1
 # seq 1 100000: 588895 bytes, in chunks of 996 (a head of 1000): 592
-# chunks, a listing every 64
+# chunks, a reap (three listings) every ~192
 rc=0
 LD_PRELOAD=$READDIR_GAPS "$SH" "$SCRIPTS/exec.sh" 'seq 1 100000' "$W" . 60 1 1000 1000 "$N" "$K" 1000 \
     >"$T/out" 2>"$T/err" || rc=$?

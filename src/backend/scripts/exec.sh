@@ -18,13 +18,15 @@
 #   \nOCISBX-END <id> <status> <timed out 0|1> <HL> <TL> <total> <sha256>\n
 # where HL, TL, total and sha256 are "-" when all the output fits in the
 # live head (the client has it all and measures it itself). The disk holds
-# a bounded part of a longer output: split writes chunks of H - 4 bytes (with
-# long names, so that its --verbose lines reach the reaper every ~15
-# chunks); the reaper, a subshell that starts programs only once a second
-# chunk exists, streams the complete chunks in order into one sha256sum and
-# deletes them but the last few (the tail's); its pipe from split, when
-# full, stops split, so at most some hundreds of chunks wait, however much
-# the command prints. The count of chunks gives the exact total.
+# a bounded part of a longer output: split writes chunks of H - 4 bytes
+# (through a path padded with slashes, so that its --verbose lines are
+# ~680 bytes: its 64 KiB pipe to the reaper holds ~96); the reaper, a
+# subshell that starts programs only once a second chunk exists, counts the
+# lines (from the second on, a block of ~192 at a time), streams the
+# complete chunks in order into one sha256sum and deletes them but the last
+# few (the tail's); its pipe from split, when full, stops split, so at most
+# some hundreds of chunks wait, however much the command prints. The count
+# of chunks gives the exact total.
 # The exit status is the command's (124 for the timeout, 128 + N for a
 # signal); the trailer stays what the client reads.
 # The user's env is the command's only: the variables that change how the
@@ -42,7 +44,11 @@ ox_cmd=$1 ox_w=$2 ox_cwd=$3 ox_secs=$4 ox_g=$5 ox_h=$6 ox_tt=$7 ox_n=$8 ox_k=$9 
 ox_s=.ocisbx
 ox_f="$ox_w/$ox_s/run-$ox_k"
 ox_h4=$((ox_h - 4))
-ox_pad=$(printf '%0200d' 0)
+# 600 slashes in split's path to the chunks: its --verbose lines are long
+# (the disk bound, below), the chunks' names short
+ox_pad=//////////
+ox_pad=$ox_pad$ox_pad$ox_pad$ox_pad$ox_pad$ox_pad$ox_pad$ox_pad$ox_pad$ox_pad
+ox_pad=$ox_pad$ox_pad$ox_pad$ox_pad$ox_pad$ox_pad
 
 cd "$ox_w/$ox_cwd" 2>/dev/null || {
     printf '\nOCISBX-NOCWD %s\n' "$ox_n" >&2
@@ -73,10 +79,10 @@ for ox_b in "$ox_w/$ox_s"/run-*.o.*; do
         find "$ox_w/$ox_s" -maxdepth 1 -name "$ox_b.*" -mmin +1 -delete 2>/dev/null
 done
 # A run of this slot that was cut off left its files: start clean.
-[ -e "$ox_f.o.ab$ox_pad" ] && find "$ox_w/$ox_s" -maxdepth 1 -name "run-$ox_k.o.*" -delete 2>/dev/null
+[ -e "$ox_f.o.ab" ] && find "$ox_w/$ox_s" -maxdepth 1 -name "run-$ox_k.o.*" -delete 2>/dev/null
 
-# the chunks: run-<slot>.o.<aa, ab, ...><pad>
-ox_a="$ox_f.o.aa$ox_pad"
+# the chunks: run-<slot>.o.<aa, ab, ...>
+ox_a="$ox_f.o.aa"
 # chunks the reaper keeps for the tail (all but the last are full)
 ox_kk=$(((ox_tt + ox_h4 - 1) / ox_h4 + 1))
 printf 'R %s\n' $((ox_now + ox_secs + ox_g)) >"$ox_f.busy" || exit 125
@@ -93,6 +99,16 @@ printf 'R %s\n' $((ox_now + ox_secs + ox_g)) >"$ox_f.busy" || exit 125
 # second holds them all, before Z; those are complete (split closes a
 # chunk before it begins the next), Z may not be.
 ox_hashing=0 ox_done=0 ox_gone=0 ox_z=
+# ox_words FROM TO: ox_r, the words "${FROM}" .. "${TO}", for an eval that
+# gives a command those positional parameters (set -- "$@" X, once per
+# chunk, took a copy of them all each time: ~2 ms a reap in dash)
+ox_words() {
+    ox_r='' ox_w1=$1
+    while [ "$ox_w1" -le "$2" ]; do
+        ox_r="$ox_r \"\${$ox_w1}\""
+        ox_w1=$((ox_w1 + 1))
+    done
+}
 ox_reap() {
     ox_run=$1
     set -- "$ox_f".o.*
@@ -117,25 +133,17 @@ ox_reap() {
         exec 5>"$ox_f.hp"
         ox_hashing=1
     fi
-    ox_n0=$# ox_j=$ox_gone
-    for ox_c in "$@"; do
-        ox_j=$((ox_j + 1))
-        [ "$ox_j" -gt "$ox_m" ] && break
-        [ "$ox_j" -gt "$ox_done" ] && set -- "$@" "$ox_c"
-    done
-    shift "$ox_n0"
-    cat -- "$@" >&5 || exit 125
+    ox_words $((ox_done - ox_gone + 1)) $((ox_m - ox_gone))
+    eval "cat -- $ox_r" >&5 || exit 125
     ox_done=$ox_m
     set -- "$ox_f".o.*
-    ox_n0=$# ox_j=$ox_gone
-    for ox_c in "$@"; do
-        ox_j=$((ox_j + 1))
-        [ "$ox_j" -gt $((ox_m - ox_kk)) ] && break
-        set -- "$@" "$ox_c"
-    done
-    shift "$ox_n0"
-    [ $# = 0 ] || rm -f -- "$@"
-    ox_gone=$((ox_gone + $#))
+    ox_j=$((ox_m - ox_kk - ox_gone))
+    [ "$ox_j" -gt $# ] && ox_j=$#
+    if [ "$ox_j" -gt 0 ]; then
+        ox_words 1 "$ox_j"
+        eval "rm -f -- $ox_r"
+        ox_gone=$((ox_gone + ox_j))
+    fi
     return 0
 }
 {
@@ -147,12 +155,21 @@ $ox_cmd" </dev/null 2>"$ox_f.tv" &
     echo "$?" >"$ox_f.st"
     # what the command left running in its process group ends with it
     kill -s KILL -- "-$ox_p" 2>/dev/null
-} | split --verbose -b "$ox_h4" --additional-suffix="$ox_pad" - "$ox_f.o." 2>/dev/null | {
-    # one line per chunk begun; nothing but builtins while there is one
+} | split --verbose -b "$ox_h4" - "$ox_w/$ox_s$ox_pad/run-$ox_k.o." 2>/dev/null | {
+    # one line per chunk begun; nothing but builtins while there is one.
+    # From the second on (read takes a byte per read(2) on a pipe, some 680
+    # per line), blocks of ox_bl bytes, ~192 lines (head -c reads no more),
+    # their newlines counted; a reap after each. At most ~300 chunks wait:
+    # a block's, the pipe's and split's buffer's (4 KiB).
     ox_i=0
-    while IFS= read -r ox_l; do
-        ox_i=$((ox_i + 1))
-        [ $((ox_i % 64)) = 0 ] && ox_reap 1
+    while [ "$ox_i" -lt 2 ] && IFS= read -r ox_l; do ox_i=$((ox_i + 1)); done
+    ox_bl=$((192 * (${#ox_f} + 624)))
+    while [ "$ox_i" -ge 2 ]; do
+        # shellcheck disable=SC2046 # its lines and bytes, two words
+        set -- $(head -c "$ox_bl" | wc -lc)
+        [ "${2:-0}" = 0 ] && break
+        ox_i=$((ox_i + $1))
+        ox_reap 1
     done
     if [ "$ox_i" -ge 2 ]; then
         ox_reap 0
