@@ -406,10 +406,12 @@ static void test_exec_interrupted(void **state)
 
 int main(void)
 {
+    /* create+close first: with OCISBX_TEST_JOBS=1 the cases share one
+     * tenancy, and it counts the sandboxes (the others leave theirs) */
     const struct CMUnitTest on_emu[] = {
+        cmocka_unit_test(test_create_exec_close),
         cmocka_unit_test(test_cp_both_ways),
         cmocka_unit_test(test_exec_flags),
-        cmocka_unit_test(test_create_exec_close),
         cmocka_unit_test(test_exec_local),
         cmocka_unit_test(test_exec_interrupted),
     };
