@@ -276,6 +276,8 @@ static const cli_option fleet_exec_opts[] = {
     {"output", "FORMAT", "json (default) or table", "json table", 0, NULL},
     {"sandbox-ids", "FILE", "run in these existing sandboxes (one id a line) and close none", NULL, CLI_OPT_FILE,
      NULL},
+    {"interrupt-grace", "SECONDS",
+     "after SIGINT / SIGTERM, wait at most this long for the closes (0..20, default 20)", NULL, 0, NULL},
     CLI_END_OPTIONS,
 };
 static const cli_verb fleet_verbs[] = {

@@ -19,6 +19,7 @@
 #define FLEET_DEFAULT_CONCURRENCY 32
 #define FLEET_STOP_TIMEOUT_MS 20000 /* an interrupted fleet ends within 30 s */
 #define FLEET_INTERRUPT_MS 20000    /* after SIGINT every request ends by then, whatever the server does */
+#define FLEET_INTERRUPT_MAX_S 20    /* --interrupt-grace: 0..this */
 #define TABLE_OUTPUT_SHOWN 40
 
 typedef struct frow {
@@ -43,7 +44,7 @@ typedef struct fleet {
     int finished, failed;
     bool attached, stopping, progress, table;
     char *command;
-    int64_t timeout_ms;
+    int64_t timeout_ms, grace_ms; /* grace_ms: after SIGINT, every request ends by then */
     size_t max_output;
     const char *env[CLI_API_MAX_REPEAT];
     int n_env;
@@ -386,7 +387,7 @@ static void show_progress(fleet *f, bool last)
 static void interrupt(fleet *f)
 {
     f->stopping = true;
-    (void)ocisbx_engine_set_deadline(f->e, FLEET_INTERRUPT_MS);
+    (void)ocisbx_engine_set_deadline(f->e, f->grace_ms);
     ocisbx_engine_cancel_all(f->e); /* canceled execs close their sandbox; creates delete theirs */
 }
 
@@ -403,7 +404,7 @@ static int run_fleet(fleet *f)
             interrupt(f);
             stop_at = now;
         }
-        if (stop_at && now - stop_at > FLEET_INTERRUPT_MS + 5000)
+        if (stop_at && now - stop_at > f->grace_ms + 5000)
             break; /* every request has ended by now; a bug's symptom otherwise: end anyway */
         if (now - shown >= 250) {
             show_progress(f, false);
@@ -430,7 +431,7 @@ static int run_fleet(fleet *f)
 
 /* ---- the command line ---- */
 typedef struct fleet_args {
-    const char *project, *count, *concurrency, *shape, *timeout, *max_output, *output, *ids_file;
+    const char *project, *count, *concurrency, *shape, *timeout, *max_output, *output, *ids_file, *grace;
     int argc0; /* the command's first word (after --), 0: none */
 } fleet_args;
 
@@ -445,10 +446,11 @@ static int parse_args(fleet *f, int argc, char **argv, fleet_args *a)
         const char *v = NULL;
         const char **slot = NULL;
         int r = 0;
-        static const char *const names[] = {"project-id", "count",  "concurrency", "shape",       "timeout",
-                                            "max-output-bytes", "output", "sandbox-ids", NULL};
-        const char **fields[] = {&a->project, &a->count,  &a->concurrency, &a->shape,
-                                 &a->timeout, &a->max_output, &a->output, &a->ids_file};
+        static const char *const names[] = {"project-id",       "count",  "concurrency", "shape",
+                                            "timeout",          "max-output-bytes", "output", "sandbox-ids",
+                                            "interrupt-grace",  NULL};
+        const char **fields[] = {&a->project,    &a->count,  &a->concurrency, &a->shape, &a->timeout,
+                                 &a->max_output, &a->output, &a->ids_file,    &a->grace};
         for (int k = 0; names[k] && !r; k++)
             if ((r = cli_opt_value(argc, argv, &i, names[k], &v)) != 0)
                 slot = fields[k];
@@ -566,6 +568,9 @@ static int check_args(fleet *f, const fleet_args *a)
                                      1 << 30, &v))
         return CLI_EXIT_USAGE;
     f->max_output = a->max_output ? (size_t)v : 0;
+    if (a->grace && cli_api_int(cmd, "interrupt-grace", a->grace, 0, FLEET_INTERRUPT_MAX_S, &v))
+        return CLI_EXIT_USAGE;
+    f->grace_ms = a->grace ? v * 1000 : FLEET_INTERRUPT_MS;
     return 0;
 }
 

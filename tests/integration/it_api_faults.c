@@ -36,7 +36,7 @@
     "      times: 1\n"                                                                             \
     "    - match: {method: POST, path: \"/sandboxes/*/actions/extend\"}\n      respond: 400\n"     \
     "      times: 1\n"
-/* test_lost_answers_act_once's tenancy (a world of its own, no sandbox made
+/* test_lost_create_acts_once's tenancy (a world of its own, no sandbox made
  * beforehand): the first create is held too */
 #define FAULTS_LOST                                                                    \
     FAULTS "    - match: {method: POST, path: \"/sandboxes\"}\n      delay_ms: 1500\n" \
@@ -152,7 +152,7 @@ static int setup(void **state)
 }
 
 /* No sandbox beforehand (it would take the held create, 1.5 s): the test's
- * own create is the held one, and its run goes to the sandbox made so. */
+ * own create is the held one. */
 static int setup_lost(void **state)
 {
     return setup_world(state, FAULTS_LOST, false);
@@ -299,11 +299,11 @@ static void sleep_until(int64_t t0, int64_t ms)
  * request ended) */
 #define HELD_DONE_MS 3000
 
-static void test_lost_answers_act_once(void **state)
+static void test_lost_create_acts_once(void **state)
 {
     world *w = *state;
     /* a client that gives up on an answer after 500 ms: the emulator holds
-     * the first create and the first run for 1.5 s */
+     * the first create (and, in the main world, the first run) for 1.5 s */
     ocisbx_client *slow = client_for(w->emu, 500);
     log_lines[0] = '\0';
     ocisbx_create_sandbox_details *d = NULL;
@@ -328,9 +328,18 @@ static void test_lost_answers_act_once(void **state)
     assert_int_equal(ocisbx_sandbox_collection_count(l), 1);
     ocisbx_sandbox_collection_free(l);
     ocisbx_list_options_free(lo);
+    ocisbx_client_free(slow);
+}
 
+/* The same for a run (the held one of the main world's rules), in the
+ * case's sandbox: the command ran once. */
+static void test_lost_run_acts_once(void **state)
+{
+    world *w = *state;
+    ocisbx_client *slow = client_for(w->emu, 500);
     assert_int_equal(emu_fixture_wait_state(w->emu, w->sandbox, "RUNNING"), 0);
     log_lines[0] = '\0';
+    int64_t sent;
     ocisbx_run_command_details *rd = NULL;
     ocisbx_command *cm = NULL;
     check(ocisbx_run_command_details_new("echo ran >> /workspace/once.txt", &rd), "details");
@@ -374,7 +383,12 @@ static void test_400_at_once(void **state)
 int main(void)
 {
     const struct CMUnitTest lost[] = {
-        cmocka_unit_test(test_lost_answers_act_once),
+        cmocka_unit_test(test_lost_create_acts_once),
+    };
+    /* a group of its own (its own world also with OCISBX_TEST_JOBS=1: its
+     * events would use up test_stream_cut's rule) */
+    const struct CMUnitTest lost_run[] = {
+        cmocka_unit_test(test_lost_run_acts_once),
     };
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_429_retry_after), cmocka_unit_test(test_503_twice),   cmocka_unit_test(test_reset),
@@ -383,6 +397,7 @@ int main(void)
     /* the longest first */
     const par_group groups[] = {
         PAR_GROUP("it_api_faults", lost, setup_lost, teardown),
+        PAR_GROUP("it_api_faults", lost_run, setup, teardown),
         PAR_GROUP("it_api_faults", tests, setup, teardown),
     };
     return par_run_groups(groups, sizeof groups / sizeof groups[0]) ? 1 : 0;

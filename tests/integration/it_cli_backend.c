@@ -110,32 +110,47 @@ static int live(emu_fixture *e)
     return n;
 }
 
+/* Each case starts the one tenancy it uses (its group's setup, in the
+ * case's own process): emu, or slow_emu for the create failures. */
+static int setup_dir(void)
+{
+    return mkdtemp(tmpdir) ? 0 : -1;
+}
+
 static int setup(void **state)
 {
     (void)state;
-    if (!mkdtemp(tmpdir))
-        return -1;
     emu_fixture_options o = {0};
     o.https = true;
     o.extra_yaml = "limits:\n  create_delay_ms: 50\n  stop_delay_ms: 20\n";
-    if (emu_fixture_start(&o, &emu) != 0)
-        return -1;
+    return setup_dir() == 0 && emu_fixture_start(&o, &emu) == 0 ? 0 : -1;
+}
+
+static int setup_slow(void **state)
+{
+    (void)state;
+    emu_fixture_options o = {0};
+    o.https = true;
     o.extra_yaml = "limits:\n  create_delay_ms: 600000\n";
-    return emu_fixture_start(&o, &slow_emu);
+    return setup_dir() == 0 && emu_fixture_start(&o, &slow_emu) == 0 ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    int a = emu_fixture_stop(emu), b = emu_fixture_stop(slow_emu);
+    int a = emu ? emu_fixture_stop(emu) : 0, b = slow_emu ? emu_fixture_stop(slow_emu) : 0;
     emu_fixture_free(emu);
     emu_fixture_free(slow_emu);
+    emu = slow_emu = NULL;
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return (a == 0 && b == 0 && system(cmd) == 0) ? 0 : -1;
+    int rm = system(cmd);
+    memcpy(tmpdir + strlen(tmpdir) - 6, "XXXXXX", 6); /* OCISBX_TEST_JOBS=1: the next group's mkdtemp */
+    return (a == 0 && b == 0 && rm == 0) ? 0 : -1;
 }
 
-static void test_create_exec_cp_close(void **state)
+/* create (its fields, its --env in an exec), close twice */
+static void test_create_exec_close(void **state)
 {
     (void)state;
     run_result r;
@@ -159,6 +174,28 @@ static void test_create_exec_cp_close(void **state)
     expect_status(&r, 3, "exec shell line");
     assert_string_equal(r.out, "hi 1 [REDACTED] yes\nerr\n"); /* a secret is never printed */
     result_free(&r);
+    RUN(&r, emu, "close", "--sandbox-id", id);
+    expect_status(&r, 0, "close");
+    result_free(&r);
+    assert_int_equal(live(emu), 0);
+    RUN(&r, emu, "close", "--sandbox-id", id);
+    expect_status(&r, 0, "close again");
+    result_free(&r);
+}
+
+/* A sandbox of the tenancy's own (RUNNING): its id in id. */
+static void new_sandbox(char *id, size_t cap)
+{
+    assert_int_equal(emu_fixture_new_sandbox(emu, NULL, NULL, id, cap), 0);
+    assert_int_equal(emu_fixture_wait_state(emu, id, "RUNNING"), 0);
+}
+
+static void test_exec_flags(void **state)
+{
+    (void)state;
+    char id[128];
+    new_sandbox(id, sizeof id);
+    run_result r;
     RUN(&r, emu, "exec", "--sandbox-id", id, "--", "printf", "%s|", "a b", "$HOME", "it's");
     expect_status(&r, 0, "exec argv");
     assert_string_equal(r.out, "a b|$HOME|it's|");
@@ -178,8 +215,15 @@ static void test_create_exec_cp_close(void **state)
     RUN(&r, emu, "exec", "--sandbox-id", id);
     expect_status(&r, 2, "exec without command");
     result_free(&r);
+}
 
-    /* cp both ways, above the part size */
+/* cp both ways, above the part size */
+static void test_cp_both_ways(void **state)
+{
+    (void)state;
+    char id[128];
+    new_sandbox(id, sizeof id);
+    run_result r;
     char src[512], back[512], dst[600];
     snprintf(src, sizeof src, "%s/src.bin", tmpdir);
     snprintf(back, sizeof back, "%s/back.bin", tmpdir);
@@ -202,14 +246,6 @@ static void test_create_exec_cp_close(void **state)
     free(db);
     RUN(&r, emu, "cp", src, back);
     expect_status(&r, 2, "cp without a sandbox side");
-    result_free(&r);
-
-    RUN(&r, emu, "close", "--sandbox-id", id);
-    expect_status(&r, 0, "close");
-    result_free(&r);
-    assert_int_equal(live(emu), 0);
-    RUN(&r, emu, "close", "--sandbox-id", id);
-    expect_status(&r, 0, "close again");
     result_free(&r);
 }
 
@@ -311,8 +347,28 @@ static void test_create_failures(void **state)
     assert_int_equal(live(slow_emu), 0);
 }
 
+/* The sandbox's one command: 1 when it has started (want "timeStarted")
+ * or finished ("timeFinished"), 0 while not, waiting up to 20 s. */
+static int command_reached(const char *id, const char *want)
+{
+    char p[512];
+    snprintf(p, sizeof p, "/sandboxes/%s/commands", id);
+    for (int i = 0; i < 400; i++) {
+        cJSON *j = NULL;
+        if (emu_fixture_json(emu, "GET", p, NULL, 200, &j) != 0)
+            return 0;
+        const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "items"), 0);
+        bool yes = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(c, want));
+        cJSON_Delete(j);
+        if (yes)
+            return 1;
+        usleep(50 * 1000);
+    }
+    return 0;
+}
+
 /* Ctrl-C during exec: exit 130, and the command in the sandbox is
- * canceled (its later side effect never happens). */
+ * canceled: it ends without its later side effect (it is not waited out). */
 static void test_exec_interrupted(void **state)
 {
     (void)state;
@@ -322,13 +378,16 @@ static void test_exec_interrupted(void **state)
     const char *const args[] = {"exec", "--sandbox-id", id, "--", "sleep 4; touch /workspace/after", NULL};
     cli_proc proc;
     start(emu, args, &proc);
-    usleep(1500000);
+    assert_true(command_reached(id, "timeStarted"));
+    usleep(500 * 1000); /* the CLI has had its answer's head: it streams */
     kill(proc.pid, SIGINT);
     run_result r;
     finish(&proc, &r);
     expect_status(&r, 130, "exec interrupted");
     result_free(&r);
-    sleep(5);
+    /* ended: canceled (a command that went on would end after its 4 s,
+     * having touched the file) */
+    assert_true(command_reached(id, "timeFinished"));
     char p[512];
     snprintf(p, sizeof p, "/sandboxes/%s/commands/actions/runAndWait", id);
     cJSON *j = NULL;
@@ -347,11 +406,21 @@ static void test_exec_interrupted(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_create_exec_cp_close),
+    /* create+close first: with OCISBX_TEST_JOBS=1 the cases share one
+     * tenancy, and it counts the sandboxes (the others leave theirs) */
+    const struct CMUnitTest on_emu[] = {
+        cmocka_unit_test(test_create_exec_close),
+        cmocka_unit_test(test_cp_both_ways),
+        cmocka_unit_test(test_exec_flags),
         cmocka_unit_test(test_exec_local),
-        cmocka_unit_test(test_create_failures),
         cmocka_unit_test(test_exec_interrupted),
     };
-    return par_run_group_tests_name("ocisbx create/exec/cp/close", tests, setup, teardown);
+    const struct CMUnitTest on_slow[] = {
+        cmocka_unit_test(test_create_failures),
+    };
+    const par_group groups[] = {
+        PAR_GROUP("ocisbx create/exec/cp/close", on_emu, setup, teardown),
+        PAR_GROUP("ocisbx create/exec/cp/close", on_slow, setup_slow, teardown),
+    };
+    return par_run_groups(groups, sizeof groups / sizeof groups[0]);
 }

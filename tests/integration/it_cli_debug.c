@@ -168,7 +168,7 @@ static void deadline_ends_a_dribble(void **state)
 {
     (void)state;
     bad_server *s = bad_server_start(BAD_DRIBBLE);
-    const char *const g[] = {"--read-timeout", "5", "--deadline", "3", NULL};
+    const char *const g[] = {"--read-timeout", "5", "--deadline", "2", NULL};
     cli_result r;
     int64_t t0 = ocisbx_time_monotonic_ms();
     run_bad(&r, s, g);
@@ -176,7 +176,7 @@ static void deadline_ends_a_dribble(void **state)
     assert_int_equal(r.status, 1);
     assert_has(r.err, "deadline passed");
     if (took > 30000)
-        fail_msg("a 3 s deadline took %lld ms", (long long)took);
+        fail_msg("a 2 s deadline took %lld ms", (long long)took);
     cli_result_free(&r);
     bad_server_stop(s);
     const char *const bad[] = {"--deadline", "0", "raw-request", NULL};

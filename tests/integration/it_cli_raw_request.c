@@ -446,7 +446,7 @@ static void test_double_dash(void **state)
 }
 
 /* --no-retry, --max-retries, --connection-timeout, --read-timeout. */
-static void test_retry_and_timeout_options(void **state)
+static void test_retry_options(void **state)
 {
     (void)state;
     ths *srv = NULL;
@@ -475,10 +475,19 @@ static void test_retry_and_timeout_options(void **state)
     assert_int_equal(r.status, 1);
     assert_int_equal(ths_count(srv), 2); /* one retry */
     result_free(&r);
-    ths_clear(srv);
-    ths_set_default(srv, 200, NULL, NULL);
+    free(url);
+    ths_stop(srv);
+}
 
-    /* an answer slower than --read-timeout fails (once: --no-retry) */
+/* An answer slower than --read-timeout fails (once: --no-retry); a quick one is taken. */
+static void test_timeout_options(void **state)
+{
+    (void)state;
+    ths *srv = NULL;
+    assert_int_equal(ths_start(&srv), 0);
+    char *url = ths_url(srv, "/20231130/sandboxes");
+    ths_set_default(srv, 200, NULL, NULL);
+    result r;
     ths_step slow = {200, NULL, "late", THS_RESPOND, 3000};
     ths_push_step(srv, &slow);
     const char *rt[] = {"--config-file",
@@ -506,6 +515,18 @@ static void test_retry_and_timeout_options(void **state)
     assert_int_equal(r.status, 0);
     assert_string_equal(r.out, "fine");
     result_free(&r);
+    free(url);
+    ths_stop(srv);
+}
+
+/* Bad values of the retry and timeout options: usage errors; they are in --help. */
+static void test_retry_and_timeout_option_errors(void **state)
+{
+    (void)state;
+    ths *srv = NULL;
+    assert_int_equal(ths_start(&srv), 0);
+    char *url = ths_url(srv, "/20231130/sandboxes");
+    result r;
 
     /* usage errors: exit 2, one line naming the option */
     const char *const bad[][3] = {{"--max-retries", "-1", "max-retries"},
@@ -543,6 +564,9 @@ static void test_retry_and_timeout_options(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_retry_options),
+        cmocka_unit_test(test_timeout_options),
+        cmocka_unit_test(test_retry_and_timeout_option_errors),
         cmocka_unit_test(test_dry_run_get_vector),
         cmocka_unit_test(test_dry_run_post_vector),
         cmocka_unit_test(test_option_beats_environment),
@@ -550,7 +574,6 @@ int main(void)
         cmocka_unit_test(test_send_to_loopback),
         cmocka_unit_test(test_dry_run_stdout_full_and_normalised_url),
         cmocka_unit_test(test_double_dash),
-        cmocka_unit_test(test_retry_and_timeout_options),
     };
     return par_run_group_tests_name("it_cli_raw_request", tests, setup, teardown);
 }

@@ -1100,12 +1100,13 @@ static void test_list_pagination(void **state)
     assert_int_equal(emu_fixture_json(f, "GET", "/sandboxes?lifecycleState=STOPPED", NULL, 200, NULL), 0);
 }
 
+/* the longest first (they start first) */
 #define ALL(setup)                                                                               \
-    cmocka_unit_test_setup_teardown(test_sandbox_crud, setup, teardown),                         \
-        cmocka_unit_test_setup_teardown(test_create_validation, setup, teardown),                \
-        cmocka_unit_test_setup_teardown(test_lifecycle, setup, teardown),                        \
-        cmocka_unit_test_setup_teardown(test_expiry, setup, teardown),                           \
+    cmocka_unit_test_setup_teardown(test_lifecycle, setup, teardown),                            \
         cmocka_unit_test_setup_teardown(test_commands, setup, teardown),                         \
+        cmocka_unit_test_setup_teardown(test_expiry, setup, teardown),                           \
+        cmocka_unit_test_setup_teardown(test_sandbox_crud, setup, teardown),                     \
+        cmocka_unit_test_setup_teardown(test_create_validation, setup, teardown),                \
         cmocka_unit_test_setup_teardown(test_output_loss, setup, teardown),                      \
         cmocka_unit_test_setup_teardown(test_files, setup, teardown),                            \
         cmocka_unit_test_setup_teardown(test_snapshots, setup, teardown),                        \
@@ -1118,12 +1119,13 @@ int main(void)
 {
     ocisbx_global_init();
     const struct CMUnitTest http_tests[] = {
-        ALL(setup_http), cmocka_unit_test_setup_teardown(test_signal_exit_codes, setup_http, teardown),
-        cmocka_unit_test_setup_teardown(test_signal_exit_codes, setup_unisolated, teardown)};
+        cmocka_unit_test_setup_teardown(test_signal_exit_codes, setup_http, teardown),
+        cmocka_unit_test_setup_teardown(test_signal_exit_codes, setup_unisolated, teardown), ALL(setup_http)};
     const struct CMUnitTest https_tests[] = {ALL(setup_https)};
-    /* every case starts a tenancy of its own: all run side by side */
-    const par_group groups[] = {PAR_GROUP("emulator over http", http_tests, NULL, NULL),
-                                PAR_GROUP("emulator over https", https_tests, NULL, NULL)};
+    /* every case starts a tenancy of its own: all run side by side, the
+     * https ones' longest first */
+    const par_group groups[] = {PAR_GROUP("emulator over https", https_tests, NULL, NULL),
+                                PAR_GROUP("emulator over http", http_tests, NULL, NULL)};
     int fails = par_run_groups(groups, sizeof groups / sizeof groups[0]);
     ocisbx_global_cleanup();
     return fails ? 1 : 0;

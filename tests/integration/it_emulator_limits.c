@@ -19,6 +19,7 @@
 
 #include "emu_fixture.h"
 #include "ocisbx/util.h"
+#include "par_run.h"
 
 static const char *jstr(const cJSON *o, const char *k)
 {
@@ -378,10 +379,13 @@ static void test_shape_limits_config_checked(void **state)
 
 int main(void)
 {
+    /* test_shape_limits and test_sandbox_uids are a CTest entry of their
+     * own, one after the other, RUN_SERIAL (a fork loop, a fork bomb); the
+     * others run side by side: it_emulator_limits.cmake */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_shape_limits),      cmocka_unit_test(test_shape_limits_config_checked),
-        cmocka_unit_test(test_no_ptrace_of_init), cmocka_unit_test(test_workspace_limit),
+        cmocka_unit_test(test_shape_limits),      cmocka_unit_test(test_workspace_limit),
+        cmocka_unit_test(test_no_ptrace_of_init), cmocka_unit_test(test_shape_limits_config_checked),
         cmocka_unit_test(test_sandbox_uids),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return par_run_group_tests_name("emulator limits", tests, NULL, NULL) ? 1 : 0;
 }

@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "emu_client.h"
 #include "emu_fixture.h"
 #include "engine_world.h"
 #include "par_run.h"
@@ -275,14 +276,18 @@ static void outside_loop_same_results(void **state)
 }
 
 /* The third fixture: limits.max_sandboxes 5. Eight creates at once: three
- * fail on their own operation (429 TooManyRequests after the retries), the
- * five others run their command and close. */
+ * fail on their own operation (429 TooManyRequests after the retry: 2
+ * attempts, the client's option; each 429 says retry after 1 s and the
+ * engine paces the throttled creates, one a second), the five others run
+ * their command and close. */
 static void failing_creates_reported_others_go_on(void **state)
 {
     emu_fixture *f = *state;
     ocisbx_client *c = NULL;
     fleet *fl = calloc(1, sizeof *fl);
-    fl->e = engine_world_new(f, &c, 0, 0);
+    engine_check(emu_client_new_attempts(f, 2, &c), "client");
+    engine_world_opts wo = ENGINE_WORLD_OPTS_DEFAULT;
+    fl->e = engine_world_new_on(c, &wo);
     fl->exec_and_close = false;
     start_creates(fl, 8);
     run_idle(fl->e); /* every create has finished, none closed yet */
@@ -401,10 +406,11 @@ static void free_while_creating_leaves_nothing(void **state)
 }
 
 /* Execs queued behind others (one sandbox: one request at a time) keep
- * their whole client-side deadline (the command's timeout + 7 s): the wait
- * in the engine's queue is not the command's. Six `sleep 2` with a 3 s
- * timeout: the sixth is sent about 10 s after it was queued, past a
- * deadline counted from the queueing (3 + 2 + 5 s). */
+ * their whole client-side deadline (the command's timeout + the kill grace
+ * + the client margin): the wait in the engine's queue is not the
+ * command's. Eight `sleep 0.5` with a 1 s timeout, a kill grace of 1 s and
+ * a margin of 1 s: the eighth is sent at least 3.5 s after it was queued,
+ * past a deadline counted from the queueing (1 + 1 + 1 s). */
 typedef struct queued_exec {
     int rc, exit_code, timed_out, done;
 } queued_exec;
@@ -427,27 +433,33 @@ static void queued_execs_keep_their_deadline(void **state)
     emu_fixture *f = *state;
     ocisbx_client *c = NULL;
     fleet *fl = calloc(1, sizeof *fl);
-    fl->e = engine_world_new(f, &c, 0, 0);
+    engine_check(emu_client_new(f, 0, &c), "client");
+    engine_world_opts wo = ENGINE_WORLD_OPTS_DEFAULT;
+    wo.kill_grace_s = 1;
+    wo.client_margin_ms = 1000;
+    fl->e = engine_world_new_on(c, &wo);
     fl->exec_and_close = false;
     start_creates(fl, 1);
     run_idle(fl->e);
     assert_int_equal(fl->s[0].create_rc, 0);
     ocisbx_exec_options *o = NULL;
     engine_check(ocisbx_exec_options_new(&o), "exec options");
-    engine_check(ocisbx_exec_options_set_timeout_ms(o, 3000), "timeout");
-    queued_exec q[6];
+    engine_check(ocisbx_exec_options_set_timeout_ms(o, 1000), "timeout");
+    queued_exec q[8];
     memset(q, 0, sizeof q);
-    for (int i = 0; i < 6; i++)
-        engine_check(ocisbx_engine_exec(fl->e, fl->s[0].sb, "sleep 2", o, on_queued_exec, &q[i], NULL), "exec");
+    int64_t t0 = ocisbx_time_monotonic_ms();
+    for (int i = 0; i < 8; i++)
+        engine_check(ocisbx_engine_exec(fl->e, fl->s[0].sb, "sleep 0.5", o, on_queued_exec, &q[i], NULL), "exec");
     ocisbx_exec_options_free(o);
     run_idle(fl->e);
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 8; i++) {
         assert_true(q[i].done);
         if (q[i].rc)
             fail_msg("exec %d: %d %s", i, q[i].rc, ocisbx_strerror(q[i].rc));
         assert_false(q[i].timed_out);
         assert_int_equal(q[i].exit_code, 0);
     }
+    assert_true(ocisbx_time_monotonic_ms() - t0 >= 4000); /* one after the other: the last waited 3.5 s */
     start_close(fl, &fl->s[0]);
     run_idle(fl->e);
     ocisbx_engine_free(fl->e);

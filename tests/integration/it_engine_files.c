@@ -15,6 +15,7 @@
 
 #include "emu_fixture.h"
 #include "engine_world.h"
+#include "par_run.h"
 
 typedef struct io {
     bool done;
@@ -319,12 +320,14 @@ static int setup(void **state)
 
 int main(void)
 {
+    /* side by side, the longest first: each case makes its own engine and
+     * sandboxes, in a tenancy of its own (its process's setup) */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(small_write_read),
+        cmocka_unit_test(many_sandboxes_at_once),
         cmocka_unit_test(chunked_write),
         cmocka_unit_test(canceled_write_leaves_nothing),
-        cmocka_unit_test(many_sandboxes_at_once),
+        cmocka_unit_test(small_write_read),
         cmocka_unit_test(read_text_window),
     };
-    return cmocka_run_group_tests_name("engine_files", tests, setup, emu_fixture_teardown_state);
+    return par_run_group_tests_name("engine_files", tests, setup, emu_fixture_teardown_state) ? 1 : 0;
 }

@@ -510,7 +510,7 @@ static void exec_yields_job_waits(void **state)
     assert_null(cJSON_GetObjectItem(j, "job_id"));
     cJSON_Delete(j);
     j = call(h, "exec",
-             "{\"command\":\"echo early; while [ ! -e yw/go ]; do sleep 0.1; done; echo late\",\"yield_ms\":1000}",
+             "{\"command\":\"echo early; while [ ! -e yw/go ]; do sleep 0.1; done; echo late\",\"yield_ms\":300}",
              0);
     assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "running")));
     assert_true(cJSON_IsFalse(cJSON_GetObjectItem(j, "truncated")));
@@ -570,13 +570,16 @@ static void prompt_names_them(void **state)
 int main(void)
 {
     const struct CMUnitTest t[] = {
+        cmocka_unit_test(exec_yields_job_waits),       cmocka_unit_test(search_modes_context_paging),
         cmocka_unit_test(apply_patch_every_action),    cmocka_unit_test(apply_patch_is_atomic),
         cmocka_unit_test(apply_patch_paths_refused),   cmocka_unit_test(apply_patch_errors),
         cmocka_unit_test(edit_several_dry_run_diff),   cmocka_unit_test(write_has_a_diff),
-        cmocka_unit_test(search_modes_context_paging), cmocka_unit_test(ls_paging),
-        cmocka_unit_test(exec_yields_job_waits),       cmocka_unit_test(prompt_names_them),
+        cmocka_unit_test(ls_paging),                   cmocka_unit_test(prompt_names_them),
     };
-    int rc = par_run_group_tests_name("local", t, harness_world_setup_local, harness_world_teardown);
-    rc |= par_run_group_tests_name("oci", t, harness_world_setup_oci, harness_world_teardown);
-    return rc;
+    /* both worlds' cases in one pool */
+    const par_group groups[] = {
+        PAR_GROUP("local", t, harness_world_setup_local, harness_world_teardown),
+        PAR_GROUP("oci", t, harness_world_setup_oci, harness_world_teardown),
+    };
+    return par_run_groups(groups, sizeof groups / sizeof groups[0]) ? 1 : 0;
 }

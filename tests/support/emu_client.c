@@ -16,25 +16,30 @@ static void count_attempt(const char *method, const char *url, int attempt, int 
 }
 
 static int client_new(emu_fixture *f, int prefer_ndjson, int64_t max_download, ocisbx_http_attempt_fn fn, void *ud,
-                      ocisbx_client **out);
+                      int max_attempts, ocisbx_client **out);
 
 int emu_client_new_counting(emu_fixture *f, int *attempts, ocisbx_client **out)
 {
-    return client_new(f, 0, 0, count_attempt, attempts, out);
+    return client_new(f, 0, 0, count_attempt, attempts, 0, out);
 }
 
 int emu_client_new_observed(emu_fixture *f, ocisbx_http_attempt_fn fn, void *ud, ocisbx_client **out)
 {
-    return client_new(f, 0, 0, fn, ud, out);
+    return client_new(f, 0, 0, fn, ud, 0, out);
 }
 
 int emu_client_new_limited(emu_fixture *f, int prefer_ndjson, int64_t max_download, ocisbx_client **out)
 {
-    return client_new(f, prefer_ndjson, max_download, NULL, NULL, out);
+    return client_new(f, prefer_ndjson, max_download, NULL, NULL, 0, out);
+}
+
+int emu_client_new_attempts(emu_fixture *f, int max_attempts, ocisbx_client **out)
+{
+    return client_new(f, 0, 0, NULL, NULL, max_attempts, out);
 }
 
 static int client_new(emu_fixture *f, int prefer_ndjson, int64_t max_download, ocisbx_http_attempt_fn fn, void *ud,
-                      ocisbx_client **out)
+                      int max_attempts, ocisbx_client **out)
 {
     ocisbx_config *cfg = NULL;
     ocisbx_credentials *cr = NULL;
@@ -54,6 +59,8 @@ static int client_new(emu_fixture *f, int prefer_ndjson, int64_t max_download, o
         rc = ocisbx_http_options_set_backoff_ms(h, 50, 200);
     if (!rc && fn)
         rc = ocisbx_http_options_set_attempt_callback(h, fn, ud);
+    if (!rc && max_attempts > 0)
+        rc = ocisbx_http_options_set_max_attempts(h, max_attempts);
     if (!rc)
         rc = ocisbx_client_options_new(&o);
     if (!rc)

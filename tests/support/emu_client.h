@@ -9,6 +9,8 @@
 
 /* 0 or the failing call's code (the thread's error says why). */
 int emu_client_new(emu_fixture *f, int prefer_ndjson, ocisbx_client **out);
+/* The same with at most max_attempts attempts a request (ocisbx_http_options_set_max_attempts). */
+int emu_client_new_attempts(emu_fixture *f, int max_attempts, ocisbx_client **out);
 /* The same with a download limit (ocisbx_client_options_set_max_download_bytes). */
 int emu_client_new_limited(emu_fixture *f, int prefer_ndjson, int64_t max_download, ocisbx_client **out);
 

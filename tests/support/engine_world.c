@@ -21,21 +21,33 @@ void engine_check(int rc, const char *what)
 ocisbx_engine *engine_world_new(emu_fixture *f, ocisbx_client **c, double rate, int max_creates)
 {
     engine_check(emu_client_new(f, 0, c), "client");
+    engine_world_opts o = ENGINE_WORLD_OPTS_DEFAULT;
+    o.rate = rate;
+    o.max_creates = max_creates;
+    return engine_world_new_on(*c, &o);
+}
+
+ocisbx_engine *engine_world_new_on(ocisbx_client *c, const engine_world_opts *o)
+{
     ocisbx_backend_options *bo = NULL;
     ocisbx_engine_options *eo = NULL;
     ocisbx_engine *e = NULL;
     engine_check(ocisbx_backend_options_new(&bo), "backend options");
-    engine_check(ocisbx_backend_options_set_client(bo, *c), "client");
+    engine_check(ocisbx_backend_options_set_client(bo, c), "client");
     engine_check(ocisbx_backend_options_set_poll_interval_ms(bo, 200), "poll");
     engine_check(ocisbx_backend_options_set_stop_timeout_ms(bo, 30000), "stop timeout");
+    if (o->kill_grace_s > 0)
+        engine_check(ocisbx_backend_options_set_kill_grace_s(bo, o->kill_grace_s), "kill grace");
+    if (o->client_margin_ms >= 0)
+        engine_check(ocisbx_backend_options_set_client_margin_ms(bo, o->client_margin_ms), "client margin");
     engine_check(ocisbx_engine_options_new(&eo), "engine options");
     engine_check(ocisbx_engine_options_set_backend_options(eo, bo), "set backend options");
     engine_check(ocisbx_engine_options_set_project_id(eo, EMU_FIXTURE_PROJECT), "project");
     engine_check(ocisbx_engine_options_set_max_in_flight(eo, 32), "in flight");
-    if (max_creates)
-        engine_check(ocisbx_engine_options_set_max_creates(eo, max_creates), "creates");
-    if (rate > 0)
-        engine_check(ocisbx_engine_options_set_creates_per_second(eo, rate), "rate");
+    if (o->max_creates)
+        engine_check(ocisbx_engine_options_set_max_creates(eo, o->max_creates), "creates");
+    if (o->rate > 0)
+        engine_check(ocisbx_engine_options_set_creates_per_second(eo, o->rate), "rate");
     engine_check(ocisbx_engine_new(eo, &e), "engine");
     ocisbx_engine_options_free(eo);
     ocisbx_backend_options_free(bo);

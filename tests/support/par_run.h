@@ -20,12 +20,16 @@
  * OCISBX_TEST_JOBS=1 runs the group the plain way (cmocka, in this
  * process, one group setup for all cases): for a debugger, or to compare.
  * The cases of several groups share one pool with par_run_groups().
- * $OCISBX_TEST_CASE (a glob, e.g. "test_exec_*") runs only the cases whose
- * names match it (not with OCISBX_TEST_JOBS=1). */
+ * $OCISBX_TEST_CASE (globs separated by ':', e.g. "test_exec_*:test_cp")
+ * runs only the cases whose names match one of them; $OCISBX_TEST_SKIP
+ * (the same form) leaves out the cases that match one of its globs. Both
+ * hold with OCISBX_TEST_JOBS=1 too: one program can so be several CTest
+ * entries (a case that must run alone its own, RUN_SERIAL). */
 #ifndef OCISBX_TEST_PAR_RUN_H
 #define OCISBX_TEST_PAR_RUN_H
 
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -37,6 +41,10 @@
 
 /* The number of cases run at once: $OCISBX_TEST_JOBS when it is 1..PAR_RUN_MAX_JOBS, else the default. */
 int par_run_jobs(void);
+/* Whether the case name is run: it matches one of the ':'-separated globs
+ * of only (NULL or empty: every case) and none of skip's (NULL or empty:
+ * none). $OCISBX_TEST_CASE and $OCISBX_TEST_SKIP are these. */
+bool par_run_selected(const char *name, const char *only, const char *skip);
 /* One group of par_run_groups. */
 typedef struct par_group {
     const char *name;
