@@ -51,7 +51,7 @@
      NULL},                                                                                                        \
         {"max-wait-seconds", "N", "give up waiting after N seconds (default 1200)", NULL, 0, NULL},                \
     {                                                                                                              \
-        "wait-interval-seconds", "N", "seconds between checks while waiting (default 2; 0: 200 ms)", NULL, 0, NULL \
+        "wait-interval-seconds", "N", "seconds between checks while waiting (default: poll_interval, 2; 0: 200 ms)", NULL, 0, NULL \
     }
 #define O_OUTPUT                                                                                                \
     {                                                                                                           \
