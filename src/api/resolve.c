@@ -108,8 +108,8 @@ static int set_field(ocisbx_settings *s, const char *name, const char *value, bo
         return ocisbx_fail(OCISBX_EINVAL, "%s %s: not one of " AUTH_KINDS, def ? "default auth" : "--auth",
                            OCISBX_SHOWN(value));
     int64_t ms = 0;
-    int bad = value && *value && strcmp(name, "poll_interval") == 0 ? ocisbx_setting_poll_interval_ms(value, &ms, NULL)
-                                                                    : 0;
+    int bad =
+        value && *value && strcmp(name, "poll_interval") == 0 ? ocisbx_setting_poll_interval_ms(value, &ms, NULL) : 0;
     if (bad)
         return bad;
     char *n = NULL;

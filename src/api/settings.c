@@ -42,13 +42,13 @@ static const ocisbx_setting table[] = {
     {"endpoint", "--endpoint", env_endpoint, NULL, NULL, "URL", "the service's base URL; by default the region's", C},
     {"api_version", "--api-version", env_api_version, NULL, OCISBX_DEFAULT_API_VERSION, "V",
      "the API version path segment", C},
-    {"ca_bundle", "--ca-bundle", env_ca_bundle, NULL, NULL, "FILE", "a PEM CA bundle for https; by default the system's",
-     C},
+    {"ca_bundle", "--ca-bundle", env_ca_bundle, NULL, NULL, "FILE",
+     "a PEM CA bundle for https; by default the system's", C},
     {"project_id", "--project-id", env_project, NULL, NULL, "OCID", "the project sandboxes are created in", S},
     {"runtime", "--runtime", env_runtime, NULL, OCISBX_DEFAULT_RUNTIME, "NAME", "the runtime of a created sandbox",
      S},
-    {"shape", "--shape", env_shape, NULL, OCISBX_DEFAULT_SHAPE, "NAME", "SMALL|MEDIUM|LARGE: a created sandbox's shape",
-     S},
+    {"shape", "--shape", env_shape, NULL, OCISBX_DEFAULT_SHAPE, "NAME",
+     "SMALL|MEDIUM|LARGE: a created sandbox's shape", S},
     {"expiration", "--expiration", env_expiration, NULL, OCISBX_DEFAULT_EXPIRATION, "DURATION",
      "a created sandbox's lifetime (ISO 8601, at most PT48H)", S},
     {"ready_timeout", "--ready-timeout", env_ready, NULL, STR(OCISBX_DEFAULT_READY_TIMEOUT_S), "SECONDS",
@@ -171,7 +171,9 @@ int ocisbx_setting_poll_interval_ms(const char *given, int64_t *ms, ocisbx_setti
         (over && n == OCISBX_POLL_INTERVAL_MAX_MS)) {
         bool env = src == OCISBX_SETTING_ENV;
         return ocisbx_fail(env ? OCISBX_ECONFIG : OCISBX_EINVAL, "%s %s: not a number of seconds from 0.01 to 3600",
-                           env && which ? which : src == OCISBX_SETTING_OPTION ? "--poll-interval" : "poll_interval",
+                           env && which                   ? which
+                           : src == OCISBX_SETTING_OPTION ? "--poll-interval"
+                                                          : "poll_interval",
                            v ? OCISBX_SHOWN(v) : "(none)");
     }
     *ms = n;

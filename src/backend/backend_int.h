@@ -103,7 +103,7 @@ struct ocisbx_backend {
     int kill_grace_s;
     int64_t client_margin_ms;
     int64_t stop_timeout_ms;
-    int64_t poll_ms; /* the poll interval (the option, else the setting; 0 until the OCI backend resolves it) */
+    int64_t poll_ms;    /* the poll interval (the option, else the setting; 0 until the OCI backend resolves it) */
     int parallel_parts; /* parts of one write in flight at once (1..) */
     unsigned close_flags;
     /* The exec wrapper's run files (.ocisbx/run-<slot>.*), reused by each

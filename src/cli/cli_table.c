@@ -92,12 +92,12 @@ const cli_global_view *cli_global_views(size_t *n)
         "sandbox-id", "ID", "an existing sandbox (connected, never deleted)", NULL, 0, NULL \
     }
 
-#define O_POLL_INTERVAL                                                                                 \
-    {                                                                                                   \
-        "poll-interval", "SECONDS",                                                                     \
+#define O_POLL_INTERVAL                                                                                  \
+    {                                                                                                    \
+        "poll-interval", "SECONDS",                                                                      \
             "seconds between state checks while waiting, 0.01 to 3600 (else OCI_SANDBOX_POLL_INTERVAL, " \
-            "then 2)",                                                                                  \
-            NULL, 0, NULL                                                                               \
+            "then 2)",                                                                                   \
+            NULL, 0, NULL                                                                                \
     }
 
 static const cli_option create_opts[] = {

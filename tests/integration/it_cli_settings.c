@@ -273,9 +273,10 @@ static int count_gets(const char *err)
 static void create_close(emu_fixture *f, const char *flag, const char *value, const char *const *env, int *gets)
 {
     cli_result r;
-    const char *const create[] = {"--debug", "--config-file", emu_fixture_config_path(f), "--endpoint",
-                                  emu_fixture_url(f), "create", "--project-id", EMU_FIXTURE_PROJECT, flag, value,
-                                  NULL};
+    const char *const create[] = {
+        "--debug", "--config-file", emu_fixture_config_path(f), "--endpoint", emu_fixture_url(f),
+        "create",  "--project-id",  EMU_FIXTURE_PROJECT,        flag,         value,
+        NULL};
     assert_int_equal(cli_run(create, NULL, env, &r), 0);
     if (r.status != 0)
         fail_msg("create: exit %d: %s", r.status, r.err);
@@ -285,8 +286,17 @@ static void create_close(emu_fixture *f, const char *flag, const char *value, co
     char sid[128];
     snprintf(sid, sizeof sid, "%.*s", (int)strcspn(id + 7, "\""), id + 7);
     cli_result_free(&r);
-    const char *const close[] = {"--debug", "--config-file", emu_fixture_config_path(f), "--endpoint",
-                                 emu_fixture_url(f), "close", "--sandbox-id", sid, flag, value, NULL};
+    const char *const close[] = {"--debug",
+                                 "--config-file",
+                                 emu_fixture_config_path(f),
+                                 "--endpoint",
+                                 emu_fixture_url(f),
+                                 "close",
+                                 "--sandbox-id",
+                                 sid,
+                                 flag,
+                                 value,
+                                 NULL};
     assert_int_equal(cli_run(close, NULL, env, &r), 0);
     if (r.status != 0)
         fail_msg("close: exit %d: %s", r.status, r.err);
@@ -318,10 +328,21 @@ static void test_poll_interval_option(void **state)
     static const char *const bad[] = {"0", "abc", "3601", "0.001"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cli_result r;
-        const char *const create[] = {"--config-file", emu_fixture_config_path(f), "--endpoint", emu_fixture_url(f),
-                                      "create", "--project-id", EMU_FIXTURE_PROJECT, "--poll-interval", bad[i], NULL};
-        const char *const close[] = {"--config-file", emu_fixture_config_path(f), "--endpoint", emu_fixture_url(f),
-                                     "close", "--sandbox-id", "sbx-none", "--poll-interval", bad[i], NULL};
+        const char *const create[] = {"--config-file",
+                                      emu_fixture_config_path(f),
+                                      "--endpoint",
+                                      emu_fixture_url(f),
+                                      "create",
+                                      "--project-id",
+                                      EMU_FIXTURE_PROJECT,
+                                      "--poll-interval",
+                                      bad[i],
+                                      NULL};
+        const char *const close[] = {"--config-file", emu_fixture_config_path(f),
+                                     "--endpoint",    emu_fixture_url(f),
+                                     "close",         "--sandbox-id",
+                                     "sbx-none",      "--poll-interval",
+                                     bad[i],          NULL};
         char want[128];
         snprintf(want, sizeof want, "--poll-interval %s: not a number of seconds from 0.01 to 3600", bad[i]);
         run(&r, create, env_with(NULL, NULL, NULL));
@@ -334,8 +355,8 @@ static void test_poll_interval_option(void **state)
         cli_result_free(&r);
     }
     cli_result r;
-    const char *const doctor[] = {"--config-file", emu_fixture_config_path(f), "--endpoint", emu_fixture_url(f),
-                                  "doctor", NULL};
+    const char *const doctor[] = {
+        "--config-file", emu_fixture_config_path(f), "--endpoint", emu_fixture_url(f), "doctor", NULL};
     run(&r, doctor, env_with(NULL, NULL, NULL));
     assert_setting(r.out, "poll_interval", "= 2 (default)");
     cli_result_free(&r);
@@ -354,20 +375,30 @@ static void test_poll_interval_variable(void **state)
         fail_msg("OCI_SANDBOX_POLL_INTERVAL=0.1: create %d GETs, close %d", gets[0], gets[1]);
     create_close(f, "--poll-interval", "0.1", env_with("OCI_SANDBOX_POLL_INTERVAL=soon", NULL, NULL), gets);
     cli_result r;
-    const char *const doctor[] = {"--config-file", emu_fixture_config_path(f), "--endpoint", emu_fixture_url(f),
-                                  "doctor", NULL};
+    const char *const doctor[] = {
+        "--config-file", emu_fixture_config_path(f), "--endpoint", emu_fixture_url(f), "doctor", NULL};
     run(&r, doctor, env_with("OCI_SANDBOX_POLL_INTERVAL=0.1", NULL, NULL));
     assert_setting(r.out, "poll_interval", "= 0.1 (variable OCI_SANDBOX_POLL_INTERVAL)");
     cli_result_free(&r);
     const char *want = "OCI_SANDBOX_POLL_INTERVAL soon: not a number of seconds from 0.01 to 3600";
-    const char *const create[] = {"--config-file", emu_fixture_config_path(f), "--endpoint", emu_fixture_url(f),
-                                  "create", "--project-id", EMU_FIXTURE_PROJECT, NULL};
+    const char *const create[] = {
+        "--config-file", emu_fixture_config_path(f), "--endpoint", emu_fixture_url(f), "create",
+        "--project-id",  EMU_FIXTURE_PROJECT,        NULL};
     run(&r, create, env_with("OCI_SANDBOX_POLL_INTERVAL=soon", NULL, NULL));
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.err, want));
     cli_result_free(&r);
-    const char *const get[] = {"--config-file", emu_fixture_config_path(f), "--endpoint", emu_fixture_url(f),
-                               "sandbox", "stop", "--sandbox-id", "sbx-none", "--wait-for-state", "STOPPED", NULL};
+    const char *const get[] = {"--config-file",
+                               emu_fixture_config_path(f),
+                               "--endpoint",
+                               emu_fixture_url(f),
+                               "sandbox",
+                               "stop",
+                               "--sandbox-id",
+                               "sbx-none",
+                               "--wait-for-state",
+                               "STOPPED",
+                               NULL};
     run(&r, get, env_with("OCI_SANDBOX_POLL_INTERVAL=soon", NULL, NULL));
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.err, want));
@@ -419,10 +450,10 @@ static void test_help_from_table(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_session_token_profile), cmocka_unit_test(test_profile_variables),
-        cmocka_unit_test(test_doctor_provenance),     cmocka_unit_test(test_auth_variables),
-        cmocka_unit_test(test_region_variable),       cmocka_unit_test(test_home_unset),
-        cmocka_unit_test(test_help_from_table),       cmocka_unit_test(test_poll_interval_option),
+        cmocka_unit_test(test_session_token_profile),  cmocka_unit_test(test_profile_variables),
+        cmocka_unit_test(test_doctor_provenance),      cmocka_unit_test(test_auth_variables),
+        cmocka_unit_test(test_region_variable),        cmocka_unit_test(test_home_unset),
+        cmocka_unit_test(test_help_from_table),        cmocka_unit_test(test_poll_interval_option),
         cmocka_unit_test(test_poll_interval_variable),
     };
     return par_run_group_tests_name("it_cli_settings", tests, setup, teardown);

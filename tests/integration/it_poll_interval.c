@@ -29,8 +29,7 @@ typedef struct world {
     int gets, others; /* GETs of one sandbox; every other request */
 } world;
 
-static void on_attempt(const char *method, const char *url, int attempt, int status, const char *request_id,
-                       void *ud)
+static void on_attempt(const char *method, const char *url, int attempt, int status, const char *request_id, void *ud)
 {
     (void)attempt, (void)status, (void)request_id;
     world *w = ud;
@@ -95,8 +94,8 @@ static counts create_close(world *w, int64_t option_ms)
     n.close_ms = ocisbx_time_monotonic_ms() - t0;
     n.close_gets = w->gets;
     ocisbx_backend_free(b);
-    fprintf(stderr, "create: %d GETs in %lld ms; close: %d GETs in %lld ms\n", n.create_gets,
-            (long long)n.create_ms, n.close_gets, (long long)n.close_ms);
+    fprintf(stderr, "create: %d GETs in %lld ms; close: %d GETs in %lld ms\n", n.create_gets, (long long)n.create_ms,
+            n.close_gets, (long long)n.close_ms);
     return n;
 }
 
@@ -172,8 +171,8 @@ static void test_api_wait(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_default),      cmocka_unit_test(test_option_over_variable),
-        cmocka_unit_test(test_variable),     cmocka_unit_test(test_bad_variable),
+        cmocka_unit_test(test_default),  cmocka_unit_test(test_option_over_variable),
+        cmocka_unit_test(test_variable), cmocka_unit_test(test_bad_variable),
         cmocka_unit_test(test_api_wait),
     };
     return par_run_group_tests_name("it_poll_interval", tests, setup, teardown);

@@ -163,18 +163,18 @@ static void test_poll_interval(void **state)
     static const struct {
         const char *v;
         int64_t ms;
-    } good[] = {{"0.01", 10},   {"0.1", 100},      {".5", 500},       {"1.", 1000},         {"1.5", 1500},
-                {"2", 2000},    {"0.0105", 10},    {"3600", 3600000}, {"3600.000", 3600000}, {"0010", 10000},
-                {"0.25", 250}};
+    } good[] = {{"0.01", 10},   {"0.1", 100},      {".5", 500},           {"1.", 1000},    {"1.5", 1500}, {"2", 2000},
+                {"0.0105", 10}, {"3600", 3600000}, {"3600.000", 3600000}, {"0010", 10000}, {"0.25", 250}};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         ms = -1;
         if (ocisbx_setting_poll_interval_ms(good[i].v, &ms, &src) != 0 || ms != good[i].ms)
             fail_msg("%s: %lld ms (%s)", good[i].v, (long long)ms, test_last_msg());
         assert_int_equal(src, OCISBX_SETTING_OPTION);
     }
-    static const char *const bad[] = {"0",     "0.009", "0.0099", "3600.001", "3600.0001", "3601", "-1",
-                                      "1e2",   "abc",   ".",      "1..2",     " 1",        "1 ",   "99999999999999999999",
-                                      "0x10", "1,5"};
+    static const char *const bad[] = {
+        "0",    "0.009", "0.0099", "3600.001", "3600.0001", "3601", "-1",
+        "1e2",  "abc",   ".",      "1..2",     " 1",        "1 ",   "99999999999999999999",
+        "0x10", "1,5"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ms = -1;
         if (ocisbx_setting_poll_interval_ms(bad[i], &ms, NULL) != OCISBX_EINVAL || ms != -1)
@@ -529,10 +529,9 @@ static void test_docs_table(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_table), cmocka_unit_test(test_variables_text),         cmocka_unit_test(test_lookup),
-        cmocka_unit_test(test_precedence),    cmocka_unit_test(test_program_defaults),
-        cmocka_unit_test(test_signer),        cmocka_unit_test(test_wrong_profile),
-        cmocka_unit_test(test_home_unset),    cmocka_unit_test(test_client),
+        cmocka_unit_test(test_table),         cmocka_unit_test(test_variables_text),   cmocka_unit_test(test_lookup),
+        cmocka_unit_test(test_precedence),    cmocka_unit_test(test_program_defaults), cmocka_unit_test(test_signer),
+        cmocka_unit_test(test_wrong_profile), cmocka_unit_test(test_home_unset),       cmocka_unit_test(test_client),
         cmocka_unit_test(test_docs_table),    cmocka_unit_test(test_poll_interval),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
