@@ -66,7 +66,7 @@ static const char executor_script[] = "#!/bin/sh\n"
                                       "  exit 3\n"
                                       "fi\n"
                                       "echo 'make-plan: thinking about the brief'\n"
-                                      "sleep 2\n"
+                                      "sleep 1\n"
                                       "{\n"
                                       "  echo '# Plan'\n"
                                       "  echo\n"
@@ -90,7 +90,7 @@ static const char brief[] = "Add a --json flag to the report command\n"
                             "print the report as JSON\n"
                             "document the flag\n";
 
-static void sleep_ms(long ms)
+static void sleep_ms(int64_t ms)
 {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
@@ -223,10 +223,15 @@ static int run(ocisbx_backend *b, const char *command)
     return 0;
 }
 
-/* Polls for plan.md until it is there, the executor ended, or the deadline. */
+/* Polls for plan.md (every 500 ms, or every poll_interval when
+ * OCI_SANDBOX_POLL_INTERVAL sets one) until it is there, the executor
+ * ended, or the deadline. */
 static int wait_for_plan(ocisbx_backend *b, const char *job, unsigned char **plan, size_t *len)
 {
-    int64_t end = now_ms() + PLAN_TIMEOUT_MS;
+    int64_t end = now_ms() + PLAN_TIMEOUT_MS, plan_poll_ms = 500, set = 0;
+    ocisbx_setting_source src = OCISBX_SETTING_UNSET;
+    if (ocisbx_setting_poll_interval_ms(NULL, &set, &src) == 0 && src != OCISBX_SETTING_DEFAULT)
+        plan_poll_ms = set;
     for (;;) {
         int rc = ocisbx_backend_read_bytes(b, "/workspace/plan.md", plan, len);
         if (rc == 0)
@@ -257,7 +262,7 @@ static int wait_for_plan(ocisbx_backend *b, const char *job, unsigned char **pla
             fprintf(stderr, PROG ": no /workspace/plan.md after %d s\n", PLAN_TIMEOUT_MS / 1000);
             return 1;
         }
-        sleep_ms(500);
+        sleep_ms(plan_poll_ms);
     }
 }
 

@@ -113,7 +113,12 @@ agent_loop_interrupted)
   setsid "$ex/agent_loop" --approve-all script.json > "$work/out" 2> "$work/err" &
   pid=$!
   for _ in $(seq 1 300); do grep -q 'approved by --approve-all' "$work/out" && break; sleep 0.1; done
-  sleep 1
+  # then until the command has started in the sandbox
+  running_sleep() {
+    "$ocisbx" sandbox-command-collection list --sandbox-id "$(sandbox_of "$work/out")" > "$work/commands.json" 2>/dev/null &&
+      grep -q 'sleep 90' "$work/commands.json" && grep -q '"timeStarted"' "$work/commands.json"
+  }
+  for _ in $(seq 1 300); do running_sleep && break; sleep 0.1; done
   t0=$(date +%s)
   kill -INT "$pid"
   set +e; wait "$pid"; status=$?; set -e

@@ -329,7 +329,7 @@ static ocisbx_engine *make_engine(const char *project, ocisbx_client *client)
     if (!rc)
         rc = ocisbx_backend_options_set_display_name(bo, PROG);
     if (!rc)
-        rc = ocisbx_backend_options_set_poll_interval_ms(bo, 500);
+        rc = example_poll_interval(bo, 500);
     if (!rc)
         rc = ocisbx_engine_options_new(&eo);
     if (!rc)

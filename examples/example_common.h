@@ -14,7 +14,8 @@
  * plus the OCI CLI's names (OCI_CLI_PROFILE, OCI_CLI_CONFIG_FILE,
  * OCI_CLI_REGION, OCI_CLI_AUTH; ours win when both are set) and the
  * backend's own (OCI_SANDBOX_RUNTIME, OCI_SANDBOX_SHAPE,
- * OCI_SANDBOX_EXPIRATION, OCI_SANDBOX_READY_TIMEOUT; docs/backend.md).
+ * OCI_SANDBOX_EXPIRATION, OCI_SANDBOX_READY_TIMEOUT, OCI_SANDBOX_POLL_INTERVAL;
+ * docs/backend.md).
  * The resolver allows plain http for a loopback endpoint only (the local
  * test tenancy): against the service everything is https as always. */
 #ifndef OCISBX_EXAMPLE_COMMON_H
@@ -104,16 +105,29 @@ static inline void example_catch_signals(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
+/* The example's own poll interval (ms), unless the poll_interval setting
+ * was given (OCI_SANDBOX_POLL_INTERVAL): that one wins, as any setting's
+ * variable wins over a program's default. */
+static inline int example_poll_interval(ocisbx_backend_options *o, int64_t ms)
+{
+    ocisbx_setting_source src = OCISBX_SETTING_UNSET;
+    int64_t set = 0;
+    if (ocisbx_setting_poll_interval_ms(NULL, &set, &src) != 0 || src != OCISBX_SETTING_DEFAULT)
+        return 0; /* a bad variable is the backend's error to report */
+    return ocisbx_backend_options_set_poll_interval_ms(o, ms);
+}
+
 /* Backend options over client (borrowed; NULL for a local backend), with
  * the cancel callback above (example_catch_signals installs the handlers).
- * Sandboxes are polled every second while they start. */
+ * Sandboxes are polled every second while they start (unless
+ * OCI_SANDBOX_POLL_INTERVAL says otherwise). */
 static inline int example_backend_options(ocisbx_client *client, ocisbx_backend_options **out)
 {
     int rc = ocisbx_backend_options_new(out);
     if (!rc && client)
         rc = ocisbx_backend_options_set_client(*out, client);
     if (!rc)
-        rc = ocisbx_backend_options_set_poll_interval_ms(*out, 1000);
+        rc = example_poll_interval(*out, 1000);
     if (!rc)
         rc = ocisbx_backend_options_set_cancel(*out, example_cancel, NULL);
     example_catch_signals();

@@ -498,7 +498,8 @@ OCISBX_API int ocisbx_client_extend_sandbox_if_match(ocisbx_client *c, const cha
 OCISBX_API int ocisbx_client_suspend_sandbox(ocisbx_client *c, const char *sandbox_id);
 /** ResumeSandbox. */
 OCISBX_API int ocisbx_client_resume_sandbox(ocisbx_client *c, const char *sandbox_id);
-/** Polls get_sandbox every poll_ms until lifecycleState is `state`; fails at
+/** Polls get_sandbox every poll_ms (0: the poll_interval setting,
+ * ocisbx_setting_poll_interval_ms) until lifecycleState is `state`; fails at
  * once (OCISBX_ECONFLICT naming the state) on FAILED or DELETED unless that
  * is the target, and with OCISBX_ETIMEOUT after timeout_ms. Waiting for
  * DELETED also ends on a 404 (then *out is NULL). out may be NULL. The
@@ -531,7 +532,7 @@ OCISBX_API int ocisbx_client_get_command(ocisbx_client *c, const char *sandbox_i
  * SandboxCommandSummary: no environment variables, no output. */
 OCISBX_API int ocisbx_client_list_commands(ocisbx_client *c, const char *sandbox_id, const ocisbx_list_options *o,
                                            ocisbx_command_collection **out);
-/** Polls get_command every poll_ms until its derived state
+/** Polls get_command every poll_ms (0: the poll_interval setting) until its derived state
  * (ocisbx_command_state) is `state`. The states only move forward, so:
  * waiting for RUNNING also ends (0) once the command has finished; waiting
  * for FINISHED fails at once with OCISBX_ECONFLICT when it finished without

@@ -35,8 +35,8 @@ extern "C" {
 #define OCISBX_BACKEND_MIN_MAX_OUTPUT 1024
 /** How long create waits for RUNNING when no timeout is set (nor $OCI_SANDBOX_READY_TIMEOUT). */
 #define OCISBX_BACKEND_DEFAULT_READY_TIMEOUT_MS (OCISBX_DEFAULT_READY_TIMEOUT_S * 1000)
-/** How often create polls the sandbox when no interval is set. */
-#define OCISBX_BACKEND_DEFAULT_POLL_INTERVAL_MS 2000
+/** How often create polls the sandbox when no interval is set (nor $OCI_SANDBOX_POLL_INTERVAL). */
+#define OCISBX_BACKEND_DEFAULT_POLL_INTERVAL_MS (OCISBX_DEFAULT_POLL_INTERVAL_S * 1000)
 /** A command's timeout when the call gives none. */
 #define OCISBX_BACKEND_DEFAULT_EXEC_TIMEOUT_MS 120000
 /** Grace between TERM and KILL at a command's deadline. */
@@ -96,7 +96,11 @@ OCISBX_API int ocisbx_backend_options_set_max_output_bytes(ocisbx_backend_option
 /** How long create waits for RUNNING (else $OCI_SANDBOX_READY_TIMEOUT in
  * seconds, else 300000 ms; must be positive). */
 OCISBX_API int ocisbx_backend_options_set_ready_timeout_ms(ocisbx_backend_options *o, int64_t ms);
-/** How often create polls the sandbox while it waits (default 2000 ms; must be positive). */
+/** How often the backend's waits poll (must be positive; else
+ * $OCI_SANDBOX_POLL_INTERVAL in decimal seconds, else 2000 ms): a create
+ * waiting for RUNNING every interval, a close waiting for STOPPED at most
+ * every OCISBX_BACKEND_STOP_POLL_MS, a canceled command at most every
+ * 200 ms. The engine's waits too. */
 OCISBX_API int ocisbx_backend_options_set_poll_interval_ms(ocisbx_backend_options *o, int64_t ms);
 /** A REST client of the caller's own: borrowed, must outlive the backend.
  * Without one, a client is built by the settings resolver
@@ -133,8 +137,8 @@ OCISBX_API int ocisbx_backend_options_set_client_margin_ms(ocisbx_backend_option
 /** close of an owned sandbox: how long it waits for STOPPED after the stop
  * request before it deletes anyway (else $OCI_SANDBOX_STOP_TIMEOUT in whole
  * seconds, else OCISBX_BACKEND_DEFAULT_STOP_TIMEOUT_MS; must be positive). It polls every
- * OCISBX_BACKEND_STOP_POLL_MS, or every poll_interval when one was set and
- * is shorter. */
+ * OCISBX_BACKEND_STOP_POLL_MS, or every poll_interval (the option or the
+ * setting) when that is shorter. */
 OCISBX_API int ocisbx_backend_options_set_stop_timeout_ms(ocisbx_backend_options *o, int64_t ms);
 /** A write above OCISBX_BACKEND_PART_SIZE to a sandbox: how many parts are
  * sent at once, 1..OCISBX_BACKEND_MAX_PARALLEL_PARTS (default

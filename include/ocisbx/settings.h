@@ -37,6 +37,13 @@ extern "C" {
 #define OCISBX_DEFAULT_READY_TIMEOUT_S 300
 /** How long a close waits for STOPPED when no timeout is set (seconds). */
 #define OCISBX_DEFAULT_STOP_TIMEOUT_S 60
+/** How often a wait asks for a state when no interval is set (seconds):
+ * a create waiting for RUNNING, a close for STOPPED, the API's waits. */
+#define OCISBX_DEFAULT_POLL_INTERVAL_S 2
+/** The shortest poll_interval accepted (milliseconds: 0.01 s). */
+#define OCISBX_POLL_INTERVAL_MIN_MS 10
+/** The longest poll_interval accepted (milliseconds: 3600 s). */
+#define OCISBX_POLL_INTERVAL_MAX_MS 3600000
 
 /** Where a resolved value came from. */
 typedef enum ocisbx_setting_source {
@@ -80,6 +87,13 @@ OCISBX_API const char *ocisbx_setting_variables(const char *name, char *buf, siz
  * settings (runtime, shape, expiration, ...) are read with. */
 OCISBX_API const char *ocisbx_setting_lookup(const char *name, const char *given, ocisbx_setting_source *source,
                                              const char **which);
+/** The poll_interval setting in milliseconds: given (decimal seconds such
+ * as "0.1", when not NULL or empty: an explicit value, the CLI's
+ * --poll-interval), else $OCI_SANDBOX_POLL_INTERVAL, else
+ * OCISBX_DEFAULT_POLL_INTERVAL_S. From 0.01 to 3600 seconds; a bad value
+ * fails naming its option (OCISBX_EINVAL) or its variable (OCISBX_ECONFIG)
+ * and the value. *source (may be NULL) says where it came from. */
+OCISBX_API int ocisbx_setting_poll_interval_ms(const char *given, int64_t *ms, ocisbx_setting_source *source);
 /** "option", "environment", "config file", "default" or "unset". */
 OCISBX_API const char *ocisbx_setting_source_name(ocisbx_setting_source source);
 

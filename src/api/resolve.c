@@ -107,6 +107,11 @@ static int set_field(ocisbx_settings *s, const char *name, const char *value, bo
     if (value && *value && strcmp(name, "auth") == 0 && !auth_known(value))
         return ocisbx_fail(OCISBX_EINVAL, "%s %s: not one of " AUTH_KINDS, def ? "default auth" : "--auth",
                            OCISBX_SHOWN(value));
+    int64_t ms = 0;
+    int bad =
+        value && *value && strcmp(name, "poll_interval") == 0 ? ocisbx_setting_poll_interval_ms(value, &ms, NULL) : 0;
+    if (bad)
+        return bad;
     char *n = NULL;
     if (value && *value && !(n = ocisbx_strdup(value)))
         return ocisbx_fail_nomem();

@@ -2,6 +2,7 @@
  * the bindings share, written once (include/ocisbx/settings.h). The CLI's
  * --help and docs/settings.md come from it; the one lookup of a variable
  * is here (through util's ocisbx_env_first). */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +26,7 @@ static const char *const env_shape[] = {"OCI_SANDBOX_SHAPE", NULL};
 static const char *const env_expiration[] = {"OCI_SANDBOX_EXPIRATION", NULL};
 static const char *const env_ready[] = {"OCI_SANDBOX_READY_TIMEOUT", NULL};
 static const char *const env_stop[] = {"OCI_SANDBOX_STOP_TIMEOUT", NULL};
+static const char *const env_poll[] = {"OCI_SANDBOX_POLL_INTERVAL", NULL};
 
 #define C OCISBX_SETTING_CLIENT
 #define S OCISBX_SETTING_SANDBOX
@@ -40,19 +42,21 @@ static const ocisbx_setting table[] = {
     {"endpoint", "--endpoint", env_endpoint, NULL, NULL, "URL", "the service's base URL; by default the region's", C},
     {"api_version", "--api-version", env_api_version, NULL, OCISBX_DEFAULT_API_VERSION, "V",
      "the API version path segment", C},
-    {"ca_bundle", "--ca-bundle", env_ca_bundle, NULL, NULL, "FILE", "a PEM CA bundle for https; by default the system's",
-     C},
+    {"ca_bundle", "--ca-bundle", env_ca_bundle, NULL, NULL, "FILE",
+     "a PEM CA bundle for https; by default the system's", C},
     {"project_id", "--project-id", env_project, NULL, NULL, "OCID", "the project sandboxes are created in", S},
     {"runtime", "--runtime", env_runtime, NULL, OCISBX_DEFAULT_RUNTIME, "NAME", "the runtime of a created sandbox",
      S},
-    {"shape", "--shape", env_shape, NULL, OCISBX_DEFAULT_SHAPE, "NAME", "SMALL|MEDIUM|LARGE: a created sandbox's shape",
-     S},
+    {"shape", "--shape", env_shape, NULL, OCISBX_DEFAULT_SHAPE, "NAME",
+     "SMALL|MEDIUM|LARGE: a created sandbox's shape", S},
     {"expiration", "--expiration", env_expiration, NULL, OCISBX_DEFAULT_EXPIRATION, "DURATION",
      "a created sandbox's lifetime (ISO 8601, at most PT48H)", S},
     {"ready_timeout", "--ready-timeout", env_ready, NULL, STR(OCISBX_DEFAULT_READY_TIMEOUT_S), "SECONDS",
      "how long a create waits for RUNNING", S},
     {"stop_timeout", "--stop-timeout", env_stop, NULL, STR(OCISBX_DEFAULT_STOP_TIMEOUT_S), "SECONDS",
      "how long a close waits for STOPPED before it deletes", S},
+    {"poll_interval", "--poll-interval", env_poll, NULL, STR(OCISBX_DEFAULT_POLL_INTERVAL_S), "SECONDS",
+     "seconds between state checks while waiting (0.01 to 3600)", S},
 };
 #undef C
 #undef S
@@ -126,6 +130,54 @@ const char *ocisbx_setting_lookup(const char *name, const char *given, ocisbx_se
     if (source)
         *source = v ? src : OCISBX_SETTING_UNSET;
     return v;
+}
+
+/* Decimal seconds ("2", "0.1", "1.5") to milliseconds, rounded down;
+ * *over is set when digits beyond the millisecond are not all zero. */
+static int seconds_ms(const char *v, int64_t *ms, bool *over)
+{
+    int64_t whole = 0, frac = 0;
+    int digits = 0, fdigits = 0;
+    const char *p = v;
+    *over = false;
+    for (; *p >= '0' && *p <= '9'; p++, digits++)
+        if ((whole = whole * 10 + (*p - '0')) > OCISBX_POLL_INTERVAL_MAX_MS)
+            return -1;
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++, fdigits++) {
+            if (fdigits < 3)
+                frac = frac * 10 + (*p - '0');
+            else if (*p != '0')
+                *over = true;
+        }
+    if (*p || digits + fdigits == 0)
+        return -1;
+    for (int i = fdigits; i < 3; i++)
+        frac *= 10;
+    *ms = whole * 1000 + frac;
+    return 0;
+}
+
+int ocisbx_setting_poll_interval_ms(const char *given, int64_t *ms, ocisbx_setting_source *source)
+{
+    ocisbx_setting_source src = OCISBX_SETTING_UNSET;
+    const char *which = NULL;
+    const char *v = ocisbx_setting_lookup("poll_interval", given, &src, &which);
+    if (source)
+        *source = src;
+    int64_t n = 0;
+    bool over = false;
+    if (!v || seconds_ms(v, &n, &over) != 0 || n < OCISBX_POLL_INTERVAL_MIN_MS || n > OCISBX_POLL_INTERVAL_MAX_MS ||
+        (over && n == OCISBX_POLL_INTERVAL_MAX_MS)) {
+        bool env = src == OCISBX_SETTING_ENV;
+        return ocisbx_fail(env ? OCISBX_ECONFIG : OCISBX_EINVAL, "%s %s: not a number of seconds from 0.01 to 3600",
+                           env && which                   ? which
+                           : src == OCISBX_SETTING_OPTION ? "--poll-interval"
+                                                          : "poll_interval",
+                           v ? OCISBX_SHOWN(v) : "(none)");
+    }
+    *ms = n;
+    return 0;
 }
 
 const char *ocisbx_setting_source_name(ocisbx_setting_source source)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api/client_internal.h"
+#include "ocisbx/settings.h"
 #include "ocisbx/util.h"
 #include "sys/sleep.h"
 
@@ -49,8 +50,9 @@ static int wait_states(ocisbx_client *c, const char *what, get_fn get, const cha
         return ocisbx_fail(OCISBX_EINVAL, "wait for %s: the id and the state are required", what);
     if (timeout_ms < 0 || poll_ms < 0)
         return ocisbx_fail(OCISBX_EINVAL, "wait for %s %s: negative time", what, id);
-    if (poll_ms == 0)
-        poll_ms = 2000;
+    int prc = poll_ms == 0 ? ocisbx_setting_poll_interval_ms(NULL, &poll_ms, NULL) : 0; /* 0: the setting */
+    if (prc)
+        return prc;
     char want[256];
     states_text(states, n, want, sizeof want);
     int64_t deadline = ocisbx_time_monotonic_ms() + timeout_ms;
@@ -221,8 +223,9 @@ int ocisbx_client_wait_command_any(ocisbx_client *c, const char *sandbox_id, con
         return ocisbx_fail(OCISBX_EINVAL, "wait for command %s: no state to wait for", command_id);
     if (timeout_ms < 0 || poll_ms < 0)
         return ocisbx_fail(OCISBX_EINVAL, "wait for command %s: negative time", command_id);
-    if (poll_ms == 0)
-        poll_ms = 2000;
+    int prc = poll_ms == 0 ? ocisbx_setting_poll_interval_ms(NULL, &poll_ms, NULL) : 0; /* 0: the setting */
+    if (prc)
+        return prc;
     int64_t deadline = ocisbx_time_monotonic_ms() + timeout_ms;
     for (;;) {
         ocisbx_command *cm = NULL;

@@ -126,6 +126,23 @@ int ocisbx_backend_options_set_poll_interval_ms(ocisbx_backend_options *o, int64
     return 0;
 }
 
+int ocisbx_backend_poll_interval_ms(const ocisbx_backend_options *o, int64_t *ms)
+{
+    if (o && o->poll_interval_ms > 0) {
+        *ms = o->poll_interval_ms;
+        return 0;
+    }
+    return ocisbx_setting_poll_interval_ms(NULL, ms, NULL);
+}
+
+int64_t ocisbx_backend_wait_poll_ms(int64_t interval_ms, ocisbx_wait_kind kind)
+{
+    int64_t cap = kind == OCISBX_WAIT_STOPPED  ? OCISBX_BACKEND_STOP_POLL_MS
+                  : kind == OCISBX_WAIT_KILLED ? OCISBX_BACKEND_KILL_POLL_MS
+                                               : interval_ms;
+    return interval_ms > 0 && interval_ms < cap ? interval_ms : cap;
+}
+
 int ocisbx_backend_options_set_client(ocisbx_backend_options *o, ocisbx_client *client)
 {
     if (!o)

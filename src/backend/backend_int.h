@@ -103,7 +103,7 @@ struct ocisbx_backend {
     int kill_grace_s;
     int64_t client_margin_ms;
     int64_t stop_timeout_ms;
-    int64_t poll_ms; /* the poll_interval option, 0 when unset */
+    int64_t poll_ms;    /* the poll interval (the option, else the setting; 0 until the OCI backend resolves it) */
     int parallel_parts; /* parts of one write in flight at once (1..) */
     unsigned close_flags;
     /* The exec wrapper's run files (.ocisbx/run-<slot>.*), reused by each
@@ -152,6 +152,22 @@ struct ocisbx_backend_options {
     int64_t stop_timeout_ms;  /* 0 unset */
     int parallel_parts;       /* 0 unset */
 };
+
+/* The waits that poll a state; each one's poll comes from the one
+ * interval through ocisbx_backend_wait_poll_ms. */
+typedef enum ocisbx_wait_kind {
+    OCISBX_WAIT_RUNNING, /* a create until RUNNING: every interval */
+    OCISBX_WAIT_STOPPED, /* a close until STOPPED: at most OCISBX_BACKEND_STOP_POLL_MS */
+    OCISBX_WAIT_KILLED   /* a canceled command until it has finished: at most OCISBX_BACKEND_KILL_POLL_MS */
+} ocisbx_wait_kind;
+/* A canceled command is asked for its state at least this often (ms). */
+#define OCISBX_BACKEND_KILL_POLL_MS 200
+/* The poll interval: the option (ocisbx_backend_options_set_poll_interval_ms),
+ * else the poll_interval setting (OCI_SANDBOX_POLL_INTERVAL, else 2 s); a bad
+ * variable fails naming it. */
+int ocisbx_backend_poll_interval_ms(const ocisbx_backend_options *o, int64_t *ms);
+/* The poll of one wait from the interval (the one place that computes it). */
+int64_t ocisbx_backend_wait_poll_ms(int64_t interval_ms, ocisbx_wait_kind kind);
 
 /* The text an implementation hands to one /bin/sh: the script with its
  * positional parameters set first ("set -- 'a' 'b'"), each shell-quoted. A

@@ -14,7 +14,6 @@
 #define OCI_CANCEL_WAIT_MS 2000  /* for the cancel of a run that failed */
 #define OCI_DELETE_WAIT_MS 60000 /* for the delete of a sandbox we own */
 #define OCI_KILL_WAIT_S 5        /* a job's kill waits grace + this for the end */
-#define OCI_KILL_POLL_MS 200
 
 typedef struct oci_impl {
     ocisbx_client *client;
@@ -95,7 +94,8 @@ static int oci_kill_spawned(ocisbx_backend *b, const char *handle)
     if (rc)
         return rc;
     rc = ocisbx_client_wait_command(oi->client, b->sandbox_id, handle, OCISBX_COMMAND_FINISHED_NO_EXIT_CODE,
-                                    (int64_t)(b->kill_grace_s + OCI_KILL_WAIT_S) * 1000, OCI_KILL_POLL_MS, NULL);
+                                    (int64_t)(b->kill_grace_s + OCI_KILL_WAIT_S) * 1000,
+                                    ocisbx_backend_wait_poll_ms(b->poll_ms, OCISBX_WAIT_KILLED), NULL);
     return rc == OCISBX_ECONFLICT ? 0 : rc; /* finished with an exit code after all */
 }
 
@@ -386,7 +386,7 @@ static int stop_and_wait(ocisbx_backend *b, oci_impl *oi)
         b->close_flags |= OCISBX_CLOSE_STOP_FAILED;
         return ocisbx_error_wrap("close: stopping sandbox %s: ", b->sandbox_id);
     }
-    int64_t poll = b->poll_ms > 0 && b->poll_ms < OCISBX_BACKEND_STOP_POLL_MS ? b->poll_ms : OCISBX_BACKEND_STOP_POLL_MS;
+    int64_t poll = ocisbx_backend_wait_poll_ms(b->poll_ms, OCISBX_WAIT_STOPPED);
     int64_t end = ocisbx_time_monotonic_ms() + b->stop_timeout_ms;
     for (;;) {
         int64_t left = end - ocisbx_time_monotonic_ms();
@@ -683,8 +683,7 @@ static int create_sandbox(ocisbx_backend *b, oci_impl *oi, const char *project_i
     if (!b->sandbox_id)
         return ocisbx_fail(OCISBX_EPARSE, "create: the answer has no sandbox id");
     oi->owned = true;
-    int64_t pi = o && o->poll_interval_ms ? o->poll_interval_ms : OCISBX_BACKEND_DEFAULT_POLL_INTERVAL_MS;
-    rc = wait_running(b, oi, rt, pi, &s);
+    rc = wait_running(b, oi, rt, ocisbx_backend_wait_poll_ms(b->poll_ms, OCISBX_WAIT_RUNNING), &s);
     if (!rc) {
         rc = ocisbx_sandbox_to_json(s, &oi->sandbox_json);
         ocisbx_sandbox_free(s);
@@ -725,6 +724,8 @@ int ocisbx_backend_oci_open(const char *project_id, const char *sandbox_id, cons
     }
     if (!rc) /* checked at open: a close must not find it wrong */
         rc = timeout_setting_ms("backend", "stop_timeout", o ? o->stop_timeout_ms : 0, &b->stop_timeout_ms);
+    if (!rc && ocisbx_backend_poll_interval_ms(o, &b->poll_ms))
+        rc = ocisbx_error_wrap("backend: ");
     if (!rc) {
         b->root = ocisbx_strdup("/workspace");
         if (!b->root)

@@ -216,13 +216,16 @@ int cli_api_int(const char *cmd, const char *name, const char *value, long long 
 
 int cli_api_wait_ms(const char *cmd, const cli_api_opts *o, int64_t *timeout_ms, int64_t *poll_ms)
 {
-    long long t = 1200, p = 2;
+    long long t = 1200, p = 0;
     if (o->max_wait_seconds && cli_api_int(cmd, "max-wait-seconds", o->max_wait_seconds, 0, 172800, &t))
         return CLI_EXIT_USAGE;
     if (o->wait_interval_seconds && cli_api_int(cmd, "wait-interval-seconds", o->wait_interval_seconds, 0, 3600, &p))
         return CLI_EXIT_USAGE;
     *timeout_ms = t * 1000;
     *poll_ms = p ? p * 1000 : 200;
+    /* not given: the poll_interval setting (OCI_SANDBOX_POLL_INTERVAL, else 2 s) */
+    if (!o->wait_interval_seconds && ocisbx_setting_poll_interval_ms(NULL, poll_ms, NULL) != 0)
+        return cli_error(CLI_EXIT_USAGE, "%s: %s", cmd, ocisbx_error_message(ocisbx_error_last()));
     return 0;
 }
 

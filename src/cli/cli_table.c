@@ -92,6 +92,14 @@ const cli_global_view *cli_global_views(size_t *n)
         "sandbox-id", "ID", "an existing sandbox (connected, never deleted)", NULL, 0, NULL \
     }
 
+#define O_POLL_INTERVAL                                                                                  \
+    {                                                                                                    \
+        "poll-interval", "SECONDS",                                                                      \
+            "seconds between state checks while waiting, 0.01 to 3600 (else OCI_SANDBOX_POLL_INTERVAL, " \
+            "then 2)",                                                                                   \
+            NULL, 0, NULL                                                                                \
+    }
+
 static const cli_option create_opts[] = {
     {"project-id", "OCID", "the project (else OCI_SANDBOX_PROJECT_ID)", NULL, 0, NULL},
     {"runtime", "NAME", "the runtime (else OCI_SANDBOX_RUNTIME, then python-3.11)", NULL, 0, NULL},
@@ -102,12 +110,13 @@ static const cli_option create_opts[] = {
     {"warmpool-name", "NAME", "take the sandbox from this warm pool", NULL, 0, NULL},
     O_ENV_NAMED(CLI_OPT_REPEAT),
     {"ready-timeout", "SECONDS", "how long to wait for RUNNING", NULL, 0, NULL},
-    {"poll-interval", "SECONDS", "seconds between checks while waiting", NULL, 0, NULL},
+    O_POLL_INTERVAL,
     CLI_END_OPTIONS,
 };
 static const cli_option close_opts[] = {
     {"sandbox-id", "ID", "the sandbox", NULL, CLI_OPT_REQUIRED, NULL},
     {"stop-timeout", "SECONDS", "how long to wait for STOPPED before deleting anyway (default 60)", NULL, 0, NULL},
+    O_POLL_INTERVAL,
     CLI_END_OPTIONS,
 };
 static const cli_option exec_opts[] = {

@@ -42,16 +42,17 @@
     {                                                                                           \
         "env", "NAME=VALUE", "an environment variable (repeatable)", NULL, CLI_OPT_REPEAT, NULL \
     }
-#define O_WAIT(states)                                                                                             \
-    {"wait-for-state",                                                                                             \
-     "STATE",                                                                                                      \
-     "wait until the resource reaches STATE (repeatable: the first of them reached ends the wait)",                \
-     states,                                                                                                       \
-     CLI_OPT_REPEAT,                                                                                               \
-     NULL},                                                                                                        \
-        {"max-wait-seconds", "N", "give up waiting after N seconds (default 1200)", NULL, 0, NULL},                \
-    {                                                                                                              \
-        "wait-interval-seconds", "N", "seconds between checks while waiting (default 2; 0: 200 ms)", NULL, 0, NULL \
+#define O_WAIT(states)                                                                                              \
+    {"wait-for-state",                                                                                              \
+     "STATE",                                                                                                       \
+     "wait until the resource reaches STATE (repeatable: the first of them reached ends the wait)",                 \
+     states,                                                                                                        \
+     CLI_OPT_REPEAT,                                                                                                \
+     NULL},                                                                                                         \
+        {"max-wait-seconds", "N", "give up waiting after N seconds (default 1200)", NULL, 0, NULL},                 \
+    {                                                                                                               \
+        "wait-interval-seconds", "N", "seconds between checks while waiting (default poll_interval: 2; 0: 200 ms)", \
+            NULL, 0, NULL                                                                                           \
     }
 #define O_OUTPUT                                                                                                \
     {                                                                                                           \

@@ -85,6 +85,17 @@ static int seconds(const char *cmd, const char *name, const char *v, long long m
     return 0;
 }
 
+/* --poll-interval SECONDS: decimal seconds, the poll_interval setting's rule. */
+static int poll_option(const char *cmd, const char *v, ocisbx_backend_options *o)
+{
+    int64_t ms = 0;
+    if (!*v)
+        return cli_error(CLI_EXIT_USAGE, "%s: --poll-interval: empty value", cmd);
+    if (ocisbx_setting_poll_interval_ms(v, &ms, NULL) != 0)
+        return cli_error(CLI_EXIT_USAGE, "%s: %s", cmd, ocisbx_error_message(ocisbx_error_last()));
+    return ocisbx_backend_options_set_poll_interval_ms(o, ms) ? cli_fail_last() : 0;
+}
+
 static int oci_options(cli_ctx *ctx, ocisbx_client **client, ocisbx_backend_options *o)
 {
     int st = cli_api_client(ctx, client);
@@ -141,9 +152,7 @@ int cmd_create(cli_ctx *ctx, int argc, char **argv)
             if (!st)
                 ocisbx_backend_options_set_ready_timeout_ms(o, n * 1000);
         } else if ((r = cli_opt_value(argc, argv, &i, "poll-interval", &v)) != 0) {
-            st = r < 0 ? CLI_EXIT_USAGE : seconds(cmd, "poll-interval", v, 3600, &n);
-            if (!st)
-                ocisbx_backend_options_set_poll_interval_ms(o, n * 1000);
+            st = r < 0 ? CLI_EXIT_USAGE : poll_option(cmd, v, o);
         } else {
             st = cli_unknown_option(cmd, argv[i]);
         }
@@ -201,7 +210,7 @@ int cmd_create(cli_ctx *ctx, int argc, char **argv)
  * the delete: the handler only sets a flag, a second one too. */
 int cmd_close(cli_ctx *ctx, int argc, char **argv)
 {
-    const char *id = NULL, *v = NULL;
+    const char *id = NULL, *v = NULL, *poll = NULL;
     long long stop_s = 0;
     for (int i = 1; i < argc; i++) {
         int r = cli_opt_value(argc, argv, &i, "sandbox-id", &v);
@@ -214,6 +223,10 @@ int cmd_close(cli_ctx *ctx, int argc, char **argv)
                 return CLI_EXIT_USAGE;
             continue;
         }
+        if (r == 0 && (r = cli_opt_value(argc, argv, &i, "poll-interval", &v)) > 0) {
+            poll = v;
+            continue;
+        }
         return r < 0 ? CLI_EXIT_USAGE : cli_unknown_option("close", argv[i]);
     }
     if (!id)
@@ -222,7 +235,9 @@ int cmd_close(cli_ctx *ctx, int argc, char **argv)
     if (ocisbx_backend_options_new(&o))
         return cli_fail_last();
     ocisbx_client *c = NULL;
-    int st = oci_options(ctx, &c, o);
+    int st = poll ? poll_option("close", poll, o) : 0;
+    if (!st)
+        st = oci_options(ctx, &c, o);
     if (!st && stop_s)
         ocisbx_backend_options_set_stop_timeout_ms(o, stop_s * 1000);
     struct sigaction sa, old_int, old_term;

@@ -70,7 +70,8 @@ static void step_settings(doctor *d)
 {
     ocisbx_settings *s = d->ctx->settings;
     for (const ocisbx_setting *r = ocisbx_setting_next(NULL); r; r = ocisbx_setting_next(r)) {
-        if (!(r->flags & OCISBX_SETTING_CLIENT) && strcmp(r->name, "project_id") != 0)
+        if (!(r->flags & OCISBX_SETTING_CLIENT) && strcmp(r->name, "project_id") != 0 &&
+            strcmp(r->name, "poll_interval") != 0)
             continue;
         const char *v = ocisbx_settings_get(s, r->name), *o = ocisbx_settings_origin(s, r->name);
         ocisbx_setting_source src = ocisbx_settings_source(s, r->name);

@@ -218,6 +218,8 @@ static int setup(ocisbx_engine *e, const ocisbx_engine_options *o)
         rc = ocisbx_oci_create_details(e->bo, &d, &e->ready_ms);
         ocisbx_create_sandbox_details_free(d);
     }
+    if (!rc) /* the option, else the setting: every wait's poll comes from it */
+        rc = ocisbx_backend_poll_interval_ms(e->bo, &e->bo->poll_interval_ms);
     if (!rc)
         rc = make_client(e);
     if (rc)

@@ -22,7 +22,6 @@
 #define STDERR_TEXT_MAX 1024
 #define RESUME_LIMIT 5      /* connections in a row without a new event */
 #define KILL_WAIT_S 5       /* after the kill grace, for the command's end */
-#define KILL_POLL_MS 200
 
 enum { X_RUN = 20, X_WAIT, X_KILL, X_GONE };
 
@@ -150,7 +149,8 @@ static void kill_answered(eng_req *q, int rc, ocisbx_http_response *resp)
         return;
     }
     op->step = X_GONE;
-    if (command_request(op, OCISBX_OP_GET_COMMAND, KILL_POLL_MS) != 0)
+    if (command_request(op, OCISBX_OP_GET_COMMAND,
+                        ocisbx_backend_wait_poll_ms(op->e->bo->poll_interval_ms, OCISBX_WAIT_KILLED)) != 0)
         kill_end(op);
 }
 

@@ -170,10 +170,8 @@ int eng_ops_soon(const ocisbx_engine *e)
 /* ---- requests ---- */
 static int64_t poll_delay(eng_op *op)
 {
-    const ocisbx_backend_options *bo = op->e->bo;
-    int64_t top = bo->poll_interval_ms > 0 ? bo->poll_interval_ms : OCISBX_BACKEND_DEFAULT_POLL_INTERVAL_MS;
-    if (op->kind == ENG_CLOSE && top > OCISBX_BACKEND_STOP_POLL_MS)
-        top = OCISBX_BACKEND_STOP_POLL_MS;
+    int64_t top = ocisbx_backend_wait_poll_ms(op->e->bo->poll_interval_ms,
+                                              op->kind == ENG_CLOSE ? OCISBX_WAIT_STOPPED : OCISBX_WAIT_RUNNING);
     int64_t d = FIRST_POLL_MS;
     for (int i = 0; i < op->polls && d < top; i++)
         d *= 2;

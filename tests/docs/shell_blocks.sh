@@ -10,7 +10,8 @@
 #
 # Each marked block runs in bash (errexit, pipefail) in a fresh directory
 # (the blocks at once, each reported whole in the files' order),
-# with a fresh HOME and none of the caller's OCI_* variables, after these
+# with a fresh HOME and none of the caller's OCI_* variables (a tenancy's
+# keys come from the build's key pool: OCISBX_TENANCY_KEY_DIR), after these
 # replacements only: scripts/ -> the source tree's scripts/, build/ -> this
 # build directory, /tmp/t -> a fresh directory. A block that starts a local
 # test tenancy stops it itself (the test stops it too, on failure).
@@ -51,6 +52,7 @@ for md in "${files[@]}"; do
     # tenancy); its report is printed below, in the files' order
     (st=0
      cd "$dir" && env -i PATH="$PATH" HOME="$dir/home" LANG=C.UTF-8 TERM=dumb BUILD_DIR="$build" \
+       OCISBX_TENANCY_KEY_DIR="$build/test-key-pool/tenancy" \
        bash -euo pipefail "$dir/block.sh" </dev/null >"$dir/out" 2>&1 || st=$?
      echo "$st" >"$dir/status") &
     printf '%s %s\n' "$(basename "$md")" "$name" >>"$work/order"

@@ -256,6 +256,156 @@ static void test_region_variable(void **state)
     cli_result_free(&r);
 }
 
+/* The GetSandbox requests in a --debug run's stderr. */
+static int count_gets(const char *err)
+{
+    int n = 0;
+    for (const char *p = err; (p = strstr(p, "http: > GET ")) != NULL; p++) {
+        const char *eol = strchr(p, '\n');
+        const char *s = strstr(p, "/sandboxes/");
+        n += s && (!eol || s < eol);
+    }
+    return n;
+}
+
+/* create and close against f (a create takes 0.6 s, a stop 0.3 s) with the
+ * extra arguments and environment: the GETs of each. */
+static void create_close(emu_fixture *f, const char *flag, const char *value, const char *const *env, int *gets)
+{
+    cli_result r;
+    const char *const create[] = {
+        "--debug", "--config-file", emu_fixture_config_path(f), "--endpoint", emu_fixture_url(f),
+        "create",  "--project-id",  EMU_FIXTURE_PROJECT,        flag,         value,
+        NULL};
+    assert_int_equal(cli_run(create, NULL, env, &r), 0);
+    if (r.status != 0)
+        fail_msg("create: exit %d: %s", r.status, r.err);
+    gets[0] = count_gets(r.err);
+    const char *id = strstr(r.out, "\"id\": \"");
+    assert_non_null(id);
+    char sid[128];
+    snprintf(sid, sizeof sid, "%.*s", (int)strcspn(id + 7, "\""), id + 7);
+    cli_result_free(&r);
+    const char *const close[] = {"--debug",
+                                 "--config-file",
+                                 emu_fixture_config_path(f),
+                                 "--endpoint",
+                                 emu_fixture_url(f),
+                                 "close",
+                                 "--sandbox-id",
+                                 sid,
+                                 flag,
+                                 value,
+                                 NULL};
+    assert_int_equal(cli_run(close, NULL, env, &r), 0);
+    if (r.status != 0)
+        fail_msg("close: exit %d: %s", r.status, r.err);
+    gets[1] = count_gets(r.err);
+    cli_result_free(&r);
+    fprintf(stderr, "create: %d GETs, close: %d GETs\n", gets[0], gets[1]);
+}
+
+static emu_fixture *slow_emulator(void)
+{
+    emu_fixture_options o = {0};
+    o.extra_yaml = "limits:\n  create_delay_ms: 600\n  stop_delay_ms: 300\n";
+    emu_fixture *f = NULL;
+    assert_int_equal(emu_fixture_start(&o, &f), 0);
+    return f;
+}
+
+/* --poll-interval of create and close (decimal seconds: at 0.1 a create
+ * of 0.6 s polls about six times, where the default 2 s polls twice); a bad
+ * value is a usage error naming the option; doctor shows the default. */
+static void test_poll_interval_option(void **state)
+{
+    (void)state;
+    emu_fixture *f = slow_emulator();
+    int gets[2];
+    create_close(f, "--poll-interval", "0.1", env_with(NULL, NULL, NULL), gets);
+    if (gets[0] < 4 || gets[1] < 3)
+        fail_msg("--poll-interval 0.1: create %d GETs, close %d", gets[0], gets[1]);
+    static const char *const bad[] = {"0", "abc", "3601", "0.001"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cli_result r;
+        const char *const create[] = {"--config-file",
+                                      emu_fixture_config_path(f),
+                                      "--endpoint",
+                                      emu_fixture_url(f),
+                                      "create",
+                                      "--project-id",
+                                      EMU_FIXTURE_PROJECT,
+                                      "--poll-interval",
+                                      bad[i],
+                                      NULL};
+        const char *const close[] = {"--config-file", emu_fixture_config_path(f),
+                                     "--endpoint",    emu_fixture_url(f),
+                                     "close",         "--sandbox-id",
+                                     "sbx-none",      "--poll-interval",
+                                     bad[i],          NULL};
+        char want[128];
+        snprintf(want, sizeof want, "--poll-interval %s: not a number of seconds from 0.01 to 3600", bad[i]);
+        run(&r, create, env_with(NULL, NULL, NULL));
+        assert_int_equal(r.status, 2);
+        assert_non_null(strstr(r.err, want));
+        cli_result_free(&r);
+        run(&r, close, env_with(NULL, NULL, NULL));
+        assert_int_equal(r.status, 2);
+        assert_non_null(strstr(r.err, want));
+        cli_result_free(&r);
+    }
+    cli_result r;
+    const char *const doctor[] = {
+        "--config-file", emu_fixture_config_path(f), "--endpoint", emu_fixture_url(f), "doctor", NULL};
+    run(&r, doctor, env_with(NULL, NULL, NULL));
+    assert_setting(r.out, "poll_interval", "= 2 (default)");
+    cli_result_free(&r);
+    emu_fixture_free(f);
+}
+
+/* OCI_SANDBOX_POLL_INTERVAL: create, close and the API's waits use it,
+ * doctor names it, the flag wins over it, a bad value names it. */
+static void test_poll_interval_variable(void **state)
+{
+    (void)state;
+    emu_fixture *f = slow_emulator();
+    int gets[2];
+    create_close(f, NULL, NULL, env_with("OCI_SANDBOX_POLL_INTERVAL=0.1", NULL, NULL), gets);
+    if (gets[0] < 4 || gets[1] < 3)
+        fail_msg("OCI_SANDBOX_POLL_INTERVAL=0.1: create %d GETs, close %d", gets[0], gets[1]);
+    create_close(f, "--poll-interval", "0.1", env_with("OCI_SANDBOX_POLL_INTERVAL=soon", NULL, NULL), gets);
+    cli_result r;
+    const char *const doctor[] = {
+        "--config-file", emu_fixture_config_path(f), "--endpoint", emu_fixture_url(f), "doctor", NULL};
+    run(&r, doctor, env_with("OCI_SANDBOX_POLL_INTERVAL=0.1", NULL, NULL));
+    assert_setting(r.out, "poll_interval", "= 0.1 (variable OCI_SANDBOX_POLL_INTERVAL)");
+    cli_result_free(&r);
+    const char *want = "OCI_SANDBOX_POLL_INTERVAL soon: not a number of seconds from 0.01 to 3600";
+    const char *const create[] = {
+        "--config-file", emu_fixture_config_path(f), "--endpoint", emu_fixture_url(f), "create",
+        "--project-id",  EMU_FIXTURE_PROJECT,        NULL};
+    run(&r, create, env_with("OCI_SANDBOX_POLL_INTERVAL=soon", NULL, NULL));
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, want));
+    cli_result_free(&r);
+    const char *const get[] = {"--config-file",
+                               emu_fixture_config_path(f),
+                               "--endpoint",
+                               emu_fixture_url(f),
+                               "sandbox",
+                               "stop",
+                               "--sandbox-id",
+                               "sbx-none",
+                               "--wait-for-state",
+                               "STOPPED",
+                               NULL};
+    run(&r, get, env_with("OCI_SANDBOX_POLL_INTERVAL=soon", NULL, NULL));
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, want));
+    cli_result_free(&r);
+    emu_fixture_free(f);
+}
+
 /* HOME unset or empty: one rule, the passwd entry's home. */
 static void test_home_unset(void **state)
 {
@@ -300,10 +450,11 @@ static void test_help_from_table(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_session_token_profile), cmocka_unit_test(test_profile_variables),
-        cmocka_unit_test(test_doctor_provenance),     cmocka_unit_test(test_auth_variables),
-        cmocka_unit_test(test_region_variable),       cmocka_unit_test(test_home_unset),
-        cmocka_unit_test(test_help_from_table),
+        cmocka_unit_test(test_session_token_profile),  cmocka_unit_test(test_profile_variables),
+        cmocka_unit_test(test_doctor_provenance),      cmocka_unit_test(test_auth_variables),
+        cmocka_unit_test(test_region_variable),        cmocka_unit_test(test_home_unset),
+        cmocka_unit_test(test_help_from_table),        cmocka_unit_test(test_poll_interval_option),
+        cmocka_unit_test(test_poll_interval_variable),
     };
     return par_run_group_tests_name("it_cli_settings", tests, setup, teardown);
 }

@@ -17,7 +17,9 @@ typedef struct cli_result {
 
 /* args: NULL-terminated, without the program name. stdin_data may be NULL
  * (empty input). env: NULL-terminated entries for the child's environment
- * (or NULL): "NAME=VALUE" sets NAME, "NAME" alone unsets it. Returns 0, or
+ * (or NULL): "NAME=VALUE" sets NAME, "NAME" alone unsets it. The child has
+ * OCI_SANDBOX_POLL_INTERVAL=0.1 unless the test's environment or env sets it
+ * (the emulator needs no 2 s between polls). Returns 0, or
  * -1 when the child could not be run (a line on stderr says why). */
 int cli_run(const char *const *args, const char *stdin_data, const char *const *env, cli_result *out);
 void cli_result_free(cli_result *r);

@@ -147,6 +147,74 @@ static void test_lookup(void **state)
     assert_null(ocisbx_setting_lookup("no_such", "x", &src, NULL));
 }
 
+/* poll_interval: decimal seconds from 0.01 to 3600 (option, else its
+ * variable, else 2 s); a bad value names the option or the variable and
+ * the value; ocisbx_settings_set refuses one too. */
+static void test_poll_interval(void **state)
+{
+    (void)state;
+    ocisbx_setting_source src;
+    int64_t ms = -1;
+    assert_string_equal(ocisbx_setting_by_name("poll_interval")->default_value, "2");
+    assert_string_equal(ocisbx_setting_by_name("poll_interval")->option, "--poll-interval");
+    assert_int_equal(ocisbx_setting_poll_interval_ms(NULL, &ms, &src), 0);
+    assert_int_equal(ms, 2000);
+    assert_int_equal(src, OCISBX_SETTING_DEFAULT);
+    static const struct {
+        const char *v;
+        int64_t ms;
+    } good[] = {{"0.01", 10},   {"0.1", 100},      {".5", 500},           {"1.", 1000},    {"1.5", 1500}, {"2", 2000},
+                {"0.0105", 10}, {"3600", 3600000}, {"3600.000", 3600000}, {"0010", 10000}, {"0.25", 250}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        ms = -1;
+        if (ocisbx_setting_poll_interval_ms(good[i].v, &ms, &src) != 0 || ms != good[i].ms)
+            fail_msg("%s: %lld ms (%s)", good[i].v, (long long)ms, test_last_msg());
+        assert_int_equal(src, OCISBX_SETTING_OPTION);
+    }
+    static const char *const bad[] = {
+        "0",    "0.009", "0.0099", "3600.001", "3600.0001", "3601", "-1",
+        "1e2",  "abc",   ".",      "1..2",     " 1",        "1 ",   "99999999999999999999",
+        "0x10", "1,5"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ms = -1;
+        if (ocisbx_setting_poll_interval_ms(bad[i], &ms, NULL) != OCISBX_EINVAL || ms != -1)
+            fail_msg("%s accepted (%lld ms)", bad[i], (long long)ms);
+        char want[128];
+        snprintf(want, sizeof want, "--poll-interval %s: not a number of seconds from 0.01 to 3600", bad[i]);
+        assert_string_equal(test_last_msg(), want);
+    }
+    setenv("OCI_SANDBOX_POLL_INTERVAL", "0.1", 1);
+    assert_int_equal(ocisbx_setting_poll_interval_ms(NULL, &ms, &src), 0);
+    assert_int_equal(ms, 100);
+    assert_int_equal(src, OCISBX_SETTING_ENV);
+    assert_int_equal(ocisbx_setting_poll_interval_ms("3", &ms, &src), 0); /* the option wins */
+    assert_int_equal(ms, 3000);
+    assert_int_equal(ocisbx_setting_poll_interval_ms("", &ms, &src), 0); /* empty is unset */
+    assert_int_equal(ms, 100);
+    setenv("OCI_SANDBOX_POLL_INTERVAL", "soon", 1);
+    assert_int_equal(ocisbx_setting_poll_interval_ms(NULL, &ms, NULL), OCISBX_ECONFIG);
+    assert_string_equal(test_last_msg(), "OCI_SANDBOX_POLL_INTERVAL soon: not a number of seconds from 0.01 to 3600");
+    setenv("OCI_SANDBOX_POLL_INTERVAL", "", 1);
+    assert_int_equal(ocisbx_setting_poll_interval_ms(NULL, &ms, &src), 0);
+    assert_int_equal(ms, 2000);
+    /* the resolver: an explicit value is checked when set, and resolved with its source */
+    ocisbx_settings *s = NULL;
+    assert_int_equal(ocisbx_settings_new(&s), 0);
+    assert_int_equal(ocisbx_settings_set(s, "poll_interval", "0"), OCISBX_EINVAL);
+    assert_non_null(strstr(test_last_msg(), "--poll-interval 0"));
+    assert_int_equal(ocisbx_settings_set(s, "poll_interval", "0.5"), 0);
+    setenv("OCI_SANDBOX_POLL_INTERVAL", "0.1", 1);
+    (void)ocisbx_settings_resolve(s); /* the config file may be missing: the values resolve all the same */
+    assert_string_equal(ocisbx_settings_get(s, "poll_interval"), "0.5");
+    assert_int_equal(ocisbx_settings_source(s, "poll_interval"), OCISBX_SETTING_OPTION);
+    assert_int_equal(ocisbx_settings_set(s, "poll_interval", NULL), 0);
+    (void)ocisbx_settings_resolve(s);
+    assert_string_equal(ocisbx_settings_get(s, "poll_interval"), "0.1");
+    assert_string_equal(ocisbx_settings_origin(s, "poll_interval"), "OCI_SANDBOX_POLL_INTERVAL");
+    ocisbx_settings_free(s);
+    clear_env();
+}
+
 static ocisbx_settings *resolved(int want_rc)
 {
     ocisbx_settings *s = NULL;
@@ -461,11 +529,10 @@ static void test_docs_table(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_table), cmocka_unit_test(test_variables_text),         cmocka_unit_test(test_lookup),
-        cmocka_unit_test(test_precedence),    cmocka_unit_test(test_program_defaults),
-        cmocka_unit_test(test_signer),        cmocka_unit_test(test_wrong_profile),
-        cmocka_unit_test(test_home_unset),    cmocka_unit_test(test_client),
-        cmocka_unit_test(test_docs_table),
+        cmocka_unit_test(test_table),         cmocka_unit_test(test_variables_text),   cmocka_unit_test(test_lookup),
+        cmocka_unit_test(test_precedence),    cmocka_unit_test(test_program_defaults), cmocka_unit_test(test_signer),
+        cmocka_unit_test(test_wrong_profile), cmocka_unit_test(test_home_unset),       cmocka_unit_test(test_client),
+        cmocka_unit_test(test_docs_table),    cmocka_unit_test(test_poll_interval),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -115,7 +115,7 @@ class HarnessContract:
         self.assertEqual(e["exit_code"], 0)
         self.assertIsNone(e["job_id"])
         # one still running after the yield goes on as a job
-        e = self.b.exec("echo started; sleep 3; echo done", yield_ms=300)
+        e = self.b.exec("echo started; sleep 1.5; echo done", yield_ms=300)
         self.assertIsNotNone(e["job_id"])
         self.assertIsNone(e["exit_code"])
         self.assertIn(b"started", e["output"])
@@ -168,7 +168,7 @@ class HarnessContract:
         r = h.search("e", path="pp", output_mode="count", head_limit=1)
         self.assertEqual(r["counts"], [{"path": "/workspace/pp/a.txt", "count": 1}])
         self.assertTrue(r["truncated"])
-        r = h.exec("while [ ! -e pp/go ]; do sleep 0.1; done; echo done", yield_ms=500)
+        r = h.exec("while [ ! -e pp/go ]; do sleep 0.1; done; echo done", yield_ms=200)
         self.assertTrue(r["running"], r)
         self.b.write("pp/go", b"")
         w = h.job_wait(r["job_id"], wait_ms=120000)
@@ -466,7 +466,7 @@ class EmulatorTests(HarnessContract, unittest.TestCase):
 
     def make_backend(self):
         return ocisbx.Backend.create(os.environ["OCI_SANDBOX_PROJECT_ID"], expiration="PT30M",
-                                     poll_interval_ms=100)
+                                     poll_interval_ms=20)
 
     def test_create(self):
         sid = self.b.sandbox_id
@@ -480,7 +480,7 @@ class EmulatorTests(HarnessContract, unittest.TestCase):
         self.assertEqual(s["lifecycleState"], "RUNNING")
 
     def test_with_block_deletes(self):
-        with ocisbx.Backend.create(expiration="PT30M", poll_interval_ms=100) as b:  # project from the env
+        with ocisbx.Backend.create(expiration="PT30M", poll_interval_ms=20) as b:  # project from the env
             sid = b.sandbox_id
             with ocisbx.Backend.connect(sid) as other:  # connected: leaving it never deletes
                 self.assertEqual(other.sandbox_id, sid)
@@ -496,7 +496,7 @@ class EmulatorTests(HarnessContract, unittest.TestCase):
         self.assertEqual(cm.exception.code, "ENOTFOUND")
 
     def test_dropped_backend_deletes(self):
-        b = ocisbx.Backend.create(expiration="PT30M", poll_interval_ms=100)
+        b = ocisbx.Backend.create(expiration="PT30M", poll_interval_ms=20)
         sid = b.sandbox_id
         del b  # no close(): __del__ frees, and ocisbx_backend_free closes (deletes) first
         gc.collect()
