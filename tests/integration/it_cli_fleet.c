@@ -2,6 +2,7 @@
  * names, OCISBX_FLEET_INDEX, table output, a failing create on its own row
  * while the others go on, --sandbox-ids closes nothing, and SIGINT half way
  * leaves no sandbox (the tenancy's list after). */
+#include <stdbool.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -56,27 +57,9 @@ static void start_url(emu_fixture *e, const char *url, const char *const *args, 
         assert_int_equal(cli_run_finish(&p_, r), 0);     \
     } while (0)
 
-static int live(emu_fixture *e)
-{
-    cJSON *j = NULL;
-    char path[256];
-    snprintf(path, sizeof path, "/sandboxes?projectId=%s&limit=1000", EMU_FIXTURE_PROJECT);
-    if (emu_fixture_json(e, "GET", path, NULL, 200, &j) != 0)
-        return -1;
-    int n = 0;
-    const cJSON *it;
-    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(j, "items"))
-    {
-        const cJSON *st = cJSON_GetObjectItemCaseSensitive(it, "lifecycleState");
-        if (!cJSON_IsString(st) || strcmp(st->valuestring, "DELETED") != 0)
-            n++;
-    }
-    cJSON_Delete(j);
-    return n;
-}
-
-/* How many of e's sandboxes (not DELETED) have a command: the fleet's execs run. */
-static int with_a_command(emu_fixture *e)
+/* How many of e's sandboxes are not DELETED; with_command: how many of
+ * those have a command (the fleet's execs run). */
+static int count_sandboxes(emu_fixture *e, bool with_command)
 {
     cJSON *j = NULL;
     char path[256];
@@ -89,8 +72,14 @@ static int with_a_command(emu_fixture *e)
     {
         const cJSON *st = cJSON_GetObjectItemCaseSensitive(it, "lifecycleState");
         const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, "id");
+        if (cJSON_IsString(st) && strcmp(st->valuestring, "DELETED") == 0)
+            continue;
+        if (!with_command) {
+            n++;
+            continue;
+        }
         cJSON *c = NULL;
-        if (!cJSON_IsString(id) || (cJSON_IsString(st) && strcmp(st->valuestring, "DELETED") == 0))
+        if (!cJSON_IsString(id))
             continue;
         snprintf(path, sizeof path, "/sandboxes/%s/commands", id->valuestring);
         if (emu_fixture_json(e, "GET", path, NULL, 200, &c) == 0)
@@ -99,6 +88,16 @@ static int with_a_command(emu_fixture *e)
     }
     cJSON_Delete(j);
     return n;
+}
+
+static int live(emu_fixture *e)
+{
+    return count_sandboxes(e, false);
+}
+
+static int with_a_command(emu_fixture *e)
+{
+    return count_sandboxes(e, true);
 }
 
 static const cJSON *field(const cJSON *o, const char *name)
