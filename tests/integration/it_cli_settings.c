@@ -379,8 +379,17 @@ static void test_poll_interval_variable(void **state)
         "--config-file", emu_fixture_config_path(f), "--endpoint", emu_fixture_url(f), "doctor", NULL};
     run(&r, doctor, env_with("OCI_SANDBOX_POLL_INTERVAL=0.1", NULL, NULL));
     assert_setting(r.out, "poll_interval", "= 0.1 (variable OCI_SANDBOX_POLL_INTERVAL)");
+    assert_null(strstr(r.out, "FAIL poll_interval"));
     cli_result_free(&r);
     const char *want = "OCI_SANDBOX_POLL_INTERVAL soon: not a number of seconds from 0.01 to 3600";
+    /* doctor fails on a bad value, naming the variable and the value */
+    run(&r, doctor, env_with("OCI_SANDBOX_POLL_INTERVAL=soon", NULL, NULL));
+    assert_int_equal(r.status, 1);
+    char line[160];
+    snprintf(line, sizeof line, "FAIL poll_interval: %s", want);
+    if (!strstr(r.out, line))
+        fail_msg("doctor with OCI_SANDBOX_POLL_INTERVAL=soon: no \"%s\" in:\n%s", line, r.out);
+    cli_result_free(&r);
     const char *const create[] = {
         "--config-file", emu_fixture_config_path(f), "--endpoint", emu_fixture_url(f), "create",
         "--project-id",  EMU_FIXTURE_PROJECT,        NULL};
