@@ -228,10 +228,9 @@ static int run(ocisbx_backend *b, const char *command)
  * ended, or the deadline. */
 static int wait_for_plan(ocisbx_backend *b, const char *job, unsigned char **plan, size_t *len)
 {
-    int64_t end = now_ms() + PLAN_TIMEOUT_MS, plan_poll_ms = 500, set = 0;
-    ocisbx_setting_source src = OCISBX_SETTING_UNSET;
-    if (ocisbx_setting_poll_interval_ms(NULL, &set, &src) == 0 && src != OCISBX_SETTING_DEFAULT)
-        plan_poll_ms = set;
+    int64_t end = now_ms() + PLAN_TIMEOUT_MS, plan_poll_ms = example_poll_ms(500);
+    if (plan_poll_ms == 0)
+        plan_poll_ms = 500;
     for (;;) {
         int rc = ocisbx_backend_read_bytes(b, "/workspace/plan.md", plan, len);
         if (rc == 0)

@@ -105,16 +105,22 @@ static inline void example_catch_signals(void)
     sigaction(SIGTERM, &sa, NULL);
 }
 
-/* The example's own poll interval (ms), unless the poll_interval setting
- * was given (OCI_SANDBOX_POLL_INTERVAL): that one wins, as any setting's
- * variable wins over a program's default. */
-static inline int example_poll_interval(ocisbx_backend_options *o, int64_t ms)
+/* The poll_interval setting (OCI_SANDBOX_POLL_INTERVAL) when it was given,
+ * else ms, the example's own: a setting's variable wins over a program's
+ * default. 0 for a bad variable: the backend's error to report. */
+static inline int64_t example_poll_ms(int64_t ms)
 {
     ocisbx_setting_source src = OCISBX_SETTING_UNSET;
     int64_t set = 0;
-    if (ocisbx_setting_poll_interval_ms(NULL, &set, &src) != 0 || src != OCISBX_SETTING_DEFAULT)
-        return 0; /* a bad variable is the backend's error to report */
-    return ocisbx_backend_options_set_poll_interval_ms(o, ms);
+    if (ocisbx_setting_poll_interval_ms(NULL, &set, &src) != 0)
+        return 0;
+    return src == OCISBX_SETTING_DEFAULT ? ms : set;
+}
+
+/* The backend's poll interval: the example's own ms unless the setting was given. */
+static inline int example_poll_interval(ocisbx_backend_options *o, int64_t ms)
+{
+    return example_poll_ms(ms) == ms ? ocisbx_backend_options_set_poll_interval_ms(o, ms) : 0;
 }
 
 /* Backend options over client (borrowed; NULL for a local backend), with
